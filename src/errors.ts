@@ -1,0 +1,90 @@
+/**
+ * dpfit's error hierarchy (DESIGN.md, "Conventions"). Every error a user can cause is a
+ * `DpfitError` with a stable `code`; the CLI maps codes to exit statuses and prints one line.
+ */
+
+/** Base class of every error dpfit raises on purpose. */
+export class DpfitError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** Formats a value for an error message: numbers keep their full precision, NaN stays NaN. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string') return JSON.stringify(value);
+  try {
+    const text = JSON.stringify(value);
+    return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  } catch {
+    return String(value);
+  }
+}
+
+/** A parameter outside its valid range: `noiseMultiplier must be > 0, got -1`. */
+export class InvalidParameterError extends DpfitError {
+  readonly param: string;
+  readonly value: unknown;
+  readonly expected: string;
+  constructor(param: string, value: unknown, expected: string, detail?: string) {
+    super('INVALID_PARAMETER', `${param} must be ${expected}, got ${describeValue(value)}${detail ? ` (${detail})` : ''}`);
+    this.param = param;
+    this.value = value;
+    this.expected = expected;
+  }
+}
+
+/** An accountant cannot handle an event (or one of its sub-events). */
+export class UnsupportedEventError extends DpfitError {
+  readonly event: unknown;
+  readonly subevent: unknown;
+  readonly reason: string;
+  constructor(event: unknown, subevent: unknown, reason: string) {
+    super('UNSUPPORTED_EVENT', `unsupported event ${describeValue(subevent)}: ${reason}`);
+    this.event = event;
+    this.subevent = subevent;
+    this.reason = reason;
+  }
+}
+
+/** A calibration (inverse problem) has no solution, e.g. an unreachable privacy target. */
+export class CalibrationError extends DpfitError {
+  constructor(message: string) {
+    super('CALIBRATION', message);
+  }
+}
+
+/** A privacy budget ledger would be exceeded. */
+export class BudgetExceededError extends DpfitError {
+  constructor(message: string) {
+    super('BUDGET_EXCEEDED', message);
+  }
+}
+
+/** Malformed input data, located by source, line and column. */
+export class DataFormatError extends DpfitError {
+  readonly source: string;
+  readonly line: number | undefined;
+  readonly column: string | undefined;
+  constructor(source: string, message: string, line?: number, column?: string) {
+    const where = [source, line !== undefined ? `line ${line}` : '', column !== undefined ? `column '${column}'` : '']
+      .filter((s) => s !== '')
+      .join(', ');
+    super('DATA_FORMAT', `${where}: ${message}`);
+    this.source = source;
+    this.line = line;
+    this.column = column;
+  }
+}
+
+/** A numerical routine failed to reach its stated accuracy; never silently return a wrong number. */
+export class NumericalError extends DpfitError {
+  constructor(message: string) {
+    super('NUMERICAL', message);
+  }
+}
