@@ -1,0 +1,428 @@
+/**
+ * The DpEvent algebra (DESIGN.md, "The one idea: events, not numbers").
+ *
+ * A DpEvent describes *what a private computation released*, never what it cost: accountants
+ * (RDP, PLD, pure DP) turn events into guarantees. Events are immutable plain objects whose JSON
+ * form is dpfit's public input format (`dpfit epsilon --event JSON`). Every constructor validates
+ * its parameters and throws `InvalidParameterError` naming the field; `parseEvent` does the same
+ * for untrusted JSON, with the path of the offending field (`event.events[2].noiseMultiplier`).
+ */
+import { InvalidParameterError } from '../errors.js';
+import {
+  requireInHalfOpen,
+  requireInteger,
+  requireNonNegative,
+  requireOpenUnit,
+  requirePositive,
+  requireProbability,
+} from '../validate.js';
+
+/** Gaussian mechanism: noise std divided by the L2 sensitivity. */
+export interface GaussianEvent {
+  readonly kind: 'gaussian';
+  readonly noiseMultiplier: number;
+  /**
+   * true when the noise is the discrete Gaussian (Canonne, Kamath, Steinke 2020) on a grid. Its
+   * Rényi/zCDP guarantee equals the continuous one (CKS 2020, Thm. 4 and Sec. 4 for products),
+   * but its privacy profile differs slightly: tight (PLD) accountants must not assume the
+   * continuous curve.
+   */
+  readonly discrete?: boolean;
+}
+
+/** Laplace mechanism: scale b divided by the L1 sensitivity. */
+export interface LaplaceEvent {
+  readonly kind: 'laplace';
+  readonly noiseMultiplier: number;
+  /** true for the discrete Laplace on a grid (pure DP is the same: epsilon = 1 / noiseMultiplier). */
+  readonly discrete?: boolean;
+}
+
+/** k-ary randomized response: with probability p answer a uniformly random bucket (of k). */
+export interface RandomizedResponseEvent {
+  readonly kind: 'randomizedResponse';
+  readonly noiseParameter: number;
+  readonly numBuckets: number;
+}
+
+/**
+ * Relative Gaussian Mechanism (`000`, Def. 3), accounted by `000` Thm. 1. When `baselineStd`
+ * (sigma) and `rRel` (R_rel of Def. 2) are given, orders whose condition
+ * sigma^2 >= gamma eta^-2 [1 - eta (alpha - 1)] R_rel^2 fails have no bound (infinite RDP);
+ * without them the producer guarantees sigma^2 >= gamma R_rel^2 / eta^2, valid at every order.
+ */
+export interface RelativeGaussianEvent {
+  readonly kind: 'relativeGaussian';
+  readonly eta: number;
+  readonly gamma: number;
+  readonly dimension: number;
+  readonly baselineStd?: number;
+  readonly rRel?: number;
+}
+
+/** Objective perturbation for GLMs (`003`, Thm. 3.1 / 3.2): objective = SUM of losses + lambda/2 |theta|^2 + b.theta. */
+export interface ObjectivePerturbationEvent {
+  readonly kind: 'objectivePerturbation';
+  readonly noiseStd: number;
+  readonly lipschitz: number;
+  readonly smoothness: number;
+  readonly regularization: number;
+}
+
+/** Poisson subsampling with probability q (add/remove-one adjacency). */
+export interface PoissonSampledEvent {
+  readonly kind: 'poissonSampled';
+  readonly samplingProbability: number;
+  readonly event: DpEvent;
+}
+
+/** A uniformly random subset of m out of n records (replace-one adjacency). */
+export interface SampledWithoutReplacementEvent {
+  readonly kind: 'sampledWithoutReplacement';
+  readonly sourceDatasetSize: number;
+  readonly sampleSize: number;
+  readonly event: DpEvent;
+}
+
+/** Adaptive composition of the listed events. */
+export interface ComposeEvent {
+  readonly kind: 'compose';
+  readonly events: readonly DpEvent[];
+}
+
+/** count-fold adaptive composition of one event. */
+export interface SelfComposeEvent {
+  readonly kind: 'selfCompose';
+  readonly count: number;
+  readonly event: DpEvent;
+}
+
+/**
+ * Private hyperparameter tuning (Papernot & Steinke 2022): run the event a random number K of
+ * times and release the best. K is Poisson(mean) when shape is Infinity, and truncated negative
+ * binomial with parameter `shape` otherwise (1: geometric, 0: logarithmic).
+ */
+export interface RepeatAndSelectEvent {
+  readonly kind: 'repeatAndSelect';
+  readonly event: DpEvent;
+  readonly mean: number;
+  readonly shape: number;
+}
+
+/**
+ * The thesis' private SGD with shuffling (`004`, Alg. 1) accounted by its Conjectures 1-2: a
+ * CONJECTURE, never a guarantee. Accountants handle it only when the caller opts in, and mark
+ * every result derived from it `guarantee: "conjecture"`.
+ */
+export interface ShuffledSgdConjectureEvent {
+  readonly kind: 'shuffledSgdConjecture';
+  /** n, the number of records. */
+  readonly datasetSize: number;
+  /** sigma / L (noise std over clipping norm); Conj. 1 assumes sigma^2 >= 4 L^2. */
+  readonly noiseMultiplier: number;
+  /** e, the expected number of passes over each record. */
+  readonly epochs: number;
+  /** tau in (0, 1): the fraction of each shuffled epoch that is processed. */
+  readonly fraction: number;
+  /** The conjecture's constant C >= 16 (16 is its most optimistic value). */
+  readonly constant: number;
+}
+
+/** A release with no privacy at all (infinite epsilon). */
+export interface NonPrivateEvent {
+  readonly kind: 'nonPrivate';
+}
+
+/** A step that releases nothing (zero epsilon). */
+export interface NoOpEvent {
+  readonly kind: 'noOp';
+}
+
+export type DpEvent =
+  | GaussianEvent
+  | LaplaceEvent
+  | RandomizedResponseEvent
+  | RelativeGaussianEvent
+  | ObjectivePerturbationEvent
+  | PoissonSampledEvent
+  | SampledWithoutReplacementEvent
+  | ComposeEvent
+  | SelfComposeEvent
+  | RepeatAndSelectEvent
+  | ShuffledSgdConjectureEvent
+  | NonPrivateEvent
+  | NoOpEvent;
+
+export type DpEventKind = DpEvent['kind'];
+
+export const EVENT_KINDS: readonly DpEventKind[] = Object.freeze([
+  'gaussian',
+  'laplace',
+  'randomizedResponse',
+  'relativeGaussian',
+  'objectivePerturbation',
+  'poissonSampled',
+  'sampledWithoutReplacement',
+  'compose',
+  'selfCompose',
+  'repeatAndSelect',
+  'shuffledSgdConjecture',
+  'nonPrivate',
+  'noOp',
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Constructors (validated, frozen)
+
+export function gaussianEvent(noiseMultiplier: number, options: { discrete?: boolean } = {}): GaussianEvent {
+  requirePositive('noiseMultiplier', noiseMultiplier);
+  return Object.freeze(options.discrete ? { kind: 'gaussian', noiseMultiplier, discrete: true } : { kind: 'gaussian', noiseMultiplier });
+}
+
+export function laplaceEvent(noiseMultiplier: number, options: { discrete?: boolean } = {}): LaplaceEvent {
+  requirePositive('noiseMultiplier', noiseMultiplier);
+  return Object.freeze(options.discrete ? { kind: 'laplace', noiseMultiplier, discrete: true } : { kind: 'laplace', noiseMultiplier });
+}
+
+export function randomizedResponseEvent(noiseParameter: number, numBuckets: number): RandomizedResponseEvent {
+  requireProbability('noiseParameter', noiseParameter);
+  requireInteger('numBuckets', numBuckets, 2);
+  return Object.freeze({ kind: 'randomizedResponse', noiseParameter, numBuckets });
+}
+
+export function relativeGaussianEvent(params: {
+  eta: number;
+  gamma: number;
+  dimension: number;
+  baselineStd?: number;
+  rRel?: number;
+}): RelativeGaussianEvent {
+  const { eta, gamma, dimension, baselineStd, rRel } = params;
+  requirePositive('eta', eta);
+  requirePositive('gamma', gamma);
+  requireInteger('dimension', dimension, 1);
+  if ((baselineStd === undefined) !== (rRel === undefined)) {
+    throw new InvalidParameterError('baselineStd', baselineStd, 'given together with rRel (or both omitted)');
+  }
+  if (baselineStd !== undefined && rRel !== undefined) {
+    requirePositive('baselineStd', baselineStd);
+    requireNonNegative('rRel', rRel);
+    return Object.freeze({ kind: 'relativeGaussian', eta, gamma, dimension, baselineStd, rRel });
+  }
+  return Object.freeze({ kind: 'relativeGaussian', eta, gamma, dimension });
+}
+
+export function objectivePerturbationEvent(params: {
+  noiseStd: number;
+  lipschitz: number;
+  smoothness: number;
+  regularization: number;
+}): ObjectivePerturbationEvent {
+  const { noiseStd, lipschitz, smoothness, regularization } = params;
+  requirePositive('noiseStd', noiseStd);
+  requirePositive('lipschitz', lipschitz);
+  requireNonNegative('smoothness', smoothness);
+  requirePositive('regularization', regularization);
+  if (!(regularization > smoothness)) {
+    throw new InvalidParameterError('regularization', regularization, `> smoothness (${smoothness})`, '003 Thm. 3.1 needs lambda > beta');
+  }
+  return Object.freeze({ kind: 'objectivePerturbation', noiseStd, lipschitz, smoothness, regularization });
+}
+
+export function poissonSampledEvent(samplingProbability: number, event: DpEvent): PoissonSampledEvent {
+  requireInHalfOpen('samplingProbability', samplingProbability, 0, 1);
+  return Object.freeze({ kind: 'poissonSampled', samplingProbability, event });
+}
+
+export function sampledWithoutReplacementEvent(
+  sourceDatasetSize: number,
+  sampleSize: number,
+  event: DpEvent,
+): SampledWithoutReplacementEvent {
+  requireInteger('sourceDatasetSize', sourceDatasetSize, 1);
+  requireInteger('sampleSize', sampleSize, 1, sourceDatasetSize);
+  return Object.freeze({ kind: 'sampledWithoutReplacement', sourceDatasetSize, sampleSize, event });
+}
+
+export function composeEvent(events: readonly DpEvent[]): ComposeEvent {
+  if (!Array.isArray(events)) throw new InvalidParameterError('events', events, 'an array of events');
+  return Object.freeze({ kind: 'compose', events: Object.freeze([...events]) });
+}
+
+export function selfComposeEvent(event: DpEvent, count: number): SelfComposeEvent {
+  requireInteger('count', count, 0);
+  return Object.freeze({ kind: 'selfCompose', count, event });
+}
+
+export function repeatAndSelectEvent(event: DpEvent, mean: number, shape: number): RepeatAndSelectEvent {
+  requirePositive('mean', mean);
+  if (!(typeof shape === 'number' && (shape === Infinity || (Number.isFinite(shape) && shape >= 0)))) {
+    throw new InvalidParameterError('shape', shape, '>= 0 or Infinity (Poisson)');
+  }
+  // K >= 1 under the truncated negative binomial, whose mean tends to 1 as its gamma tends to 1.
+  if (shape !== Infinity && !(mean > 1)) throw new InvalidParameterError('mean', mean, '> 1 (the number of runs is at least 1)');
+  return Object.freeze({ kind: 'repeatAndSelect', event, mean, shape });
+}
+
+export function shuffledSgdConjectureEvent(params: {
+  datasetSize: number;
+  noiseMultiplier: number;
+  epochs: number;
+  fraction: number;
+  constant?: number;
+}): ShuffledSgdConjectureEvent {
+  const { datasetSize, noiseMultiplier, epochs, fraction } = params;
+  const constant = params.constant ?? 16;
+  requireInteger('datasetSize', datasetSize, 2);
+  requirePositive('noiseMultiplier', noiseMultiplier);
+  requirePositive('epochs', epochs);
+  requireOpenUnit('fraction', fraction);
+  if (!(typeof constant === 'number' && Number.isFinite(constant) && constant >= 16)) {
+    throw new InvalidParameterError('constant', constant, '>= 16 (004 Conj. 1)');
+  }
+  return Object.freeze({ kind: 'shuffledSgdConjecture', datasetSize, noiseMultiplier, epochs, fraction, constant });
+}
+
+export const NON_PRIVATE_EVENT: NonPrivateEvent = Object.freeze({ kind: 'nonPrivate' });
+export const NO_OP_EVENT: NoOpEvent = Object.freeze({ kind: 'noOp' });
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+/** Serialises an event to its public JSON form (Infinity as the string "Infinity"). */
+export function eventToJson(event: DpEvent): unknown {
+  return JSON.parse(JSON.stringify(event, (_key, value) => (value === Infinity ? 'Infinity' : value)));
+}
+
+const FIELDS: Record<DpEventKind, readonly string[]> = {
+  gaussian: ['noiseMultiplier', 'discrete'],
+  laplace: ['noiseMultiplier', 'discrete'],
+  randomizedResponse: ['noiseParameter', 'numBuckets'],
+  relativeGaussian: ['eta', 'gamma', 'dimension', 'baselineStd', 'rRel'],
+  objectivePerturbation: ['noiseStd', 'lipschitz', 'smoothness', 'regularization'],
+  poissonSampled: ['samplingProbability', 'event'],
+  sampledWithoutReplacement: ['sourceDatasetSize', 'sampleSize', 'event'],
+  compose: ['events'],
+  selfCompose: ['count', 'event'],
+  repeatAndSelect: ['event', 'mean', 'shape'],
+  shuffledSgdConjecture: ['datasetSize', 'noiseMultiplier', 'epochs', 'fraction', 'constant'],
+  nonPrivate: [],
+  noOp: [],
+};
+
+/**
+ * Parses and validates an event from untrusted JSON (a string or an already-parsed value).
+ * Unknown kinds, unknown fields, missing fields and out-of-range values are
+ * `InvalidParameterError`s whose `param` is the path of the field.
+ */
+export function parseEvent(input: unknown, path = 'event'): DpEvent {
+  let value = input;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch (error) {
+      throw new InvalidParameterError(path, truncate(input as string), 'valid JSON', (error as Error).message);
+    }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidParameterError(path, value, 'a JSON object with a "kind" field');
+  }
+  const record = value as Record<string, unknown>;
+  const kind = record.kind;
+  if (typeof kind !== 'string' || !(EVENT_KINDS as readonly string[]).includes(kind)) {
+    throw new InvalidParameterError(`${path}.kind`, kind, `one of ${EVENT_KINDS.join(', ')}`);
+  }
+  const allowed = FIELDS[kind as DpEventKind];
+  for (const key of Object.keys(record)) {
+    if (key !== 'kind' && !allowed.includes(key)) {
+      throw new InvalidParameterError(`${path}.${key}`, record[key], `absent (not a field of a ${kind} event; fields: ${allowed.join(', ') || 'none'})`);
+    }
+  }
+  const num = (field: string): number => readNumber(record, field, path);
+  const sub = (field: string): DpEvent => parseEvent(required(record, field, path), `${path}.${field}`);
+  return withPath(path, () => {
+    switch (kind as DpEventKind) {
+      case 'gaussian':
+        return gaussianEvent(num('noiseMultiplier'), { discrete: readBoolean(record, 'discrete', path) });
+      case 'laplace':
+        return laplaceEvent(num('noiseMultiplier'), { discrete: readBoolean(record, 'discrete', path) });
+      case 'randomizedResponse':
+        return randomizedResponseEvent(num('noiseParameter'), num('numBuckets'));
+      case 'relativeGaussian':
+        return relativeGaussianEvent({
+          eta: num('eta'),
+          gamma: num('gamma'),
+          dimension: num('dimension'),
+          baselineStd: record.baselineStd === undefined ? undefined : num('baselineStd'),
+          rRel: record.rRel === undefined ? undefined : num('rRel'),
+        });
+      case 'objectivePerturbation':
+        return objectivePerturbationEvent({
+          noiseStd: num('noiseStd'),
+          lipschitz: num('lipschitz'),
+          smoothness: num('smoothness'),
+          regularization: num('regularization'),
+        });
+      case 'poissonSampled':
+        return poissonSampledEvent(num('samplingProbability'), sub('event'));
+      case 'sampledWithoutReplacement':
+        return sampledWithoutReplacementEvent(num('sourceDatasetSize'), num('sampleSize'), sub('event'));
+      case 'compose': {
+        const events = required(record, 'events', path);
+        if (!Array.isArray(events)) throw new InvalidParameterError(`${path}.events`, events, 'an array of events');
+        return composeEvent(events.map((e, i) => parseEvent(e, `${path}.events[${i}]`)));
+      }
+      case 'selfCompose':
+        return selfComposeEvent(sub('event'), num('count'));
+      case 'repeatAndSelect':
+        return repeatAndSelectEvent(sub('event'), num('mean'), num('shape'));
+      case 'shuffledSgdConjecture':
+        return shuffledSgdConjectureEvent({
+          datasetSize: num('datasetSize'),
+          noiseMultiplier: num('noiseMultiplier'),
+          epochs: num('epochs'),
+          fraction: num('fraction'),
+          constant: record.constant === undefined ? undefined : num('constant'),
+        });
+      case 'nonPrivate':
+        return NON_PRIVATE_EVENT;
+      case 'noOp':
+        return NO_OP_EVENT;
+    }
+  });
+}
+
+function truncate(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function required(record: Record<string, unknown>, field: string, path: string): unknown {
+  if (!(field in record)) throw new InvalidParameterError(`${path}.${field}`, undefined, `present in a ${String(record.kind)} event`);
+  return record[field];
+}
+
+function readNumber(record: Record<string, unknown>, field: string, path: string): number {
+  const value = required(record, field, path);
+  if (value === 'Infinity') return Infinity;
+  if (typeof value !== 'number') throw new InvalidParameterError(`${path}.${field}`, value, 'a number');
+  return value;
+}
+
+function readBoolean(record: Record<string, unknown>, field: string, path: string): boolean {
+  const value = record[field];
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new InvalidParameterError(`${path}.${field}`, value, 'true or false');
+  return value;
+}
+
+/** Re-throws a constructor's InvalidParameterError with the JSON path prefixed to its param. */
+function withPath<T>(path: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof InvalidParameterError && !error.param.startsWith(path)) {
+      throw new InvalidParameterError(`${path}.${error.param}`, error.value, error.expected);
+    }
+    throw error;
+  }
+}
