@@ -14,6 +14,7 @@ export type RdpConversion = 'mironov' | 'improved';
 export function rdpToEpsilonMironov(order: number, rdp: number, delta: number): number {
   if (!(order > 1) || !(rdp >= 0)) return Infinity;
   if (rdp === Infinity) return Infinity;
+  if (order === Infinity) return rdp; // D_infinity is pure DP: (rdp, 0)-DP
   return Math.max(0, rdp - Math.log(delta) / (order - 1));
 }
 
@@ -24,6 +25,7 @@ export function rdpToEpsilonMironov(order: number, rdp: number, delta: number): 
 export function rdpToEpsilonImproved(order: number, rdp: number, delta: number): number {
   if (!(order > 1) || !(rdp >= 0)) return Infinity;
   if (rdp === Infinity) return Infinity;
+  if (order === Infinity) return rdp; // D_infinity is pure DP: (rdp, 0)-DP
   const value = rdp + Math.log1p(-1 / order) - (Math.log(delta) + Math.log(order)) / (order - 1);
   return Math.max(0, value);
 }
@@ -34,4 +36,47 @@ export function rdpToEpsilon(order: number, rdp: number, delta: number): { epsil
   const mironov = rdpToEpsilonMironov(order, rdp, delta);
   const improved = rdpToEpsilonImproved(order, rdp, delta);
   return improved <= mironov ? { epsilon: improved, conversion: 'improved' } : { epsilon: mironov, conversion: 'mironov' };
+}
+
+/** log delta at one order for a target epsilon: the smaller of Mironov's and the improved conversion. */
+export function rdpToLogDelta(order: number, rdp: number, epsilon: number): number {
+  if (!(order > 1) || rdp === Infinity) return 0;
+  if (order === Infinity) return rdp <= epsilon ? -Infinity : 0; // pure DP
+  const mironov = (order - 1) * (rdp - epsilon);
+  // Inverse of rdpToEpsilonImproved: log delta = (alpha-1)(rdp - eps + log(1 - 1/alpha)) - log(alpha).
+  const improved = (order - 1) * (rdp - epsilon + Math.log1p(-1 / order)) - Math.log(order);
+  return Math.min(0, mironov, improved);
+}
+
+export interface CurveEpsilon {
+  readonly epsilon: number;
+  readonly order: number;
+  readonly index: number;
+  readonly conversion: RdpConversion;
+}
+
+/** The best (epsilon, delta) over an RDP curve on a grid of orders: min over orders and conversions. */
+export function epsilonFromRdpCurve(orders: readonly number[], rdp: ArrayLike<number>, delta: number): CurveEpsilon {
+  requireOpenUnit('delta', delta);
+  let best: CurveEpsilon = { epsilon: Infinity, order: orders[0], index: 0, conversion: 'improved' };
+  for (let i = 0; i < orders.length; i++) {
+    const candidate = rdpToEpsilon(orders[i], rdp[i], delta);
+    if (candidate.epsilon < best.epsilon) best = { ...candidate, order: orders[i], index: i };
+  }
+  return best;
+}
+
+/** The best delta for a given epsilon over an RDP curve: min over orders and conversions. */
+export function deltaFromRdpCurve(orders: readonly number[], rdp: ArrayLike<number>, epsilon: number): { delta: number; order: number; index: number } {
+  let bestLog = 0;
+  let index = 0;
+  for (let i = 0; i < orders.length; i++) {
+    const logDelta = rdpToLogDelta(orders[i], rdp[i], epsilon);
+    if (logDelta < bestLog) {
+      bestLog = logDelta;
+      index = i;
+    }
+  }
+  // Round the final exponential up: delta is an upper bound.
+  return { delta: Math.min(1, Math.exp(bestLog) * (1 + 8 * Number.EPSILON)), order: orders[index], index };
 }

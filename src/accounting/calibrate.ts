@@ -1,0 +1,131 @@
+/**
+ * Calibration: the inverse problems of accounting (issue "Privacy accounting I", item 4).
+ *
+ * - `calibrateNoiseMultiplier`: the smallest noise multiplier z for which an event shape
+ *   `makeEvent(z)` meets a target (epsilon, delta).
+ * - `calibrateDpsgd`: the same for the DP-SGD shorthand (T steps of the Poisson-subsampled Gaussian).
+ * - `maxSteps`: the largest number of steps that fits a budget.
+ *
+ * Searches bracket the answer and run Brent's method (on log z), then return the SAFE end of the
+ * final bracket and re-account it: the returned value never overshoots the target (unlike Opacus'
+ * tolerance search, issue #346 — ACCOUNTING-NOTES).
+ */
+import { CalibrationError } from '../errors.js';
+import { brentRoot } from '../math/root-finding.js';
+import { requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
+import { gaussianEvent, poissonSampledEvent, selfComposeEvent, type DpEvent } from './events.js';
+import type { PrivacyGuarantee } from './guarantee.js';
+import { rdpEpsilon, type RdpAccountantOptions } from './rdp/accountant.js';
+
+/** Accounts an event at delta (the RDP accountant by default; the PLD accountant plugs in here). */
+export type EpsilonFunction = (event: DpEvent, delta: number) => PrivacyGuarantee;
+
+export interface NoiseCalibration {
+  readonly noiseMultiplier: number;
+  /** The epsilon actually reached at `noiseMultiplier` (<= targetEpsilon). */
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly guarantee: PrivacyGuarantee;
+  readonly event: DpEvent;
+}
+
+export interface NoiseCalibrationOptions {
+  readonly targetEpsilon: number;
+  readonly delta: number;
+  /** Relative accuracy of the noise multiplier (default 1e-9). */
+  readonly tolerance?: number;
+  readonly accountant?: EpsilonFunction;
+  readonly rdpOptions?: RdpAccountantOptions;
+}
+
+const MIN_NOISE = 1e-3;
+const MAX_NOISE = 1e6;
+
+/** The smallest z with epsilon(makeEvent(z), delta) <= targetEpsilon, returned on the safe side. */
+export function calibrateNoiseMultiplier(makeEvent: (noiseMultiplier: number) => DpEvent, options: NoiseCalibrationOptions): NoiseCalibration {
+  const targetEpsilon = requirePositive('targetEpsilon', options.targetEpsilon);
+  const delta = requireOpenUnit('delta', options.delta);
+  const tolerance = requirePositive('tolerance', options.tolerance ?? 1e-9);
+  const account = options.accountant ?? ((event: DpEvent, d: number) => rdpEpsilon(event, d, options.rdpOptions));
+  const epsilonAt = (z: number) => account(makeEvent(z), delta).epsilon;
+  // f(log z) > 0: too little noise. epsilon decreases in z.
+  const f = (logZ: number) => epsilonAt(Math.exp(logZ)) - targetEpsilon;
+  let hi = 0; // log z = 0, z = 1
+  while (f(hi) > 0) {
+    hi += 1;
+    if (hi > Math.log(MAX_NOISE)) {
+      throw new CalibrationError(`no noise multiplier up to ${MAX_NOISE} reaches epsilon ${targetEpsilon} at delta ${delta}`);
+    }
+  }
+  let lo = hi - 1;
+  while (f(lo) <= 0) {
+    lo -= 1;
+    if (lo < Math.log(MIN_NOISE)) {
+      // Even tiny noise meets the target: return the smallest noise we search, still checked.
+      return finish(Math.exp(lo + 1));
+    }
+  }
+  const root = brentRoot(f, lo, hi, { xAbsTol: tolerance / 4, xRelTol: 0 });
+  return finish(Math.exp(root.hi));
+
+  function finish(z: number): NoiseCalibration {
+    let noiseMultiplier = z;
+    for (let i = 0; i < 200; i++) {
+      const event = makeEvent(noiseMultiplier);
+      const guarantee = account(event, delta);
+      if (guarantee.epsilon <= targetEpsilon) {
+        return Object.freeze({ noiseMultiplier, epsilon: guarantee.epsilon, delta, guarantee, event });
+      }
+      noiseMultiplier *= 1 + tolerance;
+    }
+    throw new CalibrationError(`calibration could not reach epsilon ${targetEpsilon} on the safe side`);
+  }
+}
+
+/** The DP-SGD shorthand: `steps` compositions of the Poisson-subsampled Gaussian (add/remove-one). */
+export function dpsgdEvent(samplingProbability: number, noiseMultiplier: number, steps: number): DpEvent {
+  requireInHalfOpen('samplingProbability', samplingProbability, 0, 1);
+  requirePositive('noiseMultiplier', noiseMultiplier);
+  requireInteger('steps', steps, 0);
+  return selfComposeEvent(poissonSampledEvent(samplingProbability, gaussianEvent(noiseMultiplier)), steps);
+}
+
+/** The smallest noise multiplier for DP-SGD with sampling probability q and T steps. */
+export function calibrateDpsgd(options: NoiseCalibrationOptions & { samplingProbability: number; steps: number }): NoiseCalibration {
+  const q = requireInHalfOpen('samplingProbability', options.samplingProbability, 0, 1);
+  const steps = requireInteger('steps', options.steps, 1);
+  return calibrateNoiseMultiplier((z) => dpsgdEvent(q, z, steps), options);
+}
+
+/**
+ * The largest number of steps T of `makeEvent(T)` whose epsilon at delta is <= targetEpsilon
+ * (0 when even one step exceeds it). Exponential search then bisection on integers; epsilon must be
+ * nondecreasing in T (it is for every composition).
+ */
+export function maxSteps(
+  makeEvent: (steps: number) => DpEvent,
+  options: { targetEpsilon: number; delta: number; accountant?: EpsilonFunction; maxSteps?: number },
+): { steps: number; epsilon: number } {
+  const targetEpsilon = requirePositive('targetEpsilon', options.targetEpsilon);
+  const delta = requireOpenUnit('delta', options.delta);
+  const limit = requireInteger('maxSteps', options.maxSteps ?? 1e9, 1);
+  const account = options.accountant ?? ((event: DpEvent, d: number) => rdpEpsilon(event, d));
+  const epsilonAt = (steps: number) => account(makeEvent(steps), delta).epsilon;
+  if (epsilonAt(1) > targetEpsilon) return { steps: 0, epsilon: 0 };
+  let good = 1;
+  let bad = 2;
+  while (bad <= limit && epsilonAt(bad) <= targetEpsilon) {
+    good = bad;
+    bad *= 2;
+  }
+  if (bad > limit) {
+    if (epsilonAt(limit) <= targetEpsilon) return { steps: limit, epsilon: epsilonAt(limit) };
+    bad = limit;
+  }
+  while (bad - good > 1) {
+    const mid = Math.floor((good + bad) / 2);
+    if (epsilonAt(mid) <= targetEpsilon) good = mid;
+    else bad = mid;
+  }
+  return { steps: good, epsilon: epsilonAt(good) };
+}

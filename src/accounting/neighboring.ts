@@ -1,0 +1,82 @@
+/**
+ * Neighbouring relations (DESIGN.md, "Conventions"). Every guarantee states the relation it holds
+ * under. Conventions, as in dp_accounting: Poisson subsampling (and so the DP-SGD shorthand) and
+ * objective perturbation (`003`, Sec. 2) are add/remove-one; sampling without replacement,
+ * randomized response and the shuffled-SGD conjecture are replace-one. Gaussian, Laplace and RGM
+ * events are relation-free: their guarantee holds for whichever relation their sensitivity was
+ * computed under ("relativeToSensitivity"). Composing events of different relations is refused:
+ * the user must convert explicitly (e.g. a replace-one sensitivity is at most twice an
+ * add/remove-one one), never silently.
+ */
+import { UnsupportedEventError } from '../errors.js';
+import type { DpEvent } from './events.js';
+
+export type NeighboringRelation = 'addOrRemoveOne' | 'replaceOne' | 'relativeToSensitivity';
+
+function combine(root: DpEvent, parent: DpEvent, relations: NeighboringRelation[]): NeighboringRelation {
+  let result: NeighboringRelation = 'relativeToSensitivity';
+  for (const relation of relations) {
+    if (relation === 'relativeToSensitivity') continue;
+    if (result !== 'relativeToSensitivity' && result !== relation) {
+      throw new UnsupportedEventError(
+        root,
+        parent,
+        `it composes events under different neighbouring relations (${result} and ${relation}); convert one explicitly (e.g. recompute its sensitivity or sampling under the other relation)`,
+      );
+    }
+    result = relation;
+  }
+  return result;
+}
+
+/** Requires `inner` to be relation-free or of `relation`; returns `relation`. */
+function within(root: DpEvent, parent: DpEvent, relation: NeighboringRelation, inner: NeighboringRelation): NeighboringRelation {
+  if (inner !== 'relativeToSensitivity' && inner !== relation) {
+    throw new UnsupportedEventError(root, parent, `a ${parent.kind} event is ${relation}, but its sub-event is ${inner}`);
+  }
+  return relation;
+}
+
+/** The neighbouring relation under which an event's guarantee holds; throws on a mix. */
+export function neighboringRelationOf(event: DpEvent, root: DpEvent = event): NeighboringRelation {
+  switch (event.kind) {
+    case 'gaussian':
+    case 'laplace':
+    case 'relativeGaussian':
+    case 'noOp':
+    case 'nonPrivate':
+      return 'relativeToSensitivity';
+    case 'objectivePerturbation':
+    case 'poissonSampled':
+      return event.kind === 'poissonSampled'
+        ? within(root, event, 'addOrRemoveOne', neighboringRelationOf(event.event, root))
+        : 'addOrRemoveOne';
+    case 'randomizedResponse':
+    case 'shuffledSgdConjecture':
+      return 'replaceOne';
+    case 'sampledWithoutReplacement':
+      return within(root, event, 'replaceOne', neighboringRelationOf(event.event, root));
+    case 'compose':
+      return combine(root, event, event.events.map((e) => neighboringRelationOf(e, root)));
+    case 'selfCompose':
+    case 'repeatAndSelect':
+      return neighboringRelationOf(event.event, root);
+  }
+}
+
+/** true when the event (anywhere inside) relies on a conjecture rather than a theorem. */
+export function containsConjecture(event: DpEvent): boolean {
+  switch (event.kind) {
+    case 'shuffledSgdConjecture':
+      return true;
+    case 'compose':
+      return event.events.some(containsConjecture);
+    case 'poissonSampled':
+    case 'sampledWithoutReplacement':
+    case 'selfCompose':
+    case 'repeatAndSelect':
+      return containsConjecture(event.event);
+    default:
+      return false;
+  }
+}
