@@ -10,7 +10,7 @@ import { selfComposeEvent, type DpEvent } from '../events.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../guarantee.js';
 import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
 import { brentMinimize } from '../../math/minimize.js';
-import { deltaFromRdpCurve, epsilonFromRdpCurve, rdpToEpsilon } from './conversion.js';
+import { deltaFromRdpCurve, epsilonFromRdpCurve, rdpToEpsilon, rdpToLogDelta } from './conversion.js';
 import { checkRdpSupport, rdpOfEvent, type RdpOptions } from './event-rdp.js';
 import { DEFAULT_ORDERS, mergeOrders } from './orders.js';
 import { monotoneEnvelope } from './repeat-and-select.js';
@@ -113,36 +113,39 @@ export class RdpAccountant {
   getEpsilon(delta: number): PrivacyGuarantee {
     requireOpenUnit('delta', delta);
     const best = epsilonFromRdpCurve(this.orders, this.rdpCurve(), delta);
-    const refined = this.refineOrder(best.index, delta);
-    if (refined !== undefined && refined.epsilon < best.epsilon) {
-      return this.describe(refined.epsilon, delta, refined.order, refined.conversion, best.index);
+    const refined = this.refine(best.index, (order, rdp) => rdpToEpsilon(order, rdp, delta).epsilon);
+    if (refined !== undefined && refined.value < best.epsilon) {
+      const { conversion } = rdpToEpsilon(refined.order, rdpOfEvent({ kind: 'compose', events: this.composed }, [refined.order], this.options)[0], delta);
+      return this.describe(refined.value, delta, refined.order, conversion, best.index);
     }
     return this.describe(best.epsilon, delta, best.order, best.conversion, best.index);
   }
 
   /**
-   * Minimises epsilon over the open interval between the grid neighbours of the best grid order.
-   * Every trial is the conversion of a valid RDP bound at that order, so the result is a valid
-   * bound whatever the minimiser does.
+   * Minimises `objective(order, rdp(order))` over the interval between the grid neighbours of the
+   * best grid order. Every trial is a valid RDP bound at its order, accounted from scratch, so the
+   * result is a valid bound whatever the minimiser does.
    */
-  private refineOrder(index: number, delta: number): { epsilon: number; order: number; conversion: string } | undefined {
+  private refine(index: number, objective: (order: number, rdp: number) => number): { order: number; value: number } | undefined {
     if (!this.optimizeOrder || this.composed.length === 0) return undefined;
     const lo = this.orders[Math.max(0, index - 1)];
     const hi = this.orders[Math.min(this.orders.length - 1, index + 1)];
     if (!(hi > lo) || !Number.isFinite(hi)) return undefined;
     const whole: DpEvent = { kind: 'compose', events: this.composed };
-    const at = (order: number) => {
-      const rdp = rdpOfEvent(whole, [order], this.options)[0];
-      return { order, ...rdpToEpsilon(order, rdp, delta) };
-    };
-    const result = brentMinimize((order) => at(order).epsilon, lo, hi, { xTol: 1e-6 * lo });
-    return at(result.x);
+    const at = (order: number) => objective(order, rdpOfEvent(whole, [order], this.options)[0]);
+    const result = brentMinimize(at, lo, hi, { xTol: 1e-6 * lo });
+    return { order: result.x, value: at(result.x) };
   }
 
   /** The smallest delta such that the composition is (epsilon, delta)-DP by this accountant. */
   getDelta(epsilon: number): PrivacyGuarantee {
     requireNonNegative('epsilon', epsilon);
     const best = deltaFromRdpCurve(this.orders, this.rdpCurve(), epsilon);
+    const refined = this.refine(best.index, (order, rdp) => rdpToLogDelta(order, rdp, epsilon));
+    if (refined !== undefined) {
+      const delta = Math.min(1, Math.exp(refined.value) * (1 + 8 * Number.EPSILON));
+      if (delta < best.delta) return this.describe(epsilon, delta, refined.order, undefined, best.index);
+    }
     return this.describe(epsilon, best.delta, best.order, undefined, best.index);
   }
 }
