@@ -1,0 +1,21 @@
+/**
+ * `npm run bench -- <name>`: runs one benchmark (or all). Each benchmark times dpfit against a
+ * reference measured in the same run and prints ratios (DESIGN.md, "Benchmarks").
+ */
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  samplers: async () => (await import('./samplers.js')).runSamplersBench(),
+  accounting: async () => (await import('./accounting.js')).runAccountingBench(),
+};
+
+const requested = process.argv.slice(2);
+const names = requested.length === 0 ? Object.keys(BENCHMARKS) : requested;
+for (const name of names) {
+  const run = BENCHMARKS[name];
+  if (run === undefined) {
+    process.stderr.write(`bench: unknown benchmark '${name}' (known: ${Object.keys(BENCHMARKS).join(', ')})\n`);
+    process.exitCode = 2;
+    break;
+  }
+  process.stdout.write(`== ${name}\n`);
+  await run();
+}

@@ -1,0 +1,171 @@
+/**
+ * `dpfit epsilon`, `dpfit delta`, `dpfit rdp`, `dpfit epsilon dpsgd`, `dpfit calibrate dpsgd` and
+ * `dpfit account --help`: privacy accounting of DpEvents from the command line.
+ */
+import type { Command } from 'commander';
+import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibrate.js';
+import { eventToJson, type DpEvent } from '../../accounting/events.js';
+import type { PrivacyGuarantee } from '../../accounting/guarantee.js';
+import { InvalidParameterError } from '../../errors.js';
+import { pureEpsilon } from '../../accounting/pure-dp.js';
+import { RdpAccountant } from '../../accounting/rdp/accountant.js';
+import { neighboringRelationOf } from '../../accounting/neighboring.js';
+import { readEventFlag, parseOrdersFlag } from '../event-input.js';
+import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
+
+export const EVENT_HELP = `
+Events (JSON, inline or @file; "Infinity" may be written as a string):
+  {"kind":"gaussian","noiseMultiplier":Z}                 std / L2 sensitivity
+  {"kind":"laplace","noiseMultiplier":B}                  scale / L1 sensitivity
+  {"kind":"randomizedResponse","noiseParameter":P,"numBuckets":K}
+  {"kind":"relativeGaussian","eta":H,"gamma":G,"dimension":D}        000 Thm. 1
+  {"kind":"objectivePerturbation","noiseStd":S,"lipschitz":L,"smoothness":B,"regularization":LAMBDA}
+  {"kind":"poissonSampled","samplingProbability":Q,"event":E}
+  {"kind":"sampledWithoutReplacement","sourceDatasetSize":N,"sampleSize":M,"event":E}
+  {"kind":"compose","events":[E,...]}   {"kind":"selfCompose","count":K,"event":E}
+  {"kind":"repeatAndSelect","event":E,"mean":MU,"shape":S}   S = "Infinity" (Poisson), 1 (geometric),
+                                                             0 (logarithmic), else truncated neg. binomial
+  {"kind":"shuffledSgdConjecture","datasetSize":N,"noiseMultiplier":Z,"epochs":E,"fraction":TAU}
+                                                             004 Conj. 1-2: needs --allow-conjecture
+  {"kind":"nonPrivate"}  {"kind":"noOp"}
+
+Neighbouring relations (every result states one):
+  addOrRemoveOne   Poisson subsampling (and so the DP-SGD shorthand), objective perturbation
+  replaceOne       sampling without replacement, randomized response, the shuffled-SGD conjecture
+  relativeToSensitivity  Gaussian, Laplace, RGM alone: the relation their sensitivity was computed under
+  Composing events of different relations is refused; convert one explicitly.
+
+Examples:
+  $ dpfit epsilon --delta 1e-5 --event '{"kind":"selfCompose","count":1000,"event":{"kind":"poissonSampled","samplingProbability":0.01,"event":{"kind":"gaussian","noiseMultiplier":1.1}}}'
+  $ dpfit epsilon dpsgd --sampling-probability 0.01 --noise-multiplier 1.1 --steps 1000 --delta 1e-5 --json
+  $ dpfit calibrate dpsgd --sampling-probability 0.01 --steps 1000 --target-epsilon 1 --delta 1e-5
+  $ dpfit rdp --event '{"kind":"laplace","noiseMultiplier":2}' --orders 2,4.5,32 --json`;
+
+interface AccountingFlags {
+  accountant: string;
+  orders?: number[];
+  allowConjecture?: boolean;
+  json?: boolean;
+}
+
+function accountantFor(flags: AccountingFlags): RdpAccountant {
+  if (flags.accountant !== 'rdp') {
+    throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' (the PLD accountant is not available yet)");
+  }
+  return new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture });
+}
+
+function addAccountingOptions(command: Command): Command {
+  return command
+    .option('--accountant <A>', "the accountant: 'rdp'", 'rdp')
+    .option('--orders <LIST>', 'Rényi orders to use instead of the default grid, e.g. 2,4.5,32', parseOrdersFlag)
+    .option('--allow-conjecture', 'account 004 Conj. 1-2 (shuffled SGD); the result is then a conjecture')
+    .option('--json', 'print one JSON object');
+}
+
+function guaranteeLines(g: PrivacyGuarantee): string {
+  return [
+    `epsilon ${formatNumber(g.epsilon)}  delta ${formatNumber(g.delta)}  (${g.accountant} accountant, Rényi order ${formatNumber(g.order ?? NaN, 8)}${g.conversion ? `, ${g.conversion} conversion` : ''})`,
+    `neighbouring relation: ${g.neighboringRelation}; guarantee: ${g.guarantee}`,
+    ...g.warnings.map((w) => `warning: ${w}`),
+  ].join('\n');
+}
+
+function withEvent(g: PrivacyGuarantee, event: DpEvent): object {
+  return { ...g, event: eventToJson(event) };
+}
+
+export function registerAccounting(program: Command, io: CliIo): void {
+  const epsilon = addAccountingOptions(
+    program
+      .command('epsilon')
+      .description('epsilon of a DpEvent at a given delta (RDP accountant)')
+      .option('--event <JSON|@FILE>', 'the event', readEventFlag)
+      .option('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
+  )
+    // `epsilon dpsgd --delta D`: the subcommand's options belong to it, not to `epsilon`.
+    .enablePositionalOptions()
+    .addHelpText('after', EVENT_HELP)
+    .action((flags: AccountingFlags & { event?: DpEvent; delta?: number }) => {
+      if (flags.event === undefined) throw new InvalidParameterError('--event', undefined, 'given (JSON or @FILE); see dpfit account --help');
+      if (flags.delta === undefined) throw new InvalidParameterError('--delta', undefined, 'given, in (0, 1)');
+      const result = accountantFor(flags).compose(flags.event).getEpsilon(flags.delta);
+      printResult(io, Boolean(flags.json), withEvent(result, flags.event), () => guaranteeLines(result));
+    });
+
+  addAccountingOptions(
+    epsilon
+      .command('dpsgd')
+      .description('epsilon of DP-SGD: STEPS compositions of the Poisson-subsampled Gaussian (add/remove-one)')
+      .requiredOption('--sampling-probability <Q>', 'Poisson sampling probability, in (0, 1]', parseNumberFlag('--sampling-probability'))
+      .requiredOption('--noise-multiplier <Z>', 'noise std / clipping norm (> 0)', parseNumberFlag('--noise-multiplier'))
+      .requiredOption('--steps <T>', 'number of steps', parseIntegerFlag('--steps'))
+      .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
+  ).action((flags: AccountingFlags & { samplingProbability: number; noiseMultiplier: number; steps: number; delta: number }) => {
+    const event = dpsgdEvent(flags.samplingProbability, flags.noiseMultiplier, flags.steps);
+    const result = accountantFor(flags).compose(event).getEpsilon(flags.delta);
+    printResult(io, Boolean(flags.json), withEvent(result, event), () => `DP-SGD, ${flags.steps} steps at q = ${flags.samplingProbability}, z = ${flags.noiseMultiplier}:\n${guaranteeLines(result)}`);
+  });
+
+  addAccountingOptions(
+    program
+      .command('delta')
+      .description('delta of a DpEvent at a given epsilon (RDP accountant)')
+      .requiredOption('--event <JSON|@FILE>', 'the event', readEventFlag)
+      .requiredOption('--epsilon <E>', 'epsilon (>= 0)', parseNumberFlag('--epsilon')),
+  )
+    .addHelpText('after', EVENT_HELP)
+    .action((flags: AccountingFlags & { event: DpEvent; epsilon: number }) => {
+      const result = accountantFor(flags).compose(flags.event).getDelta(flags.epsilon);
+      printResult(io, Boolean(flags.json), withEvent(result, flags.event), () => guaranteeLines(result));
+    });
+
+  addAccountingOptions(
+    program
+      .command('rdp')
+      .description('the Rényi DP curve of a DpEvent')
+      .requiredOption('--event <JSON|@FILE>', 'the event', readEventFlag),
+  )
+    .addHelpText('after', EVENT_HELP)
+    .action((flags: AccountingFlags & { event: DpEvent }) => {
+      const accountant = accountantFor(flags).compose(flags.event);
+      const rdp = Array.from(accountant.rdpCurve());
+      const result = { orders: [...accountant.orders], rdp, neighboringRelation: neighboringRelationOf(flags.event), pureEpsilon: pureEpsilon(flags.event) };
+      printResult(io, Boolean(flags.json), result, () =>
+        ['order      rdp', ...accountant.orders.map((a, i) => `${String(formatNumber(a)).padEnd(10)} ${formatNumber(rdp[i], 8)}`)].join('\n'),
+      );
+    });
+
+  const calibrate = program.commands.find((c) => c.name() === 'calibrate');
+  if (calibrate === undefined) throw new Error('internal error: register calibrate before accounting');
+  addAccountingOptions(
+    calibrate
+      .command('dpsgd')
+      .description('the smallest noise multiplier for DP-SGD to meet a target (epsilon, delta)')
+      .requiredOption('--sampling-probability <Q>', 'Poisson sampling probability, in (0, 1]', parseNumberFlag('--sampling-probability'))
+      .requiredOption('--steps <T>', 'number of steps', parseIntegerFlag('--steps'))
+      .requiredOption('--target-epsilon <E>', 'target epsilon (> 0)', parseNumberFlag('--target-epsilon'))
+      .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
+  )
+    .addHelpText('after', '\nThe returned noise multiplier meets the target exactly (re-accounted); it is within a relative 1e-9 of the smallest that does.')
+    .action((flags: AccountingFlags & { samplingProbability: number; steps: number; targetEpsilon: number; delta: number }) => {
+      accountantFor(flags); // validates --accountant and --orders
+      const result = calibrateDpsgd({
+        samplingProbability: flags.samplingProbability,
+        steps: flags.steps,
+        targetEpsilon: flags.targetEpsilon,
+        delta: flags.delta,
+        rdpOptions: { orders: flags.orders },
+      });
+      const output = { noiseMultiplier: result.noiseMultiplier, ...result.guarantee, targetEpsilon: flags.targetEpsilon, event: eventToJson(result.event) };
+      printResult(io, Boolean(flags.json), output, () => `noise multiplier ${formatNumber(result.noiseMultiplier, 10)}\n${guaranteeLines(result.guarantee)}`);
+    });
+
+  program
+    .command('account')
+    .description('how dpfit describes releases (DpEvents) and accounts them: see --help')
+    .addHelpText('after', EVENT_HELP)
+    .action(() => {
+      io.stdout(`${program.commands.find((c) => c.name() === 'account')?.helpInformation() ?? ''}${EVENT_HELP}\n`);
+    });
+}

@@ -1,0 +1,79 @@
+/**
+ * CLI plumbing shared by every command: where output goes, how numbers are parsed from flags, how
+ * results are printed (exactly one JSON object with --json; never NaN), and how errors map to exit
+ * codes (DESIGN.md, "CLI contract").
+ */
+import { DpfitError, InvalidParameterError } from '../errors.js';
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+export const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** Exit statuses: 2 bad parameters, 3 bad data, 4 budget or calibration impossible, 1 internal error. */
+export function exitCodeFor(error: unknown): number {
+  if (!(error instanceof DpfitError)) return 1;
+  switch (error.code) {
+    case 'INVALID_PARAMETER':
+    case 'UNSUPPORTED_EVENT':
+      return 2;
+    case 'DATA_FORMAT':
+      return 3;
+    case 'CALIBRATION':
+    case 'BUDGET_EXCEEDED':
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+/** Parses a flag's value as a finite number (commander gives strings); names the flag on failure. */
+export function parseNumberFlag(flag: string): (raw: string) => number {
+  return (raw: string) => {
+    const trimmed = raw.trim();
+    const value = trimmed === '' ? NaN : Number(trimmed);
+    if (!Number.isFinite(value)) throw new InvalidParameterError(flag, raw, 'a finite number');
+    return value;
+  };
+}
+
+/** Parses a flag's value as a whole number. */
+export function parseIntegerFlag(flag: string): (raw: string) => number {
+  return (raw: string) => {
+    const value = parseNumberFlag(flag)(raw);
+    if (!Number.isSafeInteger(value)) throw new InvalidParameterError(flag, raw, 'a whole number');
+    return value;
+  };
+}
+
+/** JSON with Infinity as "Infinity" and NaN refused: dpfit never prints NaN. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (key, v) => {
+      if (typeof v === 'number') {
+        if (Number.isNaN(v)) throw new Error(`internal error: NaN in output field '${key}'`);
+        if (v === Infinity) return 'Infinity';
+        if (v === -Infinity) return '-Infinity';
+      }
+      return v;
+    },
+    2,
+  );
+}
+
+/** Prints a result: one JSON object with --json, else the human-readable lines. */
+export function printResult(io: CliIo, json: boolean, result: object, human: () => string): void {
+  io.stdout(json ? `${toJson(result)}\n` : `${human()}\n`);
+}
+
+/** Formats a number for people: up to `digits` significant digits. */
+export function formatNumber(value: number, digits = 6): string {
+  if (!Number.isFinite(value)) return String(value);
+  return Number(value.toPrecision(digits)).toString();
+}

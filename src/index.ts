@@ -1,0 +1,119 @@
+/**
+ * dpfit's public API (explicit exports only; DESIGN.md). Layers: math -> random -> accounting ->
+ * mechanisms (-> learners, data, eval, report, cli in later issues).
+ */
+
+// Errors
+export {
+  BudgetExceededError,
+  CalibrationError,
+  DataFormatError,
+  DpfitError,
+  InvalidParameterError,
+  NumericalError,
+  UnsupportedEventError,
+} from './errors.js';
+
+// Math
+export {
+  brentMinimize,
+  brentRoot,
+  expandBracket,
+  integrate,
+  log1mExp,
+  log1pExp,
+  logAddExp,
+  logBinomial,
+  logGamma,
+  logSubExp,
+  logSumExp,
+  normalCdf,
+  normalLogCdf,
+  normalLogSf,
+  normalQuantile,
+  normalQuantileOfLog,
+  normalSf,
+} from './math/index.js';
+
+// Randomness
+export type { Rng } from './random/index.js';
+export {
+  defaultRng,
+  fillGaussian,
+  poissonSubsampleIndices,
+  poissonSubsampleMask,
+  randomPermutation,
+  sampleBernoulli,
+  sampleBinomial,
+  sampleDiscreteGaussian,
+  sampleDiscreteLaplace,
+  sampleExponential,
+  sampleGaussian,
+  sampleLaplace,
+  samplePoisson,
+  secureRng,
+  seededRng,
+  shuffleInPlace,
+  uniformInt,
+} from './random/index.js';
+
+// Accounting
+export type {
+  ComposeEvent,
+  DpEvent,
+  DpEventKind,
+  GaussianEvent,
+  LaplaceEvent,
+  NoOpEvent,
+  NonPrivateEvent,
+  ObjectivePerturbationEvent,
+  PoissonSampledEvent,
+  RandomizedResponseEvent,
+  RelativeGaussianEvent,
+  RepeatAndSelectEvent,
+  SampledWithoutReplacementEvent,
+  SelfComposeEvent,
+  ShuffledSgdConjectureEvent,
+} from './accounting/events.js';
+export {
+  composeEvent,
+  eventToJson,
+  gaussianEvent,
+  laplaceEvent,
+  NO_OP_EVENT,
+  NON_PRIVATE_EVENT,
+  objectivePerturbationEvent,
+  parseEvent,
+  poissonSampledEvent,
+  randomizedResponseEvent,
+  relativeGaussianEvent,
+  repeatAndSelectEvent,
+  sampledWithoutReplacementEvent,
+  selfComposeEvent,
+  shuffledSgdConjectureEvent,
+} from './accounting/events.js';
+export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibrationOptions } from './accounting/calibrate-gaussian.js';
+export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from './accounting/calibrate-gaussian.js';
+export { gaussianDelta, gaussianLogDelta } from './accounting/gaussian-profile.js';
+export type { RdpConversion } from './accounting/rdp/conversion.js';
+export { rdpToEpsilon, rdpToEpsilonImproved, rdpToEpsilonMironov } from './accounting/rdp/conversion.js';
+export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams } from './accounting/relative-gaussian.js';
+export {
+  calibrateRelativeGaussian,
+  relativeGaussianCorollary1,
+  relativeGaussianEpsilon,
+  relativeGaussianEpsilonFloor,
+  relativeGaussianMaxOrder,
+  relativeGaussianRdp,
+} from './accounting/relative-gaussian.js';
+
+// Mechanisms
+export type { GaussianMechanismOptions, GaussianMechanismResult } from './mechanisms/gaussian.js';
+export { gaussianMechanism } from './mechanisms/gaussian.js';
+export type { LaplaceMechanismOptions, LaplaceMechanismResult } from './mechanisms/laplace.js';
+export { laplaceMechanism } from './mechanisms/laplace.js';
+export type { RandomizedResponseOptions, RandomizedResponseResult } from './mechanisms/randomized-response.js';
+export { randomizedResponse, randomizedResponseEpsilon, randomizedResponseNoiseParameter } from './mechanisms/randomized-response.js';
+export type { RelativeGaussianOptions, RelativeGaussianResult } from './mechanisms/relative-gaussian.js';
+export { relativeGaussianMechanism } from './mechanisms/relative-gaussian.js';
+export type { QueryValue } from './mechanisms/noise.js';

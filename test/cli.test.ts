@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { main } from '../src/cli/main.js';
+import { assertClose } from './helpers/assert-close.js';
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+test('dpfit calibrate gaussian --json prints exactly one object with the documented fields', async () => {
+  const { code, stdout, stderr } = await run('calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '1e-5', '--json');
+  assert.equal(code, 0, stderr);
+  const result = JSON.parse(stdout);
+  for (const field of ['noiseStd', 'noiseMultiplier', 'epsilon', 'delta', 'method']) assert.ok(field in result, field);
+  assertClose(result.noiseStd, 3.7306316348, 1e-8);
+  assert.equal(result.method, 'analytic');
+  const classical = JSON.parse((await run('calibrate', 'gaussian', '--target-epsilon', '0.5', '--delta', '1e-5', '--method', 'classical', '--json')).stdout);
+  assertClose(classical.noiseMultiplier, 2 * 4.8448052626053894213, 1e-12);
+});
+
+test('dpfit rgm --json on the paper example', async () => {
+  const { code, stdout } = await run('rgm', '--eta', '1e-3', '--gamma', '1e-4', '--dimension', '10', '--delta', '1e-8', '--json');
+  assert.equal(code, 0);
+  const result = JSON.parse(stdout);
+  assertClose(result.epsilonCorollary1, 0.870146735723185, 1e-9);
+  assert.ok(result.epsilon < result.epsilonCorollary1);
+  assert.ok(result.order > 1);
+  const notApplicable = JSON.parse((await run('rgm', '--eta', '0.1', '--gamma', '0.1', '--dimension', '1', '--delta', '1e-5', '--json')).stdout);
+  assert.equal(notApplicable.epsilonCorollary1, null);
+});
+
+test('dpfit calibrate rgm --json', async () => {
+  const { code, stdout } = await run('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--target-epsilon', '0.5', '--delta', '1e-8', '--json');
+  assert.equal(code, 0);
+  const result = JSON.parse(stdout);
+  for (const field of ['gamma', 'order', 'epsilon']) assert.ok(field in result, field);
+  assert.ok(result.epsilon <= 0.5);
+});
+
+test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
+  const cases: string[][] = [
+    ['calibrate', 'gaussian', '--target-epsilon', '-1', '--delta', '1e-5', '--json'],
+    ['calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '2', '--json'],
+    ['calibrate', 'gaussian', '--target-epsilon', 'abc', '--delta', '1e-5'],
+    ['calibrate', 'gaussian', '--target-epsilon', 'NaN', '--delta', '1e-5'],
+    ['calibrate', 'gaussian', '--target-epsilon', '2', '--delta', '1e-5', '--method', 'classical'],
+    ['calibrate', 'gaussian', '--delta', '1e-5'],
+    ['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--target-epsilon', '0.01', '--delta', '1e-8'],
+    ['rgm', '--eta', '0', '--gamma', '1', '--dimension', '3', '--delta', '1e-5'],
+    ['rgm', '--eta', '0.1', '--gamma', '1', '--dimension', '2.5', '--delta', '1e-5'],
+    ['no-such-command'],
+    ['calibrate', 'gaussian', '--unknown-flag'],
+  ];
+  for (const argv of cases) {
+    const { code, stdout, stderr } = await run(...argv);
+    assert.equal(code, 2, `${argv.join(' ')} -> ${stderr}`);
+    assert.equal(stdout, '', argv.join(' '));
+    assert.equal(stderr.trim().split('\n').length, 1, `one line: ${stderr}`);
+    assert.match(stderr, /^dpfit: /);
+    assert.doesNotMatch(stderr, /\bat .*\.ts:\d+/, 'no stack trace');
+  }
+  const named = await run('calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '2');
+  assert.match(named.stderr, /delta must be in \(0, 1\), got 2/);
+});
+
+test('--help teaches and exits 0; the demo prints a privacy report', async () => {
+  const help = await run('--help');
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /calibrate/);
+  assert.match(help.stdout, /demo/);
+  const sub = await run('rgm', '--help');
+  assert.equal(sub.code, 0);
+  assert.match(sub.stdout, /Example/);
+  const demo = await run('demo', '--json');
+  assert.equal(demo.code, 0, demo.stderr);
+  const report = JSON.parse(demo.stdout);
+  assert.equal(report.privacy.epsilon, 1);
+  assert.equal(report.privacy.event.kind, 'gaussian');
+  assert.ok(Math.abs(report.privateValue - report.trueValue) < 20 * report.noiseStd);
+});
+
+test('dpfit epsilon / delta / rdp / epsilon dpsgd / calibrate dpsgd --json', async () => {
+  const dpsgd = JSON.parse((await run('epsilon', 'dpsgd', '--sampling-probability', '0.04', '--noise-multiplier', '1.5', '--steps', '2250', '--delta', '1e-5', '--json')).stdout);
+  for (const field of ['epsilon', 'delta', 'accountant', 'order', 'guarantee', 'warnings']) assert.ok(field in dpsgd, field);
+  assert.ok(dpsgd.epsilon <= 7.32911117 && dpsgd.epsilon > 7.3);
+  assert.equal(dpsgd.neighboringRelation, 'addOrRemoveOne');
+  const event = JSON.stringify(dpsgd.event);
+  const viaEvent = JSON.parse((await run('epsilon', '--event', event, '--delta', '1e-5', '--json')).stdout);
+  assert.equal(viaEvent.epsilon, dpsgd.epsilon);
+  const delta = JSON.parse((await run('delta', '--event', event, '--epsilon', String(dpsgd.epsilon), '--json')).stdout);
+  assert.ok(delta.delta <= 1e-5 * (1 + 1e-6));
+  const rdp = JSON.parse((await run('rdp', '--event', '{"kind":"gaussian","noiseMultiplier":2}', '--orders', '2,4.5,32', '--json')).stdout);
+  assert.deepEqual(rdp.orders, [2, 4.5, 32]);
+  assertClose(rdp.rdp[1], 4.5 / 8, 1e-12);
+  const calibrated = JSON.parse((await run('calibrate', 'dpsgd', '--sampling-probability', '0.01', '--steps', '1000', '--target-epsilon', '1', '--delta', '1e-5', '--json')).stdout);
+  assert.ok(calibrated.epsilon <= 1 && calibrated.noiseMultiplier > 1);
+  const help = await run('account', '--help');
+  assert.match(help.stdout, /addOrRemoveOne/);
+  assert.match(help.stdout, /replaceOne/);
+});
+
+test('accounting CLI errors: bad q, negative counts, unknown kinds, malformed JSON -> one line, exit 2, no NaN', async () => {
+  const cases: string[][] = [
+    ['epsilon', 'dpsgd', '--sampling-probability', '1.5', '--noise-multiplier', '1', '--steps', '10', '--delta', '1e-5'],
+    ['epsilon', 'dpsgd', '--sampling-probability', '0.1', '--noise-multiplier', '1', '--steps', '-1', '--delta', '1e-5'],
+    ['epsilon', '--delta', '1e-5', '--event', '{"kind":"gaussan","noiseMultiplier":1}'],
+    ['epsilon', '--delta', '1e-5', '--event', '{"kind":"selfCompose","count":-2,"event":{"kind":"noOp"}}'],
+    ['epsilon', '--delta', '1e-5', '--event', '{"kind":"gaussian",'],
+    ['epsilon', '--delta', '1e-5', '--event', '@/nonexistent/event.json'],
+    ['epsilon', '--delta', '0', '--event', '{"kind":"noOp"}'],
+    ['epsilon', '--delta', '1e-5', '--event', '{"kind":"noOp"}', '--accountant', 'magic'],
+    ['epsilon', '--delta', '1e-5', '--event', '{"kind":"shuffledSgdConjecture","datasetSize":100,"noiseMultiplier":3,"epochs":1,"fraction":0.5}'],
+    ['rdp', '--event', '{"kind":"noOp"}', '--orders', '0.5,2'],
+  ];
+  for (const argv of cases) {
+    const { code, stdout, stderr } = await run(...argv);
+    assert.equal(code, 2, `${argv.join(' ')} -> ${stderr}`);
+    assert.equal(stdout, '');
+    assert.equal(stderr.trim().split('\n').length, 1, stderr);
+    assert.doesNotMatch(stderr, /NaN/);
+  }
+  const conjecture = JSON.parse(
+    (await run('epsilon', '--delta', '1e-5', '--allow-conjecture', '--json', '--event', '{"kind":"shuffledSgdConjecture","datasetSize":100,"noiseMultiplier":3,"epochs":1,"fraction":0.5}')).stdout,
+  );
+  assert.equal(conjecture.guarantee, 'conjecture');
+});
