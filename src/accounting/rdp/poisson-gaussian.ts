@@ -22,7 +22,7 @@
  */
 import { normalLogCdf } from '../../math/normal.js';
 import { requirePositiveOrInfinity, requireProbability } from '../../validate.js';
-import { logExpm1, MAX_SERIES_ORDER, rdpFromLogExcess, requireOrder } from './poisson-general.js';
+import { logExpm1, MAX_SERIES_ORDER, rdpFromLogExcess, requireOrder } from './series.js';
 
 const EPS = Number.EPSILON;
 

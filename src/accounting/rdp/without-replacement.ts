@@ -15,7 +15,7 @@ import {
   rdpFromLogExcessTerms,
   requireOrder,
   type RdpCurve,
-} from './poisson-general.js';
+} from './series.js';
 
 const LOG2 = Math.LN2;
 const LOG4 = 2 * Math.LN2;
