@@ -16,3 +16,8 @@ export { brentMinimize } from './minimize.js';
 export type { BrentMinimizeOptions, BrentMinimizeResult } from './minimize.js';
 export { integrate } from './quadrature.js';
 export type { IntegrateOptions, IntegrateResult } from './quadrature.js';
+export { axpy, choleskyFactor, choleskySolve, dot, matVec, norm2, scale, solveSpd } from './linear-algebra.js';
+export { lbfgs } from './lbfgs.js';
+export type { LbfgsOptions, Objective, OptimizeProgress, OptimizeResult, OptimizeStopReason } from './lbfgs.js';
+export { newton } from './newton.js';
+export type { HessianCallback, NewtonOptions } from './newton.js';

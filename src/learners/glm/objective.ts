@@ -1,0 +1,165 @@
+/**
+ * The regularised (and possibly perturbed, possibly clipped) GLM objective of `003` Sec. 2.2 and
+ * Alg. 1:
+ *
+ *   L(theta) = sum_i l(theta; x_i, y_i) + lambda/2 ||theta||^2 + b . theta,
+ *
+ * where b is the objective-perturbation noise (absent: b = 0) and l is either the loss itself or,
+ * given a clipping norm C, the clipped-gradient loss l_C of `003` App. F.2 (see
+ * `clipped-gradient.ts`). Value, gradient and Hessian; the gradient is what `lbfgs` and `newton`
+ * consume.
+ */
+import { InvalidParameterError } from '../../errors.js';
+import type { Objective } from '../../math/lbfgs.js';
+import { requireNonNegative, requirePositiveOrInfinity } from '../../validate.js';
+import { clippedSecondDerivative, clippedValueBeyond, clipThreshold } from './clipped-gradient.js';
+import { checkGlmShape, checkTheta, rowNorms, validateGlmData } from './data.js';
+import { accumulateBlock, BLOCK, marginsBlock } from './kernels.js';
+import type { GlmData, GlmLoss } from './types.js';
+
+export interface GlmObjectiveOptions {
+  /** lambda >= 0 (default 0). */
+  regularization?: number;
+  /** b, length d: the linear perturbation b . theta of objective perturbation (default none). */
+  linear?: Float64Array;
+  /**
+   * C > 0: replace every l by the clipped-gradient loss l_C of `003` App. F.2, so each
+   * per-example gradient has norm <= C. Default Infinity: no clipping.
+   */
+  clipNorm?: number;
+}
+
+interface Resolved {
+  lambda: number;
+  b: Float64Array | null;
+  clipNorm: number;
+}
+
+function resolve(options: GlmObjectiveOptions, d: number): Resolved {
+  const lambda = requireNonNegative('regularization', options.regularization ?? 0);
+  const clipNorm = requirePositiveOrInfinity('clipNorm', options.clipNorm ?? Infinity);
+  const b = options.linear ?? null;
+  if (b !== null) checkTheta(b, d, 'linear');
+  return { lambda, b, clipNorm };
+}
+
+function valueAndGradient(
+  loss: GlmLoss, data: GlmData, theta: Float64Array, grad: Float64Array, o: Resolved, norms: Float64Array | null,
+): number {
+  const { x, y, n, d } = data;
+  grad.fill(0);
+  const z = new Float64Array(BLOCK);
+  const yb = new Float64Array(BLOCK);
+  const v = new Float64Array(BLOCK);
+  const c = new Float64Array(BLOCK);
+  let total = 0;
+  for (let start = 0; start < n; start += BLOCK) {
+    const m = Math.min(BLOCK, n - start);
+    marginsBlock(x, y, d, theta, start, m, undefined, z, yb, null);
+    loss.values(z, yb, v, m);
+    loss.derivatives(z, yb, c, m);
+    if (norms !== null) {
+      // Clipped-gradient loss (003 App. F.2): only rows with |f'| > t change.
+      for (let k = 0; k < m; k++) {
+        const t = clipThreshold(o.clipNorm, norms[start + k]);
+        if (c[k] > t || c[k] < -t) {
+          const slope = c[k] > 0 ? t : -t;
+          v[k] = clippedValueBeyond(loss, z[k], yb[k], slope);
+          c[k] = slope;
+        }
+      }
+    }
+    for (let k = 0; k < m; k++) total += v[k];
+    accumulateBlock(x, d, start, m, undefined, c, grad);
+  }
+  let sq = 0;
+  let lin = 0;
+  for (let j = 0; j < d; j++) {
+    sq += theta[j] * theta[j];
+    grad[j] += o.lambda * theta[j];
+    if (o.b !== null) {
+      lin += o.b[j] * theta[j];
+      grad[j] += o.b[j];
+    }
+  }
+  return total + 0.5 * o.lambda * sq + lin;
+}
+
+/**
+ * Value of L(theta) with its gradient written into `grad` (length d). Checks shapes only; use
+ * `glmObjective` to validate the data once and optimise.
+ */
+export function glmValueAndGradient(
+  loss: GlmLoss, data: GlmData, theta: Float64Array, grad: Float64Array, options: GlmObjectiveOptions = {},
+): number {
+  checkGlmShape(data);
+  checkTheta(theta, data.d);
+  if (!(grad instanceof Float64Array) || grad.length !== data.d) throw new InvalidParameterError('grad.length', grad?.length, `d = ${data.d}`);
+  const o = resolve(options, data.d);
+  return valueAndGradient(loss, data, theta, grad, o, o.clipNorm === Infinity ? null : rowNorms(data));
+}
+
+/**
+ * L(theta) as an `Objective` for `lbfgs`/`newton`. Validates the data (shape, finite features,
+ * labels) and the options once; the row norms needed for clipping are computed once.
+ *
+ * @example
+ * const f = glmObjective(logisticLoss, data, {regularization: 1});
+ * const {x: theta, converged} = lbfgs(f, new Float64Array(data.d), {gradTolerance: 1e-8});
+ */
+export function glmObjective(loss: GlmLoss, data: GlmData, options: GlmObjectiveOptions = {}): Objective {
+  validateGlmData(loss, data);
+  const o = resolve(options, data.d);
+  const norms = o.clipNorm === Infinity ? null : rowNorms(data);
+  return (theta, grad) => valueAndGradient(loss, data, theta, grad, o, norms);
+}
+
+/**
+ * Hessian of L at theta, sum_i f''(x_i . theta; y_i) x_i x_i^T + lambda I (row-major d x d, both
+ * triangles filled), O(n d^2): for small d (Newton). With `clipNorm`, f'' is that of the
+ * clipped-gradient loss (0 on its linear pieces). The b . theta term has no curvature.
+ */
+export function glmHessian(
+  loss: GlmLoss, data: GlmData, theta: Float64Array, options: GlmObjectiveOptions = {}, out?: Float64Array,
+): Float64Array {
+  checkGlmShape(data);
+  const { x, y, n, d } = data;
+  checkTheta(theta, d);
+  const o = resolve(options, d);
+  const h = out ?? new Float64Array(d * d);
+  if (h.length !== d * d) throw new InvalidParameterError('out.length', h.length, `d * d = ${d * d}`);
+  h.fill(0);
+  for (let i = 0; i < n; i++) {
+    const off = i * d;
+    let z = 0;
+    let ss = 0;
+    for (let j = 0; j < d; j++) {
+      const v = x[off + j];
+      z += v * theta[j];
+      ss += v * v;
+    }
+    const w = o.clipNorm === Infinity
+      ? loss.secondDerivative(z, y[i])
+      : clippedSecondDerivative(loss, z, y[i], clipThreshold(o.clipNorm, Math.sqrt(ss)));
+    if (w === 0) continue;
+    for (let j = 0; j < d; j++) {
+      const wx = w * x[off + j];
+      const row = j * d;
+      for (let k = 0; k <= j; k++) h[row + k] += wx * x[off + k];
+    }
+  }
+  for (let j = 0; j < d; j++) {
+    h[j * d + j] += o.lambda;
+    for (let k = 0; k < j; k++) h[k * d + j] = h[j * d + k];
+  }
+  return h;
+}
+
+/** `glmHessian` as a `HessianCallback` for `newton` (same options as `glmObjective`). */
+export function glmHessianCallback(loss: GlmLoss, data: GlmData, options: GlmObjectiveOptions = {}): (theta: Float64Array, out: Float64Array) => void {
+  checkGlmShape(data);
+  resolve(options, data.d);
+  return (theta, out) => {
+    glmHessian(loss, data, theta, options, out);
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Per-example gradients clipped to a norm C, the core of DP-GD (`002` Sec. 2.2: clip each
+ * example's gradient, sum, add Gaussian noise) and DP-SGD. For a GLM the per-example gradient is
+ * f'(x_i . theta; y_i) x_i, so clipping is a scalar: the clipped gradient is c_i x_i with
+ * c_i = clamp(f'(z_i), -t_i, t_i), t_i = C / ||x_i||_2 (times `CLIP_SAFETY`, so that the norm
+ * computed in floating point stays <= C). This is exactly the gradient of the clipped-gradient
+ * loss of `003` App. F.2, so the sum here equals the unregularised gradient of
+ * `glmObjective(loss, data, {clipNorm: C})`.
+ */
+import { InvalidParameterError } from '../../errors.js';
+import { requirePositiveOrInfinity } from '../../validate.js';
+import { clipThreshold } from './clipped-gradient.js';
+import { checkGlmShape, checkTheta } from './data.js';
+import { accumulateBlock, BLOCK, marginsBlock } from './kernels.js';
+import type { GlmData, GlmLoss } from './types.js';
+
+export interface ClippedGradientSumOptions {
+  /** C > 0, or Infinity for no clipping. */
+  clipNorm: number;
+  /** Rows to use, e.g. a Poisson batch (repeats count repeatedly); default all n rows. */
+  indices?: ArrayLike<number>;
+  /** Where to write the sum (length d; overwritten). Default a new array. */
+  out?: Float64Array;
+}
+
+export interface ClippedGradientSum {
+  /** sum_i clip_C(grad l(theta; x_i, y_i)). */
+  sum: Float64Array;
+  /** Number of rows whose gradient norm exceeded C and was scaled down. */
+  clippedCount: number;
+  /** Number of rows summed. */
+  count: number;
+}
+
+/** c[k] <- clamp(c[k], -t_k, t_k) with t_k = clipThreshold(C, sqrt(ss[k])); returns how many were clipped. */
+function clampBlock(c: Float64Array, ss: Float64Array, clipNorm: number, m: number): number {
+  let clipped = 0;
+  for (let k = 0; k < m; k++) {
+    const ck = c[k];
+    const t = clipThreshold(clipNorm, Math.sqrt(ss[k]));
+    if (ck > t) {
+      c[k] = t;
+      clipped++;
+    } else if (ck < -t) {
+      c[k] = -t;
+      clipped++;
+    }
+  }
+  return clipped;
+}
+
+function checkIndices(indices: ArrayLike<number>, n: number): void {
+  for (let k = 0; k < indices.length; k++) {
+    const i = indices[k];
+    if (!Number.isInteger(i) || i < 0 || i >= n) throw new InvalidParameterError(`indices[${k}]`, i, `an integer in [0, ${n - 1}]`);
+  }
+}
+
+/**
+ * Sum of the per-example gradients clipped to norm C, in one pass over the rows (blocked, see
+ * `kernels.ts`: each row is read from memory once, then again from cache for the update). Checks shapes and indices,
+ * not values (validate the data once with `validateGlmData`).
+ *
+ * @example
+ * const {sum, clippedCount} = sumClippedGradients(logisticLoss, data, theta, {clipNorm: 1});
+ */
+export function sumClippedGradients(loss: GlmLoss, data: GlmData, theta: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum {
+  checkGlmShape(data);
+  const { x, y, n, d } = data;
+  checkTheta(theta, d);
+  const clipNorm = requirePositiveOrInfinity('clipNorm', options.clipNorm);
+  const indices = options.indices;
+  if (indices !== undefined) checkIndices(indices, n);
+  const out = options.out ?? new Float64Array(d);
+  if (out.length !== d) throw new InvalidParameterError('out.length', out.length, `d = ${d}`);
+  out.fill(0);
+  const count = indices === undefined ? n : indices.length;
+  const z = new Float64Array(BLOCK);
+  const yb = new Float64Array(BLOCK);
+  const ss = new Float64Array(BLOCK);
+  const c = new Float64Array(BLOCK);
+  let clippedCount = 0;
+  for (let start = 0; start < count; start += BLOCK) {
+    const m = Math.min(BLOCK, count - start);
+    marginsBlock(x, y, d, theta, start, m, indices, z, yb, ss);
+    loss.derivatives(z, yb, c, m);
+    clippedCount += clampBlock(c, ss, clipNorm, m);
+    accumulateBlock(x, d, start, m, indices, c, out);
+  }
+  return { sum: out, clippedCount, count };
+}
+
+/**
+ * The clipped per-example coefficients c_i (length n): the clipped gradient of row i is c_i x_i,
+ * with |c_i| ||x_i||_2 <= C. For learners that post-process per-example gradients, and tests.
+ */
+export function clippedGradientCoefficients(
+  loss: GlmLoss, data: GlmData, theta: Float64Array, clipNorm: number, out: Float64Array = new Float64Array(data.n),
+): Float64Array {
+  checkGlmShape(data);
+  const { x, y, n, d } = data;
+  checkTheta(theta, d);
+  requirePositiveOrInfinity('clipNorm', clipNorm);
+  if (out.length !== n) throw new InvalidParameterError('out.length', out.length, `n = ${n}`);
+  const z = new Float64Array(BLOCK);
+  const yb = new Float64Array(BLOCK);
+  const ss = new Float64Array(BLOCK);
+  const c = new Float64Array(BLOCK);
+  for (let start = 0; start < n; start += BLOCK) {
+    const m = Math.min(BLOCK, n - start);
+    marginsBlock(x, y, d, theta, start, m, undefined, z, yb, ss);
+    loss.derivatives(z, yb, c, m);
+    clampBlock(c, ss, clipNorm, m);
+    out.set(c.subarray(0, m), start);
+  }
+  return out;
+}
+
+/** The clipped gradient of row i, c_i x_i (a new array, or `out`). */
+export function clippedExampleGradient(
+  loss: GlmLoss, data: GlmData, theta: Float64Array, i: number, clipNorm: number, out: Float64Array = new Float64Array(data.d),
+): Float64Array {
+  checkGlmShape(data);
+  checkIndices([i], data.n);
+  const c = clippedGradientCoefficients(loss, { x: data.x.subarray(i * data.d, (i + 1) * data.d), y: data.y.subarray(i, i + 1), n: 1, d: data.d }, theta, clipNorm)[0];
+  for (let j = 0; j < data.d; j++) out[j] = c * data.x[i * data.d + j];
+  return out;
+}
