@@ -10,7 +10,7 @@ export type GuaranteeKind = 'proven' | 'conjecture';
 export interface PrivacyGuarantee {
   readonly epsilon: number;
   readonly delta: number;
-  readonly accountant: 'rdp' | 'pld' | 'pure';
+  readonly accountant: 'rdp' | 'pld' | 'pure' | 'exactGaussian';
   /** The Rényi order that achieved the bound (RDP accountant). */
   readonly order?: number;
   /** Which RDP -> DP conversion achieved it. */

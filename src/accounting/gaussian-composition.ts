@@ -1,0 +1,65 @@
+/**
+ * Exact accounting of adaptively composed Gaussian mechanisms: k Gaussian releases with noise
+ * multipliers z_i are together exactly as private as ONE Gaussian release with
+ * 1/z^2 = sum_i 1/z_i^2 (Dong, Roth & Su 2022, "Gaussian Differential Privacy", Cor. 3.3: mu-GDP
+ * composes as sqrt(sum mu_i^2), and mu-GDP is the Gaussian privacy profile of `003` eq. B.1 with
+ * z = 1/mu). So DP-GD's (epsilon, delta) is the exact Gaussian profile — tighter than any RDP
+ * conversion, and what a PLD accountant approaches as its grid is refined.
+ *
+ * Applies only to compositions of continuous Gaussian events (and noOps); returns undefined for
+ * anything else.
+ */
+import { brentRoot } from '../math/root-finding.js';
+import { requireOpenUnit } from '../validate.js';
+import type { DpEvent } from './events.js';
+import { gaussianDelta, gaussianLogDelta } from './gaussian-profile.js';
+import type { PrivacyGuarantee } from './guarantee.js';
+import { neighboringRelationOf } from './neighboring.js';
+
+/** sum of 1/z^2 over the Gaussian releases, or undefined if the event is not a Gaussian composition. */
+export function gaussianPrecision(event: DpEvent): number | undefined {
+  switch (event.kind) {
+    case 'noOp':
+      return 0;
+    case 'gaussian':
+      return event.discrete ? undefined : 1 / (event.noiseMultiplier * event.noiseMultiplier);
+    case 'selfCompose': {
+      const inner = gaussianPrecision(event.event);
+      return inner === undefined ? undefined : event.count * inner;
+    }
+    case 'compose': {
+      let total = 0;
+      for (const e of event.events) {
+        const inner = gaussianPrecision(e);
+        if (inner === undefined) return undefined;
+        total += inner;
+      }
+      return total;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The exact epsilon of a Gaussian composition at delta (undefined for other events). */
+export function gaussianCompositionEpsilon(event: DpEvent, delta: number): PrivacyGuarantee | undefined {
+  requireOpenUnit('delta', delta);
+  const precision = gaussianPrecision(event);
+  if (precision === undefined) return undefined;
+  const base = { delta, accountant: 'exactGaussian' as const, neighboringRelation: neighboringRelationOf(event), guarantee: 'proven' as const };
+  if (precision === 0) return { ...base, epsilon: 0, warnings: [] };
+  const z = 1 / Math.sqrt(precision) / (1 + 4 * Number.EPSILON); // round the composed noise down: pessimistic
+  if (gaussianDelta(0, z) <= delta) return { ...base, epsilon: 0, warnings: [] };
+  // delta(epsilon) decreases in epsilon; find where it crosses delta, return the upper end.
+  const f = (epsilon: number) => gaussianLogDelta(epsilon, z) - Math.log(delta);
+  let hi = 1;
+  while (f(hi) > 0) hi *= 2;
+  const { hi: epsilon } = brentRoot(f, 0, hi, { xRelTol: 1e-12 });
+  let safe = epsilon;
+  while (gaussianDelta(safe, z) > delta) safe *= 1 + 1e-12;
+  return {
+    ...base,
+    epsilon: safe,
+    warnings: ['exact: a composition of Gaussian mechanisms is one Gaussian mechanism (Dong, Roth & Su 2022, Cor. 3.3)'],
+  };
+}

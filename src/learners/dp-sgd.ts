@@ -1,0 +1,150 @@
+/**
+ * DP-SGD (Abadi et al. 2016): each step draws a TRUE Poisson batch (every record independently
+ * with probability q; empty batches happen and are kept), clips each per-example gradient to
+ * norm C, sums, adds N(0, (zC)^2 I), and divides by the expected batch size qn (n treated as
+ * public, as in Abadi et al. and Opacus). Momentum and Adam act on the noised gradient only:
+ * post-processing, no privacy cost.
+ *
+ * Released: selfCompose(poissonSampled(q, gaussian(z)), T), add/remove-one. For a target
+ * (epsilon, delta) the noise multiplier is calibrated by the RDP accountant (`calibrateDpsgd`:
+ * the safe end of the search, re-accounted).
+ */
+import { calibrateDpsgd, dpsgdEvent } from '../accounting/calibrate.js';
+import { InvalidParameterError } from '../errors.js';
+import { fillGaussian } from '../random/continuous.js';
+import { poissonSubsampleIndices } from '../random/discrete.js';
+import { defaultRng } from '../random/rng.js';
+import { requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { nonPrivateReport, type TrainResult } from './dp-gd.js';
+import { sumClippedGradients } from './glm/per-example.js';
+import type { GlmData } from './glm/types.js';
+import { dataForLoss, lossByName, taskOf } from './losses.js';
+import type { LinearModel } from './model.js';
+import { privacyReport } from './privacy-report.js';
+import { noiseTarget, type NoiseOptions, type TrainingDiagnostics } from './training.js';
+
+export type Optimizer = 'sgd' | 'momentum' | 'adam';
+export type Schedule = 'constant' | 'inverseSqrt' | 'cosine';
+
+export interface DpSgdOptions extends NoiseOptions {
+  readonly loss?: string;
+  readonly lossParameters?: Record<string, number>;
+  readonly clipNorm: number;
+  /** Expected batch size qn (give this or samplingProbability). */
+  readonly batchSize?: number;
+  readonly samplingProbability?: number;
+  /** Number of steps (give this or epochs: steps = ceil(epochs / q)). */
+  readonly steps?: number;
+  readonly epochs?: number;
+  readonly learningRate: number;
+  readonly schedule?: Schedule;
+  readonly optimizer?: Optimizer;
+  /** Momentum coefficient (default 0.9) / Adam's beta1. */
+  readonly momentum?: number;
+  readonly regularization?: number;
+  readonly featureNames?: readonly string[];
+  readonly onStep?: (step: number, steps: number) => void;
+}
+
+function learningRateAt(schedule: Schedule, base: number, t: number, steps: number): number {
+  if (schedule === 'inverseSqrt') return base / Math.sqrt(t + 1);
+  if (schedule === 'cosine') return (base * (1 + Math.cos((Math.PI * t) / steps))) / 2;
+  return base;
+}
+
+export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
+  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
+  const glmData = dataForLoss(loss, data);
+  const { n, d } = glmData;
+  const clipNorm = requirePositive('clipNorm', options.clipNorm);
+  if ((options.batchSize === undefined) === (options.samplingProbability === undefined)) {
+    throw new InvalidParameterError('batchSize', options.batchSize, 'given, or samplingProbability given instead (exactly one)');
+  }
+  if (options.batchSize !== undefined && !(options.batchSize > 0 && options.batchSize <= n)) {
+    throw new InvalidParameterError('batchSize', options.batchSize, `in (0, ${n}] (the number of rows)`);
+  }
+  const q = requireInHalfOpen('samplingProbability', options.samplingProbability ?? (options.batchSize as number) / n, 0, 1);
+  if ((options.steps === undefined) === (options.epochs === undefined)) {
+    throw new InvalidParameterError('steps', options.steps, 'given, or epochs given instead (exactly one)');
+  }
+  const steps = requireInteger('steps', options.steps ?? Math.ceil(requirePositive('epochs', options.epochs) / q), 1);
+  const learningRate = requirePositive('learningRate', options.learningRate);
+  const regularization = requireNonNegative('regularization', options.regularization ?? 0);
+  const schedule = options.schedule ?? 'constant';
+  const optimizer = options.optimizer ?? 'sgd';
+  if (!['constant', 'inverseSqrt', 'cosine'].includes(schedule)) throw new InvalidParameterError('schedule', schedule, "'constant', 'inverseSqrt' or 'cosine'");
+  if (!['sgd', 'momentum', 'adam'].includes(optimizer)) throw new InvalidParameterError('optimizer', optimizer, "'sgd', 'momentum' or 'adam'");
+  const beta1 = options.momentum ?? 0.9;
+  if (!(beta1 >= 0 && beta1 < 1)) throw new InvalidParameterError('momentum', beta1, 'in [0, 1)');
+  const target = noiseTarget(options);
+  const rng = options.rng ?? defaultRng();
+
+  const calibration = target.kind === 'target' ? calibrateDpsgd({ samplingProbability: q, steps, targetEpsilon: target.epsilon, delta: target.delta }) : undefined;
+  const noiseMultiplier = calibration?.noiseMultiplier ?? (target.kind === 'explicit' ? target.noiseMultiplier : 0);
+  const noiseStd = noiseMultiplier * clipNorm;
+  const expectedBatch = q * n;
+
+  const theta = new Float64Array(d);
+  const gradient = new Float64Array(d);
+  const noise = new Float64Array(d);
+  const m = new Float64Array(d);
+  const v = new Float64Array(d);
+  let clipped = 0;
+  let used = 0;
+  let emptyBatches = 0;
+  for (let t = 0; t < steps; t++) {
+    const batch = poissonSubsampleIndices(rng, n, q);
+    if (batch.length === 0) {
+      emptyBatches++;
+      gradient.fill(0);
+    } else {
+      const result = sumClippedGradients(loss, glmData, theta, { clipNorm, indices: batch, out: gradient });
+      clipped += result.clippedCount;
+      used += result.count;
+    }
+    if (noiseStd > 0) fillGaussian(rng, noise, noiseStd);
+    const rate = learningRateAt(schedule, learningRate, t, steps);
+    for (let j = 0; j < d; j++) {
+      const g = (gradient[j] + noise[j]) / expectedBatch + regularization * theta[j];
+      if (optimizer === 'sgd') theta[j] -= rate * g;
+      else if (optimizer === 'momentum') {
+        m[j] = beta1 * m[j] + g;
+        theta[j] -= rate * m[j];
+      } else {
+        m[j] = beta1 * m[j] + (1 - beta1) * g;
+        v[j] = 0.999 * v[j] + 0.001 * g * g;
+        const mHat = m[j] / (1 - beta1 ** (t + 1));
+        const vHat = v[j] / (1 - 0.999 ** (t + 1));
+        theta[j] -= (rate * mHat) / (Math.sqrt(vHat) + 1e-8);
+      }
+    }
+    options.onStep?.(t + 1, steps);
+  }
+
+  const model: LinearModel = {
+    format: 'dpfit-linear-model/1',
+    loss: { name: loss.name, parameters: { ...loss.parameters } },
+    task: taskOf(loss),
+    theta: Array.from(theta),
+    ...(options.featureNames ? { featureNames: [...options.featureNames] } : {}),
+  };
+  const diagnostics: TrainingDiagnostics = {
+    method: 'dpsgd',
+    steps,
+    noiseMultiplier,
+    noiseStd,
+    clippedFraction: used === 0 ? 0 : clipped / used,
+    clipNorm,
+    learningRate,
+    samplingProbability: q,
+    expectedBatchSize: expectedBatch,
+    emptyBatches,
+    optimizer,
+    schedule,
+  };
+  if (noiseMultiplier === 0) return { model, privacy: nonPrivateReport(rng.description), diagnostics };
+  const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
+  const event = calibration?.event ?? dpsgdEvent(q, noiseMultiplier, steps);
+  const privacy = privacyReport(event, delta, { relation: 'addOrRemoveOne', rng });
+  return { model: { ...model, privacy }, privacy, diagnostics };
+}

@@ -1,0 +1,48 @@
+/**
+ * Loss lookup by name for learners and the CLI, and the label conversion each loss needs.
+ */
+import { InvalidParameterError } from '../errors.js';
+import { toSignedLabels } from './glm/constants.js';
+import { huberLoss } from './glm/huber.js';
+import { logisticLoss } from './glm/logistic.js';
+import { smoothedHingeLoss } from './glm/smoothed-hinge.js';
+import { squaredLoss } from './glm/squared.js';
+import type { GlmData, GlmLoss } from './glm/types.js';
+import type { ModelTask } from './model.js';
+
+export type LossName = 'logistic' | 'squared' | 'huber' | 'smoothedHinge';
+
+export function lossByName(name: string, parameters: Record<string, number> = {}): GlmLoss {
+  switch (name) {
+    case 'logistic':
+      return logisticLoss;
+    case 'squared':
+    case 'linear':
+      return squaredLoss;
+    case 'huber':
+      return huberLoss(parameters.delta ?? 1);
+    case 'smoothedHinge':
+      return smoothedHingeLoss(parameters.smoothing ?? 1);
+    default:
+      throw new InvalidParameterError('loss', name, "'logistic', 'squared' (alias 'linear'), 'huber' or 'smoothedHinge'");
+  }
+}
+
+export function taskOf(loss: GlmLoss): ModelTask {
+  return loss.labels === 'signed' ? 'classification' : 'regression';
+}
+
+/**
+ * The data in the loss's label convention: classification labels 0/1 become -1/+1; anything else
+ * than two classes is an error naming the label values.
+ */
+export function dataForLoss(loss: GlmLoss, data: GlmData): GlmData {
+  if (data.n === 0) throw new InvalidParameterError('data.n', 0, 'at least one row (the data set is empty)');
+  if (loss.labels !== 'signed') return data;
+  const values = new Set<number>();
+  for (let i = 0; i < data.n; i++) values.add(data.y[i]);
+  const allowed = [...values].every((v) => v === 0 || v === 1 || v === -1);
+  if (!allowed) throw new InvalidParameterError('labels', [...values].slice(0, 5), 'two classes coded 0/1 or -1/+1');
+  if (values.size < 2) throw new InvalidParameterError('labels', [...values], 'two classes (the labels have only one)');
+  return { ...data, y: toSignedLabels(data.y) };
+}
