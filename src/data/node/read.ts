@@ -1,0 +1,238 @@
+/**
+ * Node-only file readers: CSV (the built-in parser of `../csv.ts`, fed in chunks so that files
+ * larger than memory-friendly buffers stream; or DuckDB), Parquet (DuckDB), LIBSVM; schema files;
+ * and `loadDataset`, which reads a file and applies a public schema.
+ *
+ * Every failure to read is a `DataFormatError` naming the file (missing file, directory, empty
+ * file, malformed content), which the CLI turns into exit status 3.
+ */
+import { open, readFile, stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { DataFormatError, InvalidParameterError } from '../../errors.js';
+import { CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
+import type { Dataset } from '../dataset.js';
+import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
+import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type Schema } from '../schema.js';
+import type { RawTable } from '../table.js';
+
+export type DataFormat = 'csv' | 'parquet' | 'libsvm';
+export type CsvEngine = 'builtin' | 'duckdb';
+
+/** Bytes read per chunk by the built-in CSV reader. */
+const CHUNK_BYTES = 16 * 1024 * 1024;
+
+/** A `DataFormatError` for a file that cannot be opened, in words a user understands. */
+function openError(path: string, error: unknown): DataFormatError {
+  const code = (error as { code?: string }).code;
+  if (code === 'ENOENT') return new DataFormatError(path, 'no such file');
+  if (code === 'EISDIR') return new DataFormatError(path, 'is a directory, not a data file');
+  if (code === 'EACCES' || code === 'EPERM') return new DataFormatError(path, 'permission denied');
+  return new DataFormatError(path, `cannot be read (${error instanceof Error ? error.message : String(error)})`);
+}
+
+/** Checks that `path` is a readable regular file (a clear error otherwise). */
+export async function requireFile(path: string): Promise<number> {
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    return info.size;
+  } catch (error) {
+    throw openError(path, error);
+  }
+}
+
+/** One streaming pass of `parser` over the file, `chunkBytes` at a time. */
+async function streamFile(path: string, parser: CsvParser, chunkBytes: number): Promise<void> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    throw openError(path, error);
+  }
+  try {
+    let buffer = Buffer.allocUnsafe(chunkBytes);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
+      const eof = bytesRead === 0;
+      filled += bytesRead;
+      let end = filled;
+      if (!eof) {
+        // Parse up to the last line break; the rest waits for the next chunk.
+        let k = filled - 1;
+        while (k >= 0 && buffer[k] !== 10 && buffer[k] !== 13) k--;
+        end = k + 1;
+      }
+      const consumed = end > 0 || eof ? parser.consume(buffer, 0, end, eof) : 0;
+      if (eof) break;
+      buffer.copyWithin(0, consumed, filled);
+      filled -= consumed;
+      if (filled > buffer.length / 2) {
+        // A record longer than half the buffer (or a quoted field spanning many lines): grow.
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, filled);
+        buffer = bigger;
+      }
+    }
+  } catch (error) {
+    if ((error as { syscall?: unknown }).syscall === undefined) throw error; // ours (data errors, a type guess to revise)
+    throw openError(path, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first `bytes` bytes of a file (fewer if it is shorter). */
+async function readPrefix(path: string, bytes: number): Promise<Buffer> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    throw openError(path, error);
+  }
+  try {
+    const buffer = Buffer.alloc(bytes);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled === bytes) break;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads a CSV file with the built-in parser, streamed in 16 MiB chunks (`chunkBytes` in tests).
+ * Undeclared column types are guessed from the first MiB and confirmed while parsing; a column
+ * guessed numeric that turns out to hold text makes the reader start again with it as text.
+ *
+ * @example
+ * const table = await readCsvFile('data.csv', { columnTypes: 'numeric' });
+ */
+export async function readCsvFile(path: string, options: CsvOptions & { chunkBytes?: number } = {}): Promise<RawTable> {
+  const size = await requireFile(path);
+  const { chunkBytes = CHUNK_BYTES, ...rest } = options;
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 2) throw new InvalidParameterError('chunkBytes', chunkBytes, 'an integer >= 2');
+  const opts = { sizeHint: size, ...rest, source: rest.source ?? path };
+  const whole = size <= TYPE_SAMPLE_BYTES;
+  const guess = opts.columnTypes === 'numeric' ? undefined : guessColumnTypes(await readPrefix(path, TYPE_SAMPLE_BYTES), opts, whole);
+  const types = guess?.types;
+  const guessed = guess?.guessed;
+  for (;;) {
+    const parser = new CsvParser(opts, types, guessed);
+    try {
+      await streamFile(path, parser, chunkBytes);
+    } catch (error) {
+      if (error instanceof CsvTypeGuessError && types !== undefined && guessed !== undefined) {
+        types[error.column] = 'categorical';
+        guessed[error.column] = false;
+        continue;
+      }
+      throw error;
+    }
+    if (!parser.needsInference() || parser.rowCount === 0) return parser.finish();
+    // No complete header in the first MiB: infer from a whole pass, then read again.
+    const second = new CsvParser(opts, parser.inferredTypes());
+    await streamFile(path, second, chunkBytes);
+    return second.finish();
+  }
+}
+
+/** Reads a LIBSVM/SVMlight file into a dense dataset (see `../libsvm.ts`). */
+export async function readLibsvmFile(path: string, options: LibsvmOptions = {}): Promise<Dataset> {
+  await requireFile(path);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw openError(path, error);
+  }
+  return parseLibsvm(bytes, { ...options, source: options.source ?? path });
+}
+
+/**
+ * The format of a file: from `format` if given, else its extension (.parquet/.pq; .libsvm/.svm/
+ * .svmlight; .csv/.tsv/.txt/.data/.test and anything else: csv), and Parquet's magic bytes "PAR1".
+ */
+export async function detectFormat(path: string, format?: string): Promise<DataFormat> {
+  if (format !== undefined) {
+    if (format !== 'csv' && format !== 'parquet' && format !== 'libsvm') throw new InvalidParameterError('format', format, '"csv", "parquet" or "libsvm"');
+    return format;
+  }
+  const ext = extname(path).toLowerCase();
+  if (ext === '.parquet' || ext === '.pq') return 'parquet';
+  if (ext === '.libsvm' || ext === '.svm' || ext === '.svmlight') return 'libsvm';
+  const size = await requireFile(path);
+  if (size >= 4) {
+    const handle = await open(path, 'r');
+    try {
+      const magic = Buffer.alloc(4);
+      await handle.read(magic, 0, 4, 0);
+      if (magic.toString('latin1') === 'PAR1') return 'parquet';
+    } finally {
+      await handle.close();
+    }
+  }
+  return 'csv';
+}
+
+export interface ReadTableOptions extends CsvOptions {
+  /** "csv", "parquet" (default: from the extension, see `detectFormat`). LIBSVM files are read by `readLibsvmFile`. */
+  format?: DataFormat;
+  /** CSV engine: "builtin" (default; exact line numbers in errors) or "duckdb" (for very large files). */
+  engine?: CsvEngine;
+  /** DuckDB threads (default: DuckDB's choice; use 1 where results are compared exactly). */
+  threads?: number;
+}
+
+/** Reads a CSV or Parquet file into a `RawTable`. */
+export async function readTable(path: string, options: ReadTableOptions = {}): Promise<RawTable> {
+  const format = await detectFormat(path, options.format);
+  if (format === 'libsvm') throw new InvalidParameterError('format', format, '"csv" or "parquet" for a table (use readLibsvmFile for LIBSVM)');
+  await requireFile(path);
+  if (format === 'parquet') {
+    const { readParquetFile } = await import('./duckdb.js');
+    return readParquetFile(path, options);
+  }
+  if ((options.engine ?? 'builtin') === 'duckdb') {
+    const { readCsvWithDuckDb } = await import('./duckdb.js');
+    return readCsvWithDuckDb(path, options);
+  }
+  if (options.engine !== undefined && options.engine !== 'builtin') throw new InvalidParameterError('engine', options.engine, '"builtin" or "duckdb"');
+  return readCsvFile(path, options);
+}
+
+/** Reads and validates a schema file (JSON). */
+export async function readSchemaFile(path: string): Promise<Schema> {
+  await requireFile(path);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw openError(path, error);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new DataFormatError(path, `is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  return parseSchema(json, path);
+}
+
+/**
+ * Reads a CSV or Parquet file with the reader options the schema implies (column types, header,
+ * delimiter, comment, missing tokens) and encodes it (`applySchema`).
+ *
+ * @example
+ * const schema = await readSchemaFile('data/adult/adult.schema.json');
+ * const { dataset, rowNormBound } = await loadDataset('data/adult/adult.data', schema);
+ */
+export async function loadDataset(path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> = {}): Promise<PreparedData> {
+  const table = await readTable(path, { ...schemaCsvOptions(schema, path), ...options });
+  return applySchema(table, schema);
+}
