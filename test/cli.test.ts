@@ -77,9 +77,12 @@ test('--help teaches and exits 0; the demo prints a privacy report', async () =>
   const demo = await run('demo', '--json');
   assert.equal(demo.code, 0, demo.stderr);
   const report = JSON.parse(demo.stdout);
-  assert.equal(report.privacy.epsilon, 1);
-  assert.equal(report.privacy.event.kind, 'gaussian');
-  assert.ok(Math.abs(report.privateValue - report.trueValue) < 20 * report.noiseStd);
+  assert.ok(report.privacy.epsilon <= 1 && report.privacy.epsilon > 0.9);
+  assert.equal(report.privacy.event.kind, 'selfCompose');
+  assert.equal(report.privacy.neighboringRelation, 'addOrRemoveOne');
+  assert.equal(report.privacy.guarantee, 'proven');
+  // The embedded task is easy: the private model is within a few points of the non-private one.
+  assert.ok(report.metrics.accuracy > report.baselineMetrics.accuracy - 0.05, `${report.metrics.accuracy} vs ${report.baselineMetrics.accuracy}`);
 });
 
 test('dpfit epsilon / delta / rdp / epsilon dpsgd / calibrate dpsgd --json', async () => {

@@ -7,8 +7,10 @@ import { Command, CommanderError } from 'commander';
 import { DpfitError } from '../errors.js';
 import { registerAccounting } from './commands/account.js';
 import { registerCalibrate } from './commands/calibrate.js';
+import { registerData } from './commands/data.js';
 import { registerDemo } from './commands/demo.js';
 import { registerRgm } from './commands/rgm.js';
+import { registerTrain } from './commands/train.js';
 import { exitCodeFor, processIo, type CliIo } from './io.js';
 
 export const VERSION = '0.1.0';
@@ -37,6 +39,8 @@ Start with:
   registerCalibrate(program, io);
   registerRgm(program, io);
   registerAccounting(program, io);
+  registerTrain(program, io);
+  registerData(program, io);
   for (const command of program.commands) propagate(command);
   return program;
 }

@@ -37,6 +37,7 @@ export interface DpGdOptions extends NoiseOptions {
   /** L2 regularisation strength on the average loss (default 0). */
   readonly regularization?: number;
   readonly featureNames?: readonly string[];
+  readonly onStep?: (step: number, steps: number) => void;
 }
 
 export interface TrainResult {
@@ -82,6 +83,7 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
     clippedFraction += clippedCount / n / steps;
     if (noiseStd > 0) fillGaussian(rng, noise, noiseStd);
     for (let j = 0; j < d; j++) theta[j] -= learningRate * (gradient[j] / n + noise[j] + regularization * theta[j]);
+    options.onStep?.(t + 1, steps);
   }
 
   const delta = target.kind === 'target' ? target.delta : options.delta;
