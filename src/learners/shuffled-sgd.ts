@@ -1,0 +1,182 @@
+/**
+ * Private SGD with shuffling (`004`, Alg. 1): batch size one; each of the P = ceil(epochs / tau)
+ * partial epochs draws a fresh uniformly random permutation of the n records and processes only
+ * its first m = floor(tau n) records; each step clips the example's gradient to norm C, adds
+ * N(0, (zC)^2 I) and moves by learningRate: theta <- theta - gamma (clip_C(grad) + noise)
+ * (plus gamma reg theta when an L2 regulariser is asked for; it uses no data).
+ *
+ * PROVEN ACCOUNTING (the default and the headline), under replace-one neighbours D ~ D' that
+ * differ in the record at one index i*:
+ *  1. The permutations use no data. Condition on all of them (the released model is a
+ *     post-processing of the run with the permutations revealed, and a mixture, over a
+ *     data-independent variable, of pairs of output laws each dominated by a pair of Gaussians is
+ *     dominated by that pair: the hockey-stick divergence is jointly convex).
+ *  2. Given the permutations the run is an adaptive composition of P m Gaussian mechanisms, one per
+ *     step. A step that does not touch i* computes the same function of theta on D and D': its
+ *     sensitivity is 0 and it costs nothing. A step that touches i* releases
+ *     clip_C(g(theta; x)) + N(0, (zC)^2 I) versus the same with x', two vectors of norm <= C,
+ *     so the L2 sensitivity is at most 2C: a Gaussian mechanism with noise multiplier zC / 2C = z/2.
+ *  3. Within one partial epoch the permutation lists each index once, so i* is touched at most
+ *     once; over the run at most P times.
+ *  So the run is dominated by selfCompose(gaussian(z/2), P) (no amplification by shuffling is
+ *  claimed). That event's exact (epsilon, delta) is the Gaussian profile with multiplier
+ *  z / (2 sqrt P) (Dong, Roth & Su 2022, Cor. 3.3; `gaussian-composition.ts`), so for a target
+ *  (epsilon, delta) the noise is calibrated exactly: z = 2 sqrt(P) analyticGaussianNoiseMultiplier(epsilon, delta).
+ *
+ * CONJECTURE (only with `accountConjecture: true`): the thesis' Conj. 1-2 (amplification by the
+ * partial shuffle, `004` Sec. 4.3) accounted by the RDP accountant with `allowConjecture`. It is
+ * NOT a theorem: it is put in `privacy.comparisons.conjecture` and a warning, never in the headline.
+ */
+import { analyticGaussianNoiseMultiplier } from '../accounting/calibrate-gaussian.js';
+import { gaussianEvent, selfComposeEvent, shuffledSgdConjectureEvent } from '../accounting/events.js';
+import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { rdpEpsilon } from '../accounting/rdp/accountant.js';
+import { DpfitError, InvalidParameterError } from '../errors.js';
+import { fillGaussian } from '../random/continuous.js';
+import { randomPermutation } from '../random/discrete.js';
+import { defaultRng } from '../random/rng.js';
+import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { nonPrivateReport, type TrainResult } from './dp-gd.js';
+import { sumClippedGradients } from './glm/per-example.js';
+import type { GlmData } from './glm/types.js';
+import { dataForLoss, lossByName, taskOf } from './losses.js';
+import type { LinearModel } from './model.js';
+import { privacyReport } from './privacy-report.js';
+import { noiseTarget, type NoiseOptions, type TrainingDiagnostics } from './training.js';
+
+export interface ShuffledSgdOptions extends NoiseOptions {
+  readonly loss?: string;
+  readonly lossParameters?: Record<string, number>;
+  /** Clipping norm C of each example's gradient. */
+  readonly clipNorm: number;
+  /** e: the expected number of passes over each record (Alg. 1). */
+  readonly epochs: number;
+  /** tau in (0, 1]: the fraction of each shuffled epoch that is processed (default 1). */
+  readonly fraction?: number;
+  /** gamma: the step size. */
+  readonly learningRate: number;
+  /** L2 regularisation strength (default 0; no privacy cost). */
+  readonly regularization?: number;
+  /** Also report `004` Conj. 1-2's epsilon, as a labelled conjecture (never the headline). */
+  readonly accountConjecture?: boolean;
+  readonly featureNames?: readonly string[];
+  readonly onStep?: (step: number, steps: number) => void;
+}
+
+/** Number of partial epochs ceil(e / tau), with the same rounding tolerance as the conjecture's accountant. */
+export function shuffledPartialEpochs(epochs: number, fraction: number): number {
+  return Math.max(1, Math.ceil(epochs / fraction - 1e-12));
+}
+
+/** The proven event of Alg. 1 with noise multiplier z (relative to C): selfCompose(gaussian(z/2), P). */
+export function shuffledSgdEvent(noiseMultiplier: number, partialEpochs: number) {
+  return selfComposeEvent(gaussianEvent(noiseMultiplier / 2), partialEpochs);
+}
+
+export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): TrainResult {
+  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
+  const glmData = dataForLoss(loss, data);
+  const { n, d } = glmData;
+  if (!(n >= 1)) throw new InvalidParameterError('data', n, 'at least one row');
+  const clipNorm = requirePositive('clipNorm', options.clipNorm);
+  const epochs = requirePositive('epochs', options.epochs);
+  const fraction = options.fraction ?? 1;
+  if (!(typeof fraction === 'number' && fraction > 0 && fraction <= 1)) throw new InvalidParameterError('fraction', fraction, 'in (0, 1]');
+  const stepsPerEpoch = Math.floor(fraction * n);
+  if (stepsPerEpoch < 1) throw new InvalidParameterError('fraction', fraction, `>= 1/n = ${1 / n} (floor(tau n) steps per partial epoch must be at least 1)`);
+  const learningRate = requirePositive('learningRate', options.learningRate);
+  const regularization = requireNonNegative('regularization', options.regularization ?? 0);
+  const partialEpochs = shuffledPartialEpochs(epochs, fraction);
+  const steps = partialEpochs * stepsPerEpoch;
+  const target = noiseTarget(options);
+  const rng = options.rng ?? defaultRng();
+
+  const noiseMultiplier =
+    target.kind === 'target'
+      ? 2 * Math.sqrt(partialEpochs) * analyticGaussianNoiseMultiplier(target.epsilon, target.delta) * (1 + 4 * Number.EPSILON)
+      : target.noiseMultiplier;
+  const noiseStd = noiseMultiplier * clipNorm;
+
+  const theta = new Float64Array(d);
+  const gradient = new Float64Array(d);
+  const noise = new Float64Array(d);
+  const index = new Uint32Array(1);
+  let clipped = 0;
+  let t = 0;
+  for (let epoch = 0; epoch < partialEpochs; epoch++) {
+    const permutation = randomPermutation(rng, n);
+    for (let j = 0; j < stepsPerEpoch; j++) {
+      index[0] = permutation[j];
+      clipped += sumClippedGradients(loss, glmData, theta, { clipNorm, indices: index, out: gradient }).clippedCount;
+      if (noiseStd > 0) fillGaussian(rng, noise, noiseStd);
+      for (let k = 0; k < d; k++) theta[k] -= learningRate * (gradient[k] + noise[k] + regularization * theta[k]);
+      t++;
+      options.onStep?.(t, steps);
+    }
+  }
+
+  const model: LinearModel = {
+    format: 'dpfit-linear-model/1',
+    loss: { name: loss.name, parameters: { ...loss.parameters } },
+    task: taskOf(loss),
+    theta: Array.from(theta),
+    ...(options.featureNames ? { featureNames: [...options.featureNames] } : {}),
+  };
+  const diagnostics: TrainingDiagnostics = {
+    method: 'shuffled',
+    steps,
+    noiseMultiplier,
+    noiseStd,
+    clippedFraction: steps === 0 ? 0 : clipped / steps,
+    clipNorm,
+    learningRate,
+    fraction,
+    partialEpochs,
+    stepsPerEpoch,
+  };
+  if (noiseMultiplier === 0) return { model, privacy: nonPrivateReport(rng.description), diagnostics };
+
+  const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
+  const event = shuffledSgdEvent(noiseMultiplier, partialEpochs);
+  const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
+  const warnings: string[] = [];
+  if (options.accountConjecture) {
+    const conjecture = conjectureComparison(n, noiseMultiplier, epochs, fraction, delta);
+    if (conjecture.kind === 'ok') {
+      comparisons.conjecture = { epsilon: conjecture.epsilon, delta, noiseMultiplier };
+      warnings.push(
+        `004 Conj. 1-2 (a conjecture, NOT a proven guarantee) would give epsilon = ${conjecture.epsilon}; the headline epsilon is the proven bound without amplification`,
+      );
+    } else {
+      warnings.push(`the conjecture (004 Conj. 1-2) was not accounted: ${conjecture.reason}`);
+    }
+  }
+  const privacy = privacyReport(event, delta, {
+    relation: 'replaceOne',
+    rng,
+    pld: gaussianCompositionEpsilon,
+    ...(Object.keys(comparisons).length > 0 ? { comparisons } : {}),
+    warnings,
+  });
+  return { model: { ...model, privacy }, privacy, diagnostics };
+}
+
+function conjectureComparison(
+  n: number,
+  noiseMultiplier: number,
+  epochs: number,
+  fraction: number,
+  delta: number,
+): { kind: 'ok'; epsilon: number } | { kind: 'skipped'; reason: string } {
+  if (!(fraction < 1)) return { kind: 'skipped', reason: 'it needs tau < 1 (fraction in (0, 1))' };
+  if (n < 2) return { kind: 'skipped', reason: 'it needs n >= 2' };
+  if (!(noiseMultiplier >= 2)) return { kind: 'skipped', reason: `it assumes sigma >= 2C (noise multiplier ${noiseMultiplier} < 2)` };
+  try {
+    const event = shuffledSgdConjectureEvent({ datasetSize: n, noiseMultiplier, epochs, fraction });
+    const result = rdpEpsilon(event, delta, { allowConjecture: true });
+    return { kind: 'ok', epsilon: result.epsilon };
+  } catch (error) {
+    if (error instanceof DpfitError) return { kind: 'skipped', reason: error.message };
+    throw error;
+  }
+}
