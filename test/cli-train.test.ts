@@ -65,6 +65,10 @@ test('dpfit train --json: model, privacy report that re-accounts below the targe
   const gd = JSON.parse((await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '30', '--epsilon', '1', '--json', '--seed', '2')).stdout);
   assert.equal(gd.privacy.neighboringRelation, 'replaceOne');
   assert.ok(gd.privacy.epsilon <= 1);
+  const shuffled = JSON.parse((await run('train', '--data', data, '--schema', schema, '--method', 'shuffled', '--fraction', '0.5', '--epochs', '1', '--learning-rate', '0.05', '--epsilon', '1', '--conjecture', '--json', '--seed', '3')).stdout);
+  assert.equal(shuffled.privacy.neighboringRelation, 'replaceOne');
+  assert.ok(shuffled.privacy.epsilon <= 1);
+  assert.equal(shuffled.privacy.guarantee, 'proven', 'the conjecture is never the guarantee');
 });
 
 test('dpfit train errors: no schema, bad epsilon, missing file, unknown method -> one line, nonzero, no model file', async () => {

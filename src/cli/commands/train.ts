@@ -11,6 +11,7 @@ import { parseSchema, type Schema } from '../../data/schema.js';
 import { InvalidParameterError } from '../../errors.js';
 import { trainDpGd, type TrainResult } from '../../learners/dp-gd.js';
 import { trainDpSgd, type Optimizer, type Schedule } from '../../learners/dp-sgd.js';
+import { trainShuffledSgd } from '../../learners/shuffled-sgd.js';
 import { glmConstants } from '../../learners/glm/constants.js';
 import { lossByName } from '../../learners/losses.js';
 import { evaluate, parseModel, predict, type LinearModel } from '../../learners/model.js';
@@ -35,6 +36,8 @@ interface TrainFlags {
   regularization: number;
   optimizer: string;
   schedule: string;
+  fraction?: number;
+  conjecture?: boolean;
   seed?: number;
   out?: string;
   json?: boolean;
@@ -66,7 +69,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
     .option('--model <M>', 'logistic | linear | huber | smoothedHinge', 'logistic')
-    .option('--method <M>', 'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one)', 'dpsgd')
+    .option('--method <M>', 'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one) | shuffled (004 Alg. 1, replace-one)', 'dpsgd')
     .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
     .option('--delta <D>', 'target delta', parseNumberFlag('--delta'), 1e-5)
     .option('--noise-multiplier <Z>', 'explicit noise multiplier instead of --epsilon', parseNumberFlag('--noise-multiplier'))
@@ -76,6 +79,8 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256)', parseNumberFlag('--batch-size'))
     .option('--learning-rate <R>', 'step size', parseNumberFlag('--learning-rate'), 1)
     .option('--regularization <L>', 'L2 regularisation of the average loss', parseNumberFlag('--regularization'), 0)
+    .option('--fraction <TAU>', 'shuffled: fraction of each shuffled epoch processed (004 Alg. 1; default 1)', parseNumberFlag('--fraction'))
+    .option('--conjecture', "shuffled: also report 004 Conj. 1-2's epsilon, labelled a conjecture (never the guarantee)")
     .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
     .option('--schedule <S>', 'dpsgd: constant | inverseSqrt | cosine', 'constant')
     .option('--seed <N>', 'seeded randomness for reproducible EXPERIMENTS (not for a real release)', parseIntegerFlag('--seed'))
@@ -129,8 +134,15 @@ relation and whether the guarantee is proven. Default randomness is the secure g
           optimizer: flags.optimizer as Optimizer,
           schedule: flags.schedule as Schedule,
         });
+      } else if (flags.method === 'shuffled') {
+        result = trainShuffledSgd(prepared.dataset, {
+          ...common,
+          epochs: flags.epochs ?? 1,
+          fraction: flags.fraction ?? 1,
+          accountConjecture: Boolean(flags.conjecture),
+        });
       } else {
-        throw new InvalidParameterError('--method', flags.method, "'dpsgd' or 'dpgd' (objpert, amp, output, rgm and shuffled are coming)");
+        throw new InvalidParameterError('--method', flags.method, "'dpsgd', 'dpgd' or 'shuffled' (objpert, amp, output and rgm are coming)");
       }
       const model: LinearModel = { ...result.model, schema };
       const metrics = evaluate(model, prepared.dataset);
