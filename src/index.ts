@@ -95,6 +95,17 @@ export {
 export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibrationOptions } from './accounting/calibrate-gaussian.js';
 export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from './accounting/calibrate-gaussian.js';
 export { gaussianDelta, gaussianLogDelta } from './accounting/gaussian-profile.js';
+export type { PldAccountantOptions, PldDiscretization, PldGuarantee } from './accounting/pld/accountant.js';
+export { PldAccountant, pldDelta, pldEpsilon } from './accounting/pld/accountant.js';
+export type { PrivacyGuarantee } from './accounting/guarantee.js';
+export type { NeighboringRelation } from './accounting/neighboring.js';
+export { neighboringRelationOf } from './accounting/neighboring.js';
+export { RdpAccountant, rdpDelta, rdpEpsilon } from './accounting/rdp/accountant.js';
+export { DEFAULT_ORDERS } from './accounting/rdp/orders.js';
+export { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps } from './accounting/calibrate.js';
+export { advancedComposition, pureEpsilon } from './accounting/pure-dp.js';
+export { totalVariation } from './accounting/total-variation.js';
+export { gaussianCompositionEpsilon } from './accounting/gaussian-composition.js';
 export type { RdpConversion } from './accounting/rdp/conversion.js';
 export { rdpToEpsilon, rdpToEpsilonImproved, rdpToEpsilonMironov } from './accounting/rdp/conversion.js';
 export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams } from './accounting/relative-gaussian.js';
@@ -213,3 +224,19 @@ export {
   sha256Hex,
   verifyBytes,
 } from './data/node/index.js';
+
+// Learners
+export type { LinearModel, Metrics } from './learners/model.js';
+export { evaluate, parseModel, predict, predictMargins } from './learners/model.js';
+export type { PrivacyReport } from './learners/privacy-report.js';
+export type { DpGdOptions, TrainResult } from './learners/dp-gd.js';
+export { trainDpGd } from './learners/dp-gd.js';
+export type { DpSgdOptions } from './learners/dp-sgd.js';
+export { trainDpSgd } from './learners/dp-sgd.js';
+export { trainShuffledSgd } from './learners/shuffled-sgd.js';
+export { gridSearchNotPrivate, tuneHonestly } from './learners/tuning.js';
+export { huberLoss, logisticLoss, smoothedHingeLoss, squaredLoss } from './learners/glm/index.js';
+export type { GlmLoss } from './learners/glm/index.js';
+export { lbfgs } from './math/lbfgs.js';
+export { newton } from './math/newton.js';
+export { accuracy, logLoss, meanSquaredError, rocAuc, rSquared } from './eval/metrics.js';

@@ -130,3 +130,17 @@ test('accounting CLI errors: bad q, negative counts, unknown kinds, malformed JS
   );
   assert.equal(conjecture.guarantee, 'conjecture');
 });
+
+test('--accountant pld: tighter than RDP with epsilonLower <= epsilon; RDP-only events fall back with a warning', async () => {
+  const args = ['epsilon', 'dpsgd', '--sampling-probability', '0.2', '--noise-multiplier', '0.8', '--steps', '20', '--delta', '1e-5', '--json'];
+  const rdp = JSON.parse((await run(...args)).stdout);
+  const pld = JSON.parse((await run(...args, '--accountant', 'pld')).stdout);
+  assert.equal(pld.accountant, 'pld');
+  assert.ok(pld.epsilon < rdp.epsilon, `${pld.epsilon} vs ${rdp.epsilon}`);
+  assert.ok(pld.epsilonLower <= pld.epsilon);
+  const rgm = JSON.parse((await run('epsilon', '--accountant', 'pld', '--delta', '1e-8', '--json', '--event', '{"kind":"relativeGaussian","eta":0.001,"gamma":0.0001,"dimension":10}')).stdout);
+  assert.equal(rgm.accountant, 'rdp');
+  assert.ok(rgm.warnings.some((w: string) => /PLD/.test(w)));
+  const bad = await run('epsilon', '--accountant', 'magic', '--delta', '1e-5', '--event', '{"kind":"noOp"}');
+  assert.equal(bad.code, 2);
+});

@@ -8,6 +8,7 @@ import { eventToJson, type DpEvent } from '../../accounting/events.js';
 import type { PrivacyGuarantee } from '../../accounting/guarantee.js';
 import { InvalidParameterError } from '../../errors.js';
 import { pureEpsilon } from '../../accounting/pure-dp.js';
+import { PldAccountant, pldEpsilon } from '../../accounting/pld/accountant.js';
 import { RdpAccountant } from '../../accounting/rdp/accountant.js';
 import { neighboringRelationOf } from '../../accounting/neighboring.js';
 import { readEventFlag, parseOrdersFlag } from '../event-input.js';
@@ -48,24 +49,50 @@ interface AccountingFlags {
   json?: boolean;
 }
 
-function accountantFor(flags: AccountingFlags): RdpAccountant {
-  if (flags.accountant !== 'rdp') {
-    throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' (the PLD accountant is not available yet)");
+/** What the commands need of an accountant (RDP and PLD share this interface). */
+interface Accountant {
+  compose(event: DpEvent, count?: number): Accountant;
+  getEpsilon(delta: number): PrivacyGuarantee;
+  getDelta(epsilon: number): PrivacyGuarantee;
+}
+
+/**
+ * The accountant for `flags`. With --accountant pld, an event the PLD accountant cannot handle
+ * (RGM is RDP-only in `000`; repeat-and-select's bounds are RDP) falls back to RDP, with a warning.
+ */
+function accountantFor(flags: AccountingFlags, event?: DpEvent): Accountant {
+  if (flags.accountant === 'rdp') return new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture });
+  if (flags.accountant === 'pld') {
+    const pld = new PldAccountant();
+    if (event === undefined || pld.supports(event)) return pld;
+    const rdp = new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture });
+    const warning = 'the PLD accountant does not support this event (RGM and repeat-and-select have RDP bounds only): accounted by RDP instead';
+    const withWarning = (g: PrivacyGuarantee): PrivacyGuarantee => ({ ...g, warnings: [...g.warnings, warning] });
+    const fallback: Accountant = {
+      compose: (e, count) => (rdp.compose(e, count), fallback),
+      getEpsilon: (delta) => withWarning(rdp.getEpsilon(delta)),
+      getDelta: (epsilon) => withWarning(rdp.getDelta(epsilon)),
+    };
+    return fallback;
   }
-  return new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture });
+  throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' or 'pld'");
 }
 
 function addAccountingOptions(command: Command): Command {
   return command
-    .option('--accountant <A>', "the accountant: 'rdp'", 'rdp')
+    .option('--accountant <A>', "'rdp' (Rényi DP) or 'pld' (privacy loss distributions: tight, reports epsilonLower)", 'rdp')
     .option('--orders <LIST>', 'Rényi orders to use instead of the default grid, e.g. 2,4.5,32', parseOrdersFlag)
     .option('--allow-conjecture', 'account 004 Conj. 1-2 (shuffled SGD); the result is then a conjecture')
     .option('--json', 'print one JSON object');
 }
 
-function guaranteeLines(g: PrivacyGuarantee): string {
+function guaranteeLines(g: PrivacyGuarantee & { epsilonLower?: number }): string {
+  const how =
+    g.order !== undefined
+      ? `${g.accountant} accountant, Rényi order ${formatNumber(g.order, 8)}${g.conversion ? `, ${g.conversion} conversion` : ''}`
+      : `${g.accountant} accountant${g.epsilonLower !== undefined ? `, exact epsilon >= ${formatNumber(g.epsilonLower)}` : ''}`;
   return [
-    `epsilon ${formatNumber(g.epsilon)}  delta ${formatNumber(g.delta)}  (${g.accountant} accountant, Rényi order ${formatNumber(g.order ?? NaN, 8)}${g.conversion ? `, ${g.conversion} conversion` : ''})`,
+    `epsilon ${formatNumber(g.epsilon)}  delta ${formatNumber(g.delta)}  (${how})`,
     `neighbouring relation: ${g.neighboringRelation}; guarantee: ${g.guarantee}`,
     ...g.warnings.map((w) => `warning: ${w}`),
   ].join('\n');
@@ -79,7 +106,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
   const epsilon = addAccountingOptions(
     program
       .command('epsilon')
-      .description('epsilon of a DpEvent at a given delta (RDP accountant)')
+      .description('epsilon of a DpEvent at a given delta (RDP or PLD accountant)')
       .option('--event <JSON|@FILE>', 'the event', readEventFlag)
       .option('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
   )
@@ -89,7 +116,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
     .action((flags: AccountingFlags & { event?: DpEvent; delta?: number }) => {
       if (flags.event === undefined) throw new InvalidParameterError('--event', undefined, 'given (JSON or @FILE); see dpfit account --help');
       if (flags.delta === undefined) throw new InvalidParameterError('--delta', undefined, 'given, in (0, 1)');
-      const result = accountantFor(flags).compose(flags.event).getEpsilon(flags.delta);
+      const result = accountantFor(flags, flags.event).compose(flags.event).getEpsilon(flags.delta);
       printResult(io, Boolean(flags.json), withEvent(result, flags.event), () => guaranteeLines(result));
     });
 
@@ -103,20 +130,20 @@ export function registerAccounting(program: Command, io: CliIo): void {
       .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
   ).action((flags: AccountingFlags & { samplingProbability: number; noiseMultiplier: number; steps: number; delta: number }) => {
     const event = dpsgdEvent(flags.samplingProbability, flags.noiseMultiplier, flags.steps);
-    const result = accountantFor(flags).compose(event).getEpsilon(flags.delta);
+    const result = accountantFor(flags, event).compose(event).getEpsilon(flags.delta);
     printResult(io, Boolean(flags.json), withEvent(result, event), () => `DP-SGD, ${flags.steps} steps at q = ${flags.samplingProbability}, z = ${flags.noiseMultiplier}:\n${guaranteeLines(result)}`);
   });
 
   addAccountingOptions(
     program
       .command('delta')
-      .description('delta of a DpEvent at a given epsilon (RDP accountant)')
+      .description('delta of a DpEvent at a given epsilon (RDP or PLD accountant)')
       .requiredOption('--event <JSON|@FILE>', 'the event', readEventFlag)
       .requiredOption('--epsilon <E>', 'epsilon (>= 0)', parseNumberFlag('--epsilon')),
   )
     .addHelpText('after', EVENT_HELP)
     .action((flags: AccountingFlags & { event: DpEvent; epsilon: number }) => {
-      const result = accountantFor(flags).compose(flags.event).getDelta(flags.epsilon);
+      const result = accountantFor(flags, flags.event).compose(flags.event).getDelta(flags.epsilon);
       printResult(io, Boolean(flags.json), withEvent(result, flags.event), () => guaranteeLines(result));
     });
 
@@ -128,7 +155,8 @@ export function registerAccounting(program: Command, io: CliIo): void {
   )
     .addHelpText('after', EVENT_HELP)
     .action((flags: AccountingFlags & { event: DpEvent }) => {
-      const accountant = accountantFor(flags).compose(flags.event);
+      if (flags.accountant !== 'rdp') throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' (a Rényi curve comes from the RDP accountant)");
+      const accountant = new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture }).compose(flags.event);
       const rdp = Array.from(accountant.rdpCurve());
       const result = { orders: [...accountant.orders], rdp, neighboringRelation: neighboringRelationOf(flags.event), pureEpsilon: pureEpsilon(flags.event) };
       printResult(io, Boolean(flags.json), result, () =>
@@ -149,13 +177,14 @@ export function registerAccounting(program: Command, io: CliIo): void {
   )
     .addHelpText('after', '\nThe returned noise multiplier meets the target exactly (re-accounted); it is within a relative 1e-9 of the smallest that does.')
     .action((flags: AccountingFlags & { samplingProbability: number; steps: number; targetEpsilon: number; delta: number }) => {
-      accountantFor(flags); // validates --accountant and --orders
+      accountantFor(flags); // validates --accountant
       const result = calibrateDpsgd({
         samplingProbability: flags.samplingProbability,
         steps: flags.steps,
         targetEpsilon: flags.targetEpsilon,
         delta: flags.delta,
         rdpOptions: { orders: flags.orders },
+        ...(flags.accountant === 'pld' ? { accountant: (event: DpEvent, delta: number) => pldEpsilon(event, delta), tolerance: 1e-6 } : {}),
       });
       const output = { noiseMultiplier: result.noiseMultiplier, ...result.guarantee, targetEpsilon: flags.targetEpsilon, event: eventToJson(result.event) };
       printResult(io, Boolean(flags.json), output, () => `noise multiplier ${formatNumber(result.noiseMultiplier, 10)}\n${guaranteeLines(result.guarantee)}`);

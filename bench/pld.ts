@@ -1,0 +1,91 @@
+/**
+ * PLD accounting speed and tightness: epsilon of DP-SGD (z = 1.1, q = 0.01, 1e5 steps,
+ * delta = 1e-5) by dpfit's PLD accountant — the whole computation in a fresh accountant each time,
+ * no cache — next to Python's dp_accounting PLD accountant (its default grid, 1e-4) measured in the
+ * same run when python3 can import it (set DPFIT_DP_ACCOUNTING_PATH to a directory to add to
+ * PYTHONPATH). dpfit also prints epsilonLower, a rigorous lower bound on the exact epsilon, so
+ * the tightness of both upper bounds is visible. Target (issue 4): faster than dp_accounting at
+ * equal or better tightness.
+ *
+ * `npm run bench -- pld`, or standalone: `node --import tsx bench/pld.ts`.
+ */
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { dpsgdEvent } from '../src/accounting/calibrate.js';
+import { pldEpsilon, type PldAccountantOptions } from '../src/accounting/pld/accountant.js';
+
+const Q = 0.01;
+const Z = 1.1;
+const STEPS = 100_000;
+const DELTA = 1e-5;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const PYTHON = `
+import time, statistics
+from dp_accounting import dp_event
+from dp_accounting.pld import pld_privacy_accountant as pld
+def run():
+    a = pld.PLDAccountant()
+    a.compose(dp_event.PoissonSampledDpEvent(${Q}, dp_event.GaussianDpEvent(${Z})), ${STEPS})
+    return a.get_epsilon(${DELTA})
+times = []
+for _ in range(3):
+    t = time.perf_counter(); eps = run(); times.append(time.perf_counter() - t)
+print(statistics.median(times) * 1000, repr(eps))
+`;
+
+function pythonReference(): { ms: number; epsilon: number } | string {
+  const extra = process.env.DPFIT_DP_ACCOUNTING_PATH;
+  const env = { ...process.env, ...(extra ? { PYTHONPATH: [extra, process.env.PYTHONPATH].filter(Boolean).join(':') } : {}) };
+  const result = spawnSync('python3', ['-c', PYTHON], { env, encoding: 'utf8', timeout: 300_000 });
+  if (result.error || result.status !== 0) return 'dp_accounting not importable by python3 (skipped)';
+  const [ms, epsilon] = result.stdout.trim().split(/\s+/).map(Number);
+  return { ms, epsilon };
+}
+
+function timeDpfit(options: PldAccountantOptions, runs: number): { ms: number; coldMs: number; epsilon: number; lower: number; h: number; n: number } {
+  const event = dpsgdEvent(Q, Z, STEPS);
+  const first = performance.now();
+  const r = pldEpsilon(event, DELTA, options);
+  const coldMs = performance.now() - first;
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    pldEpsilon(event, DELTA, options);
+    times.push(performance.now() - start);
+  }
+  return { ms: median(times), coldMs, epsilon: r.epsilon, lower: r.epsilonLower ?? NaN, h: r.discretization.valueDiscretization, n: r.discretization.gridSize };
+}
+
+export async function runPldBench(): Promise<void> {
+  process.stdout.write(`epsilon of DP-SGD by PLD (q=${Q}, z=${Z}, ${STEPS} steps, delta=${DELTA})\n`);
+  const configurations: { label: string; options: PldAccountantOptions }[] = [
+    { label: 'dpfit PLD (default, relativeAccuracy 1e-4)', options: {} },
+    { label: 'dpfit PLD (relativeAccuracy 3e-5)', options: { relativeAccuracy: 3e-5 } },
+  ];
+  const results = configurations.map(({ label, options }) => ({ label, ...timeDpfit(options, 5) }));
+  for (const r of results) {
+    process.stdout.write(
+      `  ${r.label.padEnd(44)} ${r.ms.toFixed(0).padStart(6)} ms median (first ${r.coldMs.toFixed(0)} ms)  epsilon ${r.epsilon.toFixed(6)}  epsilonLower ${r.lower.toFixed(6)}  (h ${r.h.toExponential(2)}, ${r.n} points)\n`,
+    );
+  }
+  const reference = pythonReference();
+  if (typeof reference === 'string') {
+    process.stdout.write(`  dp_accounting PLD  ${reference}\n`);
+    return;
+  }
+  process.stdout.write(`  ${'dp_accounting PLD (grid 1e-4, pessimistic)'.padEnd(44)} ${reference.ms.toFixed(0).padStart(6)} ms median  epsilon ${reference.epsilon.toFixed(6)}\n`);
+  for (const r of results) {
+    const speed = reference.ms / r.ms;
+    const tighter = r.epsilon <= reference.epsilon;
+    process.stdout.write(
+      `  ${r.label}: ${speed.toFixed(1)}x ${speed >= 1 ? 'faster' : 'slower'}, epsilon ${tighter ? '<=' : '>'} dp_accounting's (${((r.epsilon / reference.epsilon - 1) * 1e6).toFixed(2)} ppm); target ${speed > 1 && tighter ? 'met' : 'MISSED'}\n`,
+    );
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runPldBench();

@@ -1,0 +1,465 @@
+/**
+ * The privacy-loss-distribution (PLD) accountant: tight (epsilon, delta) for compositions, by
+ * discretising each mechanism's dominating pair (`discretize.ts`: connect-the-dots, Doroshenko et
+ * al. 2022, pessimistic; a contraction, optimistic) and composing in the Fourier domain
+ * (`compose.ts`; Koskela et al. 2020/2021, Zhu, Dong, Wang 2022). Queries are hockey-stick
+ * divergences (`003` Thm. D.2) and their inverse (`queries.ts`).
+ *
+ * Every reported `epsilon` (`delta`) is an upper bound computed pessimistically; `epsilonLower`
+ * (`deltaLower`) is a rigorous lower bound on the same mechanism's exact value, computed with the
+ * same care, so `epsilon - epsilonLower` is an honest error bar. With the default automatic grid
+ * the accountant refines the grid until that gap is within `relativeAccuracy`; when it cannot, it
+ * throws NumericalError instead of returning a loose number silently.
+ *
+ * Interface as the RDP accountant and dp_accounting: `supports`, `compose(event, count)`,
+ * `getEpsilon(delta)`, `getDelta(epsilon)`; the whole event is validated before the state changes.
+ */
+import { DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
+import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
+import { selfComposeEvent, type DpEvent } from '../events.js';
+import type { PrivacyGuarantee } from '../guarantee.js';
+import { neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
+import type { ComposedPlds, Direction } from './compose.js';
+import type { DiscretePld } from './discrete-pld.js';
+import { checkPldSupport, pldComponents, type PldComponent } from './event-components.js';
+import { PldEngine } from './engine.js';
+import { deltaForEpsilon, epsilonForDelta, noiseAt } from './queries.js';
+
+export interface PldAccountantOptions {
+  /**
+   * Grid step h of the privacy-loss values. Default: chosen automatically from
+   * `relativeAccuracy` and refined until the accuracy is met.
+   */
+  readonly valueDiscretization?: number;
+  /**
+   * Target accuracy: epsilon - epsilonLower <= relativeAccuracy * epsilon (for getDelta: the
+   * pessimistic curve within relativeAccuracy of the optimistic one, horizontally). Default 1e-4.
+   */
+  readonly relativeAccuracy?: number;
+  /**
+   * Bound on the probability mass cut from each end of the composed loss (it is added to delta on
+   * the pessimistic side). Default: 1e-2 relativeAccuracy delta for getEpsilon (at most 1e-10), so
+   * that it moves epsilon by well under its accuracy target; 1e-18 for getDelta (lowered for tiny
+   * deltas).
+   */
+  readonly tailMassBound?: number;
+  /** Largest number of grid points (FFT size). Default 2^22. */
+  readonly maxGridSize?: number;
+}
+
+/** The discretisation a PLD result was computed with. */
+export interface PldDiscretization {
+  /** Grid step h of privacy-loss values. */
+  readonly valueDiscretization: number;
+  /** Number of grid points of the composed PLD (FFT size). */
+  readonly gridSize: number;
+  /** The loss window [low, high] of the composed PLD (the widest direction). */
+  readonly lossRange: readonly [number, number];
+  /** Bound on the mass truncated from each end (included in delta). */
+  readonly tailMassBound: number;
+  readonly relativeAccuracy: number;
+  /** true when h was chosen by the accountant. */
+  readonly automatic: boolean;
+  /** Exponential tilt of the composition (0: none; see `tilt.ts`). */
+  readonly tilt: number;
+}
+
+export interface PldGuarantee extends PrivacyGuarantee {
+  /** A lower bound on the exact epsilon (getEpsilon): epsilonLower <= true epsilon <= epsilon. */
+  readonly epsilonLower?: number;
+  /** A lower bound on the exact delta (getDelta). */
+  readonly deltaLower?: number;
+  readonly discretization: PldDiscretization;
+}
+
+const DEFAULT_RELATIVE_ACCURACY = 1e-4;
+const DEFAULT_TAIL_MASS_DELTA = 1e-18;
+const DEFAULT_TAIL_MASS_EPSILON = 1e-10;
+const TAIL_MASS_PER_DELTA = 1e-2;
+const DEFAULT_MAX_GRID = 1 << 22;
+const MAX_REFINEMENTS = 4;
+/** Relative gap (epsilon) still returned, with a warning, when maxGridSize prevents the requested one. */
+const TOLERABLE_GAP = 1e-3;
+
+interface Merged {
+  count: number;
+  models: PldComponent['models'];
+}
+
+interface Evaluation {
+  readonly value: number;
+  readonly lower: number;
+  readonly acceptable: boolean;
+  /**
+   * Accurate enough to return, with a warning, when the requested accuracy cannot be reached within
+   * maxGridSize: a gap of at most max(10 relativeAccuracy, 1e-3) (`TOLERABLE_GAP`).
+   */
+  readonly tolerable: boolean;
+  /** Suggested factor for h when not acceptable (< 1). */
+  readonly shrink: number;
+  readonly warnings: string[];
+  /**
+   * Set when floating-point error limits the result: recompute tilted at the saddle point of this
+   * epsilon (`tilt.ts`).
+   */
+  readonly tiltAt?: { readonly epsilon: number; readonly direction: Direction };
+}
+
+/** Target for the tilt: delta(epsilon) of one direction. */
+interface TiltTarget {
+  readonly epsilon: number;
+  readonly direction: Direction;
+}
+
+/** About how much the floating-point error bound moves epsilon(delta): its delta over the slope. */
+function noiseShift(pld: DiscretePld, search: { epsilon: number; slope: number }): number {
+  if (pld.errorPerBin === 0 || !Number.isFinite(search.epsilon)) return 0;
+  const noise = noiseAt(pld, search.epsilon);
+  if (noise === 0) return 0;
+  return search.slope > 0 ? noise / search.slope : Infinity;
+}
+
+export class PldAccountant {
+  private readonly options: Required<Omit<PldAccountantOptions, 'valueDiscretization' | 'tailMassBound'>> & {
+    valueDiscretization?: number;
+    tailMassBound?: number;
+  };
+  private readonly merged = new Map<string, Merged>();
+  private nonPrivate = false;
+  private relation: NeighboringRelation = 'relativeToSensitivity';
+  private engine: PldEngine | undefined;
+  private readonly cache = new Map<string, ComposedPlds>();
+
+  constructor(options: PldAccountantOptions = {}) {
+    if (options.valueDiscretization !== undefined) requirePositive('valueDiscretization', options.valueDiscretization);
+    const relativeAccuracy = options.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY;
+    if (!(typeof relativeAccuracy === 'number' && relativeAccuracy > 0 && relativeAccuracy < 1)) {
+      throw new InvalidParameterError('relativeAccuracy', relativeAccuracy, 'in (0, 1)');
+    }
+    const tailMassBound = options.tailMassBound;
+    if (tailMassBound !== undefined) requireOpenUnit('tailMassBound', tailMassBound);
+    const maxGridSize = requireInteger('maxGridSize', options.maxGridSize ?? DEFAULT_MAX_GRID, 16, 1 << 28);
+    this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, maxGridSize };
+  }
+
+  /** Whether the accountant can handle the event (and all its sub-events). */
+  supports(event: DpEvent): boolean {
+    try {
+      checkPldSupport(event);
+      neighboringRelationOf(event);
+      return true;
+    } catch (error) {
+      if (error instanceof DpfitError) return false;
+      throw error;
+    }
+  }
+
+  /** Adds `count` adaptive repetitions of `event`; validates everything before changing state. */
+  compose(event: DpEvent, count = 1): this {
+    requireInteger('count', count, 0);
+    const wrapped = count === 1 ? event : selfComposeEvent(event, count);
+    checkPldSupport(wrapped);
+    const relation = this.combinedRelation(wrapped);
+    const summary = pldComponents(wrapped);
+    const next = new Map(this.merged);
+    for (const c of summary.components) {
+      const total = (next.get(c.key)?.count ?? 0) + c.count;
+      if (!Number.isSafeInteger(total)) throw new InvalidParameterError('count', count, `such that the total number of compositions stays <= ${Number.MAX_SAFE_INTEGER}`);
+      next.set(c.key, { count: total, models: next.get(c.key)?.models ?? c.models });
+    }
+    // Validated: commit.
+    this.merged.clear();
+    for (const [k, v] of next) this.merged.set(k, v);
+    this.nonPrivate ||= summary.nonPrivate;
+    this.relation = relation;
+    this.engine = undefined;
+    this.cache.clear();
+    return this;
+  }
+
+  /** The relation of everything composed so far and `event` (neighboring.ts rules); throws on a mix. */
+  private combinedRelation(event: DpEvent): NeighboringRelation {
+    const relation = neighboringRelationOf(event);
+    if (relation === 'relativeToSensitivity') return this.relation;
+    if (this.relation !== 'relativeToSensitivity' && this.relation !== relation) {
+      throw new UnsupportedEventError(
+        event,
+        event,
+        `it composes events under different neighbouring relations (${this.relation} and ${relation}); convert one explicitly (e.g. recompute its sensitivity or sampling under the other relation)`,
+      );
+    }
+    return relation;
+  }
+
+  private getEngine(): PldEngine {
+    if (this.engine === undefined) {
+      const components: PldComponent[] = [...this.merged.entries()].map(([key, m]) => ({ key, count: m.count, models: m.models }));
+      this.engine = new PldEngine(components);
+    }
+    return this.engine;
+  }
+
+  private composedAt(h: number, tailMass: number, tilt: number): ComposedPlds {
+    const key = `${h}|${tailMass}|${tilt}`;
+    let c = this.cache.get(key);
+    if (c === undefined) {
+      c = this.getEngine().compose(h, { tailMass, maxGridSize: this.options.maxGridSize, tilt });
+      if (this.cache.size >= 2) this.cache.clear(); // each holds up to 4 arrays of maxGridSize doubles
+      this.cache.set(key, c);
+    }
+    return c;
+  }
+
+  private describe(epsilon: number, delta: number, warnings: string[], extra: { epsilonLower?: number; deltaLower?: number }, discretization: PldDiscretization): PldGuarantee {
+    return Object.freeze({
+      epsilon,
+      delta,
+      accountant: 'pld' as const,
+      neighboringRelation: this.relation,
+      guarantee: 'proven' as const,
+      warnings: Object.freeze([...warnings]),
+      ...extra,
+      discretization: Object.freeze(discretization),
+    });
+  }
+
+  private trivialDiscretization(tailMass: number): PldDiscretization {
+    return {
+      valueDiscretization: this.options.valueDiscretization ?? 0,
+      gridSize: 0,
+      lossRange: [0, 0],
+      tailMassBound: tailMass,
+      relativeAccuracy: this.options.relativeAccuracy,
+      automatic: this.options.valueDiscretization === undefined,
+      tilt: 0,
+    };
+  }
+
+  /**
+   * Runs `query` on grids that are refined until it is acceptable (automatic grid), or once (a
+   * grid given by the caller, whose inaccuracy becomes a warning). The composition is tilted at
+   * `tiltTarget`'s saddle point when given, or when a query reports that floating-point error
+   * limits it (then the same grid is recomputed tilted, once).
+   */
+  private evaluate(
+    tailMass: number,
+    align: readonly number[] | undefined,
+    initialTilt: TiltTarget | undefined,
+    query: (composed: ComposedPlds) => Evaluation,
+    describeFailure: (e: Evaluation) => string,
+  ): { evaluation: Evaluation; discretization: PldDiscretization } {
+    const engine = this.getEngine();
+    const automatic = this.options.valueDiscretization === undefined;
+    const engineOptions = { tailMass, maxGridSize: this.options.maxGridSize };
+    // 0.9: a margin so that the first grid usually meets the accuracy (no second composition). For
+    // a few compositions the variance rule can be far too fine (a loss concentrated near 0 with a
+    // long thin tail): start at 2^16 points over the window at least, and let the accuracy check refine.
+    let hMax = this.options.valueDiscretization ?? 0.9 * engine.automaticStep(this.options.relativeAccuracy);
+    if (automatic && engine.totalCount <= 100) hMax = Math.max(hMax, engine.windowWidth(hMax, engineOptions) / 65536);
+    let tiltTarget = initialTilt;
+    let retilted = false;
+    let last: { evaluation: Evaluation; discretization: PldDiscretization } | undefined;
+    const settle = (reason: string) => {
+      // The grid cannot be refined further: return a tolerable result with a warning, or fail.
+      if (last !== undefined && last.evaluation.tolerable) {
+        last.evaluation.warnings.push(`${describeFailure(last.evaluation)}: ${reason}; the values are valid bounds, raise maxGridSize (or relativeAccuracy) to tighten them`);
+        return last;
+      }
+      throw new NumericalError(`${last === undefined ? 'the PLD composition failed' : describeFailure(last.evaluation)}: ${reason}`);
+    };
+    for (let attempt = 0; attempt <= MAX_REFINEMENTS; attempt++) {
+      let h = hMax;
+      let limited = false;
+      if (automatic) {
+        ({ h, limited } = engine.fitStep(hMax, engineOptions, align));
+        if (limited && last !== undefined && h >= 0.98 * last.discretization.valueDiscretization) {
+          return settle(`a finer grid than ${last.discretization.valueDiscretization} needs more than maxGridSize = ${this.options.maxGridSize} points`);
+        }
+      }
+      let composed: ComposedPlds;
+      let evaluation: Evaluation;
+      try {
+        let untilted: { composed: ComposedPlds; evaluation: Evaluation } | undefined;
+        for (;;) {
+          let tilt = tiltTarget === undefined ? 0 : engine.saddleTilt(h, engineOptions, tiltTarget.epsilon, tiltTarget.direction);
+          let tilted: ComposedPlds | undefined;
+          // A tilted window can be much wider than the plain one (a heavy upper tail, amplified by
+          // the tilt): halve the tilt until it fits; without one, keep the untilted result, whose
+          // error terms are valid, and stop tilting.
+          for (let halvings = 0; tilted === undefined && halvings < 8; halvings++) {
+            try {
+              tilted = this.composedAt(h, tailMass, tilt);
+            } catch (error) {
+              if (!(error instanceof NumericalError) || tilt === 0) throw error;
+              tilt /= 4;
+            }
+          }
+          if (tilted === undefined) {
+            tiltTarget = undefined;
+            if (untilted === undefined) {
+              composed = this.composedAt(h, tailMass, 0);
+              evaluation = query(composed);
+            } else ({ composed, evaluation } = untilted);
+            break;
+          }
+          composed = tilted;
+          evaluation = query(composed);
+          if (evaluation.tiltAt === undefined || retilted) break;
+          untilted = { composed, evaluation };
+          retilted = true;
+          tiltTarget = evaluation.tiltAt;
+        }
+      } catch (error) {
+        if (error instanceof NumericalError && last !== undefined) return settle(`refining the grid further failed: ${error.message}`);
+        throw error;
+      }
+      let low = Infinity;
+      let high = -Infinity;
+      for (const d of composed.directions) {
+        low = Math.min(low, d.pessimistic.minIndex * h);
+        high = Math.max(high, (d.pessimistic.minIndex + d.pessimistic.masses.length - 1) * h);
+      }
+      const discretization: PldDiscretization = {
+        valueDiscretization: h,
+        gridSize: composed.gridSize,
+        lossRange: [low, high],
+        tailMassBound: tailMass,
+        relativeAccuracy: this.options.relativeAccuracy,
+        automatic,
+        tilt: composed.directions[0].pessimistic.tilt,
+      };
+      last = { evaluation, discretization };
+      if (evaluation.acceptable) return last;
+      if (!automatic) {
+        evaluation.warnings.push(`${describeFailure(evaluation)} at the given valueDiscretization ${h}; a finer grid would tighten it`);
+        return last;
+      }
+      if (limited) return settle(`a finer grid needs more than maxGridSize = ${this.options.maxGridSize} points`);
+      hMax = h * Math.min(0.7, Math.max(1 / 16, evaluation.shrink));
+    }
+    return settle(`${MAX_REFINEMENTS} grid refinements (value discretization ${last!.discretization.valueDiscretization}) did not reach it`);
+  }
+
+  /** The smallest epsilon such that the composition is (epsilon, delta)-DP, with epsilonLower. */
+  getEpsilon(delta: number): PldGuarantee {
+    requireOpenUnit('delta', delta);
+    const tailMass = this.options.tailMassBound ?? Math.min(DEFAULT_TAIL_MASS_EPSILON, TAIL_MASS_PER_DELTA * this.options.relativeAccuracy * delta);
+    if (this.nonPrivate) return this.describe(Infinity, delta, [], { epsilonLower: Infinity }, this.trivialDiscretization(tailMass));
+    if (this.merged.size === 0) return this.describe(0, delta, [], { epsilonLower: 0 }, this.trivialDiscretization(tailMass));
+    const accuracy = this.options.relativeAccuracy;
+    const { evaluation, discretization } = this.evaluate(
+      tailMass,
+      this.getEngine().atoms(),
+      undefined,
+      (composed) => {
+        let epsilon = 0;
+        let lower = 0;
+        let truncated = false;
+        let binding: Direction = composed.directions[0].direction;
+        let shift = 0;
+        for (const d of composed.directions) {
+          const upper = epsilonForDelta(d.pessimistic, delta);
+          truncated ||= upper.belowTruncation;
+          if (upper.epsilon > epsilon) binding = d.direction;
+          epsilon = Math.max(epsilon, upper.epsilon);
+          const low = epsilonForDelta(d.optimistic, delta);
+          lower = Math.max(lower, low.epsilon);
+          // How much of the result is floating-point error bound?
+          shift = Math.max(shift, noiseShift(d.pessimistic, upper), noiseShift(d.optimistic, low));
+        }
+        lower = Math.min(lower, epsilon);
+        const gap = epsilon - lower;
+        const tolerance = accuracy * epsilon + 1e-12;
+        const noisy = shift > 0.1 * tolerance;
+        const acceptable = !truncated && (epsilon === lower || gap <= tolerance);
+        const tolerable = !truncated && Number.isFinite(epsilon) && gap <= Math.max(10 * accuracy, TOLERABLE_GAP) * epsilon + 1e-12;
+        const tiltAt = noisy && composed.directions[0].pessimistic.tilt === 0 && Number.isFinite(epsilon) ? { epsilon, direction: binding } : undefined;
+        return { value: epsilon, lower, acceptable, tolerable, shrink: Number.isFinite(gap) && gap > 0 ? 0.9 * Math.sqrt(tolerance / gap) : 0.5, warnings: [], tiltAt };
+      },
+      (e) => `epsilon at delta = ${delta} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`,
+    );
+    return this.describe(evaluation.value, delta, evaluation.warnings, { epsilonLower: evaluation.lower }, discretization);
+  }
+
+  /** The smallest delta such that the composition is (epsilon, delta)-DP, with deltaLower. */
+  getDelta(epsilon: number): PldGuarantee {
+    requireNonNegative('epsilon', epsilon);
+    const firstTail = this.options.tailMassBound ?? DEFAULT_TAIL_MASS_DELTA;
+    if (this.nonPrivate) return this.describe(epsilon, 1, [], { deltaLower: 1 }, this.trivialDiscretization(firstTail));
+    if (this.merged.size === 0) return this.describe(epsilon, 0, [], { deltaLower: 0 }, this.trivialDiscretization(firstTail));
+    const engine = this.getEngine();
+    // A single release is exact at grid points (connect-the-dots interpolates the exact curve):
+    // put epsilon on the grid unless an atom of the loss claims the alignment.
+    const atoms = engine.atoms();
+    const align = atoms.length > 0 ? atoms : engine.totalCount === 1 && epsilon > 0 ? [epsilon] : undefined;
+    const accuracy = this.options.relativeAccuracy;
+    let tailMass = firstTail;
+    for (let round = 0; ; round++) {
+      let floor = 0;
+      const { evaluation, discretization } = this.evaluate(
+        tailMass,
+        align,
+        undefined,
+        (composed) => {
+          let delta = 0;
+          let lower = 0;
+          let shifted = 0;
+          let shiftedFar = 0;
+          const far = Math.max(10 * accuracy, TOLERABLE_GAP);
+          floor = 0;
+          for (const d of composed.directions) {
+            delta = Math.max(delta, deltaForEpsilon(d.pessimistic, epsilon));
+            lower = Math.max(lower, deltaForEpsilon(d.optimistic, epsilon));
+            shifted = Math.max(shifted, deltaForEpsilon(d.optimistic, epsilon * (1 - accuracy)));
+            shiftedFar = Math.max(shiftedFar, deltaForEpsilon(d.optimistic, epsilon * (1 - far)));
+            const p = d.pessimistic;
+            const noise = deltaForEpsilon(p, epsilon) - deltaForEpsilon({ ...p, errorPerBin: 0 }, epsilon);
+            floor = Math.max(floor, p.truncationMass + noise);
+          }
+          lower = Math.min(lower, delta);
+          const warnings: string[] = [];
+          let acceptable = delta - lower <= accuracy * delta || shifted >= delta;
+          if (!acceptable && delta <= 100 * floor) {
+            acceptable = true;
+            warnings.push(`delta = ${delta} is near the resolution of the computation (truncation and rounding ${floor}): it is a valid upper bound, but the exact value may be much smaller`);
+          }
+          const gap = delta - lower;
+          const tolerable = acceptable || gap <= far * delta || shiftedFar >= delta;
+          // Floating-point error a noticeable part of delta: recompute tilted at epsilon.
+          let binding: Direction = composed.directions[0].direction;
+          let noise = 0;
+          for (const d of composed.directions) {
+            if (deltaForEpsilon(d.pessimistic, epsilon) >= delta) binding = d.direction;
+            noise = Math.max(noise, noiseAt(d.pessimistic, epsilon), noiseAt(d.optimistic, epsilon));
+          }
+          // Compared with what the accuracy allows (delta's change over a relative epsilon step of
+          // relativeAccuracy); on small grids, where a second pass is cheap, with 1e-3 of that step
+          // in delta itself, so that single releases match closed forms to ~1e-9.
+          const allowed = 0.1 * Math.max(accuracy * delta, shifted - lower);
+          const cheap = composed.gridSize <= 1 << 17;
+          const tiltAt = composed.directions[0].pessimistic.tilt === 0 && (noise > allowed || (cheap && noise > 1e-3 * accuracy * delta)) ? { epsilon, direction: binding } : undefined;
+          return { value: delta, lower, acceptable, tolerable, shrink: gap > 0 ? 0.9 * Math.sqrt((accuracy * delta) / gap) : 0.5, warnings, tiltAt };
+        },
+        (e) => `delta at epsilon = ${epsilon} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`,
+      );
+      // A tiny delta: truncate less (once or twice) so that the truncation bound is negligible.
+      const delta = evaluation.value;
+      const wanted = Math.max(1e-300, 1e-4 * accuracy * delta);
+      if (this.options.tailMassBound === undefined && round < 2 && delta > 0 && floor > 1e-3 * accuracy * delta && wanted < tailMass) {
+        tailMass = wanted;
+        continue;
+      }
+      return this.describe(epsilon, delta, evaluation.warnings, { deltaLower: evaluation.lower }, discretization);
+    }
+  }
+}
+
+/** epsilon of one event at delta by the PLD accountant. */
+export function pldEpsilon(event: DpEvent, delta: number, options: PldAccountantOptions = {}): PldGuarantee {
+  return new PldAccountant(options).compose(event).getEpsilon(delta);
+}
+
+/** delta of one event at epsilon by the PLD accountant. */
+export function pldDelta(event: DpEvent, epsilon: number, options: PldAccountantOptions = {}): PldGuarantee {
+  return new PldAccountant(options).compose(event).getDelta(epsilon);
+}

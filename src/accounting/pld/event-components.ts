@@ -1,0 +1,180 @@
+/**
+ * From a DpEvent to the multiset of mechanisms the PLD accountant composes: one function per
+ * kind (DESIGN.md), nested compositions flattened and counts multiplied, identical mechanisms
+ * merged so that each is discretised and transformed once. The whole event is checked before
+ * anything is computed; an unsupported sub-event raises UnsupportedEventError naming it.
+ *
+ * Supported: continuous Gaussian and Laplace, randomized response, objective perturbation
+ * (`003` Lemma D.6), Poisson subsampling (add/remove) of a continuous Gaussian or Laplace (or of
+ * a non-private release), nested Poisson subsampling (rates multiply), compositions. Not supported,
+ * with the reason in the error: discrete Gaussian/Laplace noise, the relative Gaussian mechanism
+ * (RDP-only), sampling without replacement, private selection, the shuffled-SGD conjecture.
+ */
+import { UnsupportedEventError } from '../../errors.js';
+import type { DpEvent } from '../events.js';
+import { gaussianPair, laplacePair, type AdditivePair } from './additive-pair.js';
+import { gaussianLossModel } from './gaussian-model.js';
+import type { PrivacyLossModel } from './loss-model.js';
+import { objectivePerturbationLossModel } from './objective-perturbation.js';
+import { poissonSubsampledModel } from './poisson-model.js';
+import { atomicLossModel, randomizedResponseLossModel } from './randomized-response-model.js';
+
+/** One mechanism with its total count in the composition. */
+export interface PldComponent {
+  /** Identifies the mechanism (equal keys are the same mechanism). */
+  readonly key: string;
+  readonly count: number;
+  /** Builds its loss models: `add` only when the add direction's PLD differs from remove's. */
+  readonly models: () => { remove: PrivacyLossModel; add?: PrivacyLossModel };
+}
+
+export interface PldEventSummary {
+  readonly components: readonly PldComponent[];
+  /** true when a non-private release occurs with count > 0 (epsilon is then infinite). */
+  readonly nonPrivate: boolean;
+}
+
+const RDP_ONLY =
+  "the relative Gaussian mechanism has an RDP guarantee only (000 Thm. 1); no dominating pair is known for it, so the PLD accountant cannot account it: use the RDP accountant";
+
+/** Throws UnsupportedEventError for the first sub-event the PLD accountant cannot handle. */
+export function checkPldSupport(event: DpEvent, root: DpEvent = event): void {
+  switch (event.kind) {
+    case 'gaussian':
+      if (event.discrete) {
+        throw new UnsupportedEventError(root, event, 'the discrete Gaussian has a privacy curve different from the continuous one (only its RDP is the same, CKS 2020 Thm. 4): use the RDP accountant');
+      }
+      return;
+    case 'laplace':
+      if (event.discrete) {
+        throw new UnsupportedEventError(root, event, 'the privacy curve of the discrete Laplace depends on the sensitivity in grid units, which the event does not record: use the RDP or pure-DP accountant');
+      }
+      return;
+    case 'randomizedResponse':
+    case 'objectivePerturbation':
+    case 'noOp':
+    case 'nonPrivate':
+      return;
+    case 'relativeGaussian':
+      throw new UnsupportedEventError(root, event, RDP_ONLY);
+    case 'poissonSampled': {
+      const inner = innermost(event);
+      if (inner.kind === 'gaussian' || inner.kind === 'laplace') return checkPldSupport(inner, root);
+      if (inner.kind === 'noOp' || inner.kind === 'nonPrivate') return;
+      throw new UnsupportedEventError(
+        root,
+        event,
+        `the PLD accountant subsamples only a Gaussian, Laplace or non-private release (a dominating pair of Poisson subsampling is known for those, Zhu, Dong, Wang 2022 Thm. 11), not a ${inner.kind} event`,
+      );
+    }
+    case 'sampledWithoutReplacement':
+      throw new UnsupportedEventError(
+        root,
+        event,
+        'sampling without replacement under replace-one adjacency has no dominating pair implemented in the PLD accountant (the simple mixture pairs are not valid for it in general): use the RDP accountant (Wang, Balle, Kasiviswanathan 2019)',
+      );
+    case 'repeatAndSelect':
+      throw new UnsupportedEventError(root, event, 'private selection (Papernot & Steinke 2022) is analysed in RDP only: use the RDP accountant');
+    case 'shuffledSgdConjecture':
+      throw new UnsupportedEventError(root, event, '004 Conj. 1-2 is an RDP conjecture without a privacy loss distribution: use the RDP accountant (with allowConjecture)');
+    case 'compose':
+      for (const e of event.events) checkPldSupport(e, root);
+      return;
+    case 'selfCompose':
+      checkPldSupport(event.event, root);
+      return;
+  }
+}
+
+/** Follows nested Poisson subsampling down to the subsampled release. */
+function innermost(event: DpEvent & { kind: 'poissonSampled' }): DpEvent {
+  let e: DpEvent = event;
+  while (e.kind === 'poissonSampled') e = e.event;
+  return e;
+}
+
+function additivePair(event: DpEvent): AdditivePair {
+  if (event.kind === 'gaussian') return gaussianPair(event.noiseMultiplier);
+  if (event.kind === 'laplace') return laplacePair(event.noiseMultiplier);
+  throw new Error(`internal error: no additive pair for ${event.kind}`);
+}
+
+/**
+ * Poisson subsampling (rate q) of a non-private release: remove direction P = q (point mass where
+ * Q = 0) + (1 - q) Q, loss +infinity with mass q and log(1 - q) with mass 1 - q; add direction:
+ * loss -log(1 - q) with mass 1.
+ */
+function subsampledNonPrivate(q: number): { remove: PrivacyLossModel; add?: PrivacyLossModel } {
+  if (q >= 1) return { remove: atomicLossModel('NonPrivate', [], 1) };
+  const name = `PoissonSampled(q = ${q}, NonPrivate)`;
+  return {
+    remove: atomicLossModel(`${name}, remove direction`, [{ loss: Math.log1p(-q), mass: 1 - q }], q),
+    add: atomicLossModel(`${name}, add direction`, [{ loss: -Math.log1p(-q), mass: 1 }], 0),
+  };
+}
+
+/** Flattens a (supported) event into its mechanisms with counts; call `checkPldSupport` first. */
+export function pldComponents(event: DpEvent): PldEventSummary {
+  const byKey = new Map<string, { count: number; models: PldComponent['models'] }>();
+  let nonPrivate = false;
+  const add = (key: string, count: number, models: PldComponent['models']) => {
+    const entry = byKey.get(key);
+    const total = (entry?.count ?? 0) + count;
+    if (!Number.isSafeInteger(total)) throw new UnsupportedEventError(event, event, `the total number of compositions of ${key} exceeds ${Number.MAX_SAFE_INTEGER}`);
+    byKey.set(key, { count: total, models: entry?.models ?? models });
+  };
+  const walk = (e: DpEvent, multiplicity: number): void => {
+    if (multiplicity === 0) return;
+    if (!Number.isSafeInteger(multiplicity)) throw new UnsupportedEventError(event, e, `the number of compositions exceeds ${Number.MAX_SAFE_INTEGER}`);
+    switch (e.kind) {
+      case 'noOp':
+        return;
+      case 'nonPrivate':
+        nonPrivate = true;
+        return;
+      case 'gaussian': {
+        const z = e.noiseMultiplier;
+        return add(`gaussian:${z}`, multiplicity, () => ({ remove: gaussianLossModel(z) }));
+      }
+      case 'laplace': {
+        const b = e.noiseMultiplier;
+        return add(`laplace:${b}`, multiplicity, () => ({ remove: poissonSubsampledModel(laplacePair(b), 1, 'remove') }));
+      }
+      case 'randomizedResponse': {
+        const { noiseParameter: p, numBuckets: k } = e;
+        return add(`randomizedResponse:${p}:${k}`, multiplicity, () => ({ remove: randomizedResponseLossModel(p, k) }));
+      }
+      case 'objectivePerturbation': {
+        const key = `objectivePerturbation:${e.noiseStd}:${e.lipschitz}:${e.smoothness}:${e.regularization}`;
+        return add(key, multiplicity, () => ({ remove: objectivePerturbationLossModel(e) }));
+      }
+      case 'poissonSampled': {
+        let q = 1;
+        let inner: DpEvent = e;
+        while (inner.kind === 'poissonSampled') {
+          q *= inner.samplingProbability;
+          inner = inner.event;
+        }
+        if (inner.kind === 'noOp') return;
+        if (inner.kind === 'nonPrivate') return add(`poissonSampled:${q}:nonPrivate`, multiplicity, () => subsampledNonPrivate(q));
+        if (q >= 1) return walk(inner, multiplicity);
+        const innerEvent = inner;
+        const key = `poissonSampled:${q}:${inner.kind}:${(inner as { noiseMultiplier: number }).noiseMultiplier}`;
+        return add(key, multiplicity, () => {
+          const pair = additivePair(innerEvent);
+          return { remove: poissonSubsampledModel(pair, q, 'remove'), add: poissonSubsampledModel(pair, q, 'add') };
+        });
+      }
+      case 'compose':
+        for (const x of e.events) walk(x, multiplicity);
+        return;
+      case 'selfCompose':
+        return walk(e.event, multiplicity * e.count);
+      default:
+        throw new UnsupportedEventError(event, e, `internal error: ${e.kind} reached pldComponents unchecked`);
+    }
+  };
+  walk(event, 1);
+  const components = [...byKey.entries()].map(([key, { count, models }]) => ({ key, count, models }));
+  return { components, nonPrivate };
+}
