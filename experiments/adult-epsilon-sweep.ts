@@ -15,7 +15,7 @@ import { trainDpSgd } from '../src/learners/dp-sgd.js';
 import { toSignedLabels } from '../src/learners/glm/constants.js';
 import { logisticLoss } from '../src/learners/glm/logistic.js';
 import { glmObjective } from '../src/learners/glm/objective.js';
-import { evaluate, type LinearModel } from '../src/learners/model.js';
+import { evaluate, linearModel } from '../src/learners/model.js';
 import { lbfgs } from '../src/math/lbfgs.js';
 import { seededRng } from '../src/random/rng.js';
 
@@ -31,7 +31,7 @@ const std = (values: number[]) => Math.sqrt(mean(values.map((v) => (v - mean(val
 
 const objective = glmObjective(logisticLoss, { ...train, y: toSignedLabels(train.y) }, { regularization: 1e-4 * train.n });
 const optimum = lbfgs(objective, new Float64Array(train.d), { gradTolerance: 1e-6, maxIterations: 5000 });
-const baseline: LinearModel = { format: 'dpfit-linear-model/1', loss: { name: 'logistic', parameters: {} }, task: 'classification', theta: Array.from(optimum.x) };
+const baseline = linearModel(logisticLoss, optimum.x);
 const baselineAccuracy = evaluate(baseline, test).accuracy ?? NaN;
 
 process.stdout.write(`UCI Adult, ${train.n} train / ${test.n} test rows, ${train.d} features, delta = 1e-5, mean ± std over ${SEEDS.length} seeds\n\n`);

@@ -21,8 +21,8 @@ import { defaultRng } from '../random/rng.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmData } from './glm/types.js';
-import { dataForLoss, lossByName, taskOf } from './losses.js';
-import type { LinearModel } from './model.js';
+import { dataForLoss, lossByName } from './losses.js';
+import { linearModel, type LinearModel } from './model.js';
 import { privacyReport, type PrivacyReport } from './privacy-report.js';
 import type { NoiseOptions, TrainingDiagnostics } from './training.js';
 import { noiseTarget } from './training.js';
@@ -87,13 +87,7 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
   }
 
   const delta = target.kind === 'target' ? target.delta : options.delta;
-  const model: LinearModel = {
-    format: 'dpfit-linear-model/1',
-    loss: { name: loss.name, parameters: { ...loss.parameters } },
-    task: taskOf(loss),
-    theta: Array.from(theta),
-    ...(options.featureNames ? { featureNames: [...options.featureNames] } : {}),
-  };
+  const model = linearModel(loss, theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = { method: 'dpgd', steps, noiseMultiplier, noiseStd, clippedFraction, clipNorm, learningRate };
   if (noiseMultiplier === 0) {
     return { model, privacy: nonPrivateReport(rng.description), diagnostics };

@@ -18,8 +18,8 @@ import { requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit,
 import { nonPrivateReport, type TrainResult } from './dp-gd.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmData } from './glm/types.js';
-import { dataForLoss, lossByName, taskOf } from './losses.js';
-import type { LinearModel } from './model.js';
+import { dataForLoss, lossByName } from './losses.js';
+import { linearModel } from './model.js';
 import { privacyReport } from './privacy-report.js';
 import { noiseTarget, type NoiseOptions, type TrainingDiagnostics } from './training.js';
 
@@ -121,13 +121,7 @@ export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
     options.onStep?.(t + 1, steps);
   }
 
-  const model: LinearModel = {
-    format: 'dpfit-linear-model/1',
-    loss: { name: loss.name, parameters: { ...loss.parameters } },
-    task: taskOf(loss),
-    theta: Array.from(theta),
-    ...(options.featureNames ? { featureNames: [...options.featureNames] } : {}),
-  };
+  const model = linearModel(loss, theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = {
     method: 'dpsgd',
     steps,

@@ -8,7 +8,6 @@ import { logisticLoss } from './glm/logistic.js';
 import { smoothedHingeLoss } from './glm/smoothed-hinge.js';
 import { squaredLoss } from './glm/squared.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
-import type { ModelTask } from './model.js';
 
 export type LossName = 'logistic' | 'squared' | 'huber' | 'smoothedHinge';
 
@@ -26,10 +25,6 @@ export function lossByName(name: string, parameters: Record<string, number> = {}
     default:
       throw new InvalidParameterError('loss', name, "'logistic', 'squared' (alias 'linear'), 'huber' or 'smoothedHinge'");
   }
-}
-
-export function taskOf(loss: GlmLoss): ModelTask {
-  return loss.labels === 'signed' ? 'classification' : 'regression';
 }
 
 /**

@@ -20,6 +20,17 @@ export interface LinearModel {
   readonly schema?: unknown;
 }
 
+/** The (not yet reported) model of a GLM loss with coefficients theta. */
+export function linearModel(loss: { readonly name: string; readonly parameters: Readonly<Record<string, number>>; readonly labels: 'signed' | 'real' }, theta: ArrayLike<number>, featureNames?: readonly string[]): LinearModel {
+  return {
+    format: 'dpfit-linear-model/1',
+    loss: { name: loss.name, parameters: { ...loss.parameters } },
+    task: loss.labels === 'signed' ? 'classification' : 'regression',
+    theta: Array.from(theta),
+    ...(featureNames ? { featureNames: [...featureNames] } : {}),
+  };
+}
+
 export interface FeatureMatrix {
   readonly x: Float64Array;
   readonly n: number;

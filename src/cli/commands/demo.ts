@@ -11,7 +11,7 @@ import { trainDpSgd } from '../../learners/dp-sgd.js';
 import { toSignedLabels } from '../../learners/glm/constants.js';
 import { logisticLoss } from '../../learners/glm/logistic.js';
 import { glmObjective } from '../../learners/glm/objective.js';
-import { evaluate, type LinearModel } from '../../learners/model.js';
+import { evaluate, linearModel } from '../../learners/model.js';
 import { lbfgs } from '../../math/lbfgs.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseNumberFlag, printResult, type CliIo } from '../io.js';
@@ -56,7 +56,7 @@ export function registerDemo(program: Command, io: CliIo): void {
       const regularization = 1e-4;
       const objective = glmObjective(logisticLoss, { ...train, y: toSignedLabels(train.y) }, { regularization: regularization * train.n });
       const optimum = lbfgs(objective, new Float64Array(D), { gradTolerance: 1e-8 });
-      const baseline: LinearModel = { format: 'dpfit-linear-model/1', loss: { name: 'logistic', parameters: {} }, task: 'classification', theta: Array.from(optimum.x) };
+      const baseline = linearModel(logisticLoss, optimum.x);
       const privateMetrics = evaluate(result.model, test);
       const baselineMetrics = evaluate(baseline, test);
       const privacy = result.privacy;
