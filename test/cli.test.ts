@@ -144,3 +144,18 @@ test('--accountant pld: tighter than RDP with epsilonLower <= epsilon; RDP-only 
   const bad = await run('epsilon', '--accountant', 'magic', '--delta', '1e-5', '--event', '{"kind":"noOp"}');
   assert.equal(bad.code, 2);
 });
+
+test('dpfit curve writes an SVG with the RDP curve above the PLD curve', async () => {
+  const { mkdtempSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const out = join(mkdtempSync(join(tmpdir(), 'dpfit-curve-')), 'curve.svg');
+  const { code, stdout, stderr } = await run('curve', '--event', '{"kind":"selfCompose","count":10,"event":{"kind":"gaussian","noiseMultiplier":3}}', '--out', out, '--points', '6', '--json');
+  assert.equal(code, 0, stderr);
+  const result = JSON.parse(stdout);
+  const [rdp, pld] = result.curves;
+  for (let i = 1; i < rdp.points.length; i++) assert.ok(rdp.points[i].delta >= pld.points[i].delta * (1 - 1e-9), 'RDP is never tighter than PLD');
+  const svg = readFileSync(out, 'utf8');
+  assert.match(svg, /^<svg/);
+  assert.equal((svg.match(/<path/g) ?? []).length, 2);
+});

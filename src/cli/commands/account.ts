@@ -11,7 +11,9 @@ import { pureEpsilon } from '../../accounting/pure-dp.js';
 import { PldAccountant, pldEpsilon } from '../../accounting/pld/accountant.js';
 import { RdpAccountant } from '../../accounting/rdp/accountant.js';
 import { neighboringRelationOf } from '../../accounting/neighboring.js';
+import { privacyCurveSvg, type CurveSeries } from '../../report/curve-svg.js';
 import { readEventFlag, parseOrdersFlag } from '../event-input.js';
+import { writeFileAtomic } from './train.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 
 export const EVENT_HELP = `
@@ -188,6 +190,38 @@ export function registerAccounting(program: Command, io: CliIo): void {
       });
       const output = { noiseMultiplier: result.noiseMultiplier, ...result.guarantee, targetEpsilon: flags.targetEpsilon, event: eventToJson(result.event) };
       printResult(io, Boolean(flags.json), output, () => `noise multiplier ${formatNumber(result.noiseMultiplier, 10)}\n${guaranteeLines(result.guarantee)}`);
+    });
+
+  program
+    .command('curve')
+    .description('plot delta(epsilon) of a DpEvent for the RDP and PLD accountants (SVG)')
+    .requiredOption('--event <JSON|@FILE>', 'the event', readEventFlag)
+    .requiredOption('--out <FILE>', 'the SVG file to write')
+    .option('--accountant <A>', "'rdp', 'pld' or 'both'", 'both')
+    .option('--max-epsilon <E>', 'right end of the epsilon axis (default: epsilon at delta = 1e-8 by RDP)', parseNumberFlag('--max-epsilon'))
+    .option('--points <N>', 'points per curve', parseIntegerFlag('--points'), 12)
+    .option('--json', 'print one JSON object (the curves)')
+    .addHelpText('after', EVENT_HELP)
+    .action((flags: { event: DpEvent; out: string; accountant: string; maxEpsilon?: number; points: number; json?: boolean }) => {
+      if (!['rdp', 'pld', 'both'].includes(flags.accountant)) throw new InvalidParameterError('--accountant', flags.accountant, "'rdp', 'pld' or 'both'");
+      if (!(flags.points >= 2 && flags.points <= 1000)) throw new InvalidParameterError('--points', flags.points, 'in [2, 1000]');
+      const rdp = new RdpAccountant().compose(flags.event);
+      const maxEpsilon = flags.maxEpsilon ?? rdp.getEpsilon(1e-8).epsilon;
+      if (!(maxEpsilon > 0 && Number.isFinite(maxEpsilon))) throw new InvalidParameterError('--max-epsilon', maxEpsilon, 'a finite number > 0');
+      const grid = Array.from({ length: flags.points }, (_, i) => (maxEpsilon * i) / (flags.points - 1));
+      const series: CurveSeries[] = [];
+      if (flags.accountant !== 'pld') series.push({ label: 'RDP (upper bound)', color: '#d62728', points: grid.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) });
+      if (flags.accountant !== 'rdp') {
+        const pld = new PldAccountant();
+        if (!pld.supports(flags.event)) {
+          if (flags.accountant === 'pld') throw new InvalidParameterError('--accountant', 'pld', "an accountant that supports this event ('rdp')");
+        } else {
+          pld.compose(flags.event);
+          series.push({ label: 'PLD (upper bound)', color: '#1f77b4', points: grid.map((epsilon) => ({ epsilon, delta: pld.getDelta(epsilon).delta })) });
+        }
+      }
+      writeFileAtomic(flags.out, privacyCurveSvg(series, 'Privacy curve delta(epsilon)'));
+      printResult(io, Boolean(flags.json), { out: flags.out, curves: series }, () => `wrote ${flags.out} (${series.map((s) => s.label).join(', ')})`);
     });
 
   program
