@@ -6,8 +6,8 @@
  *
  * `npm run bench -- accounting`, or standalone: `node --import tsx bench/accounting.ts`.
  */
-import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { median, runPythonReference } from './reference.js';
 import { dpsgdEvent } from '../src/accounting/calibrate.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 
@@ -15,11 +15,6 @@ const Q = 0.01;
 const Z = 1.1;
 const STEPS = 100_000;
 const DELTA = 1e-5;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 const PYTHON = `
 import time, statistics
@@ -37,11 +32,9 @@ print(statistics.median(times) * 1000, eps)
 `;
 
 function pythonReference(): { ms: number; epsilon: number } | string {
-  const extra = process.env.DPFIT_DP_ACCOUNTING_PATH;
-  const env = { ...process.env, ...(extra ? { PYTHONPATH: [extra, process.env.PYTHONPATH].filter(Boolean).join(':') } : {}) };
-  const result = spawnSync('python3', ['-c', PYTHON], { env, encoding: 'utf8', timeout: 120_000 });
-  if (result.error || result.status !== 0) return 'dp_accounting not importable by python3 (skipped)';
-  const [ms, epsilon] = result.stdout.trim().split(/\s+/).map(Number);
+  const numbers = runPythonReference(PYTHON, 120_000);
+  if (numbers === undefined) return 'dp_accounting not importable by python3 (skipped)';
+  const [ms, epsilon] = numbers;
   return { ms, epsilon };
 }
 

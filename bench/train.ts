@@ -5,8 +5,8 @@
  *
  * `npm run bench -- train`, or standalone: `node --import tsx bench/train.ts`.
  */
-import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { median, runPythonReference } from './reference.js';
 import { logisticLoss } from '../src/learners/glm/logistic.js';
 import { sumClippedGradients } from '../src/learners/glm/per-example.js';
 import { fillGaussian } from '../src/random/continuous.js';
@@ -37,11 +37,6 @@ for _ in range(${ROUNDS}):
 print(statistics.median(times) * 1000)
 `;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 export async function runTrainBench(): Promise<void> {
   const rng = seededRng(1);
   const x = new Float64Array(N * D);
@@ -61,12 +56,12 @@ export async function runTrainBench(): Promise<void> {
   const dpfitMs = median(times);
   process.stdout.write(`one DP-GD epoch: clipped per-example logistic gradients, ${N} x ${D}\n`);
   process.stdout.write(`  dpfit  ${dpfitMs.toFixed(1)} ms median of ${ROUNDS}\n`);
-  const result = spawnSync('python3', ['-c', NUMPY], { encoding: 'utf8', timeout: 300_000 });
-  if (result.error || result.status !== 0) {
+  const numbers = runPythonReference(NUMPY, 300_000);
+  if (numbers === undefined) {
     process.stdout.write('  numpy  not available (skipped)\n');
     return;
   }
-  const numpyMs = Number(result.stdout.trim());
+  const [numpyMs] = numbers;
   const ratio = numpyMs / dpfitMs;
   process.stdout.write(`  numpy  ${numpyMs.toFixed(1)} ms median of ${ROUNDS}  (dpfit ${ratio >= 1 ? `${ratio.toFixed(2)}x faster` : `${(1 / ratio).toFixed(2)}x slower`}; target: not slower)\n`);
 }

@@ -11,34 +11,12 @@ import { logisticLoss } from '../src/learners/glm/logistic.js';
 import { toSignedLabels } from '../src/learners/glm/constants.js';
 import { evaluate } from '../src/learners/model.js';
 import { lbfgs } from '../src/math/lbfgs.js';
-import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
+import { makeLogisticData } from './helpers/logistic-data.js';
 
-/** n rows with unit-norm-bounded features and logistic labels (0/1) from a fixed direction. */
-function makeData(n: number, d: number, seed: number) {
-  const rng = seededRng(seed);
-  const x = new Float64Array(n * d);
-  const y = new Float64Array(n);
-  const direction = Array.from({ length: d }, (_, j) => (j % 2 === 0 ? 2 : -1));
-  for (let i = 0; i < n; i++) {
-    let norm = 0;
-    for (let j = 0; j < d; j++) {
-      x[i * d + j] = sampleGaussian(rng) / Math.sqrt(d);
-      norm += x[i * d + j] ** 2;
-    }
-    const scale = Math.max(1, Math.sqrt(norm));
-    let z = 0;
-    for (let j = 0; j < d; j++) {
-      x[i * d + j] /= scale;
-      z += x[i * d + j] * direction[j];
-    }
-    y[i] = rng.nextDouble() < 1 / (1 + Math.exp(-3 * z)) ? 1 : 0;
-  }
-  return { x, y, n, d };
-}
 
 test('DP-GD with zero noise and no clipping reaches the non-private optimum (to 1e-6 in loss)', () => {
-  const data = makeData(300, 4, 1);
+  const data = makeLogisticData(300, 4, 1);
   const reg = 0.05;
   // Non-private optimum of (1/n) sum l + reg/2 |theta|^2 by L-BFGS on n times that objective.
   const signed = { ...data, y: toSignedLabels(data.y) };
@@ -53,7 +31,7 @@ test('DP-GD with zero noise and no clipping reaches the non-private optimum (to 
 });
 
 test('DP-GD calibrated for a target: its event re-accounts to at most the target', () => {
-  const data = makeData(2000, 4, 3);
+  const data = makeLogisticData(2000, 4, 3);
   for (const epsilon of [0.5, 2]) {
     const result = trainDpGd(data, { epsilon, delta: 1e-5, clipNorm: 1, steps: 50, learningRate: 1, rng: seededRng(4) });
     const event = parseEvent(result.privacy.event);
@@ -69,7 +47,7 @@ test('DP-GD calibrated for a target: its event re-accounts to at most the target
 });
 
 test('DP-SGD: true Poisson batches, calibrated noise, reproducible with a seed, useful accuracy', () => {
-  const data = makeData(4000, 4, 5);
+  const data = makeLogisticData(4000, 4, 5);
   const options = { epsilon: 1, delta: 1e-5, clipNorm: 1, batchSize: 200, epochs: 5, learningRate: 2, rng: seededRng(6) } as const;
   const a = trainDpSgd(data, options);
   const b = trainDpSgd(data, { ...options, rng: seededRng(6) });
@@ -82,12 +60,12 @@ test('DP-SGD: true Poisson batches, calibrated noise, reproducible with a seed, 
   const metrics = evaluate(a.model, data);
   assert.ok((metrics.accuracy ?? 0) > 0.7, `accuracy ${metrics.accuracy}`);
   // Empty batches are allowed (q tiny): the run still completes.
-  const tiny = trainDpSgd(makeData(50, 2, 7), { noiseMultiplier: 1, delta: 1e-5, clipNorm: 1, samplingProbability: 0.01, steps: 100, learningRate: 0.1, rng: seededRng(8) });
+  const tiny = trainDpSgd(makeLogisticData(50, 2, 7), { noiseMultiplier: 1, delta: 1e-5, clipNorm: 1, samplingProbability: 0.01, steps: 100, learningRate: 0.1, rng: seededRng(8) });
   assert.ok((tiny.diagnostics.emptyBatches as number) > 0);
 });
 
 test('degenerate inputs get clear errors naming the problem', () => {
-  const data = makeData(100, 3, 9);
+  const data = makeLogisticData(100, 3, 9);
   const empty = { x: new Float64Array(0), y: new Float64Array(0), n: 0, d: 3 };
   const oneClass = { ...data, y: new Float64Array(100).fill(1) };
   const cases: [() => unknown, string][] = [

@@ -10,7 +10,6 @@ import { trainDpSgd } from '../src/learners/dp-sgd.js';
 import { evaluate } from '../src/learners/model.js';
 import { trainShuffledSgd } from '../src/learners/shuffled-sgd.js';
 import { gridSearchNotPrivate, sampleRunCount, tuneHonestly } from '../src/learners/tuning.js';
-import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng, type Rng } from '../src/random/rng.js';
 import type { GlmData } from '../src/learners/glm/types.js';
 import {
@@ -18,32 +17,11 @@ import {
   truncatedNegativeBinomialPmf,
   truncatedNegativeBinomialVariance,
 } from '../src/random/truncated-negative-binomial.js';
+import { makeLogisticData } from './helpers/logistic-data.js';
 
-/** n rows with unit-norm-bounded features and logistic labels (0/1) from a fixed direction. */
-function makeData(n: number, d: number, seed: number) {
-  const rng = seededRng(seed);
-  const x = new Float64Array(n * d);
-  const y = new Float64Array(n);
-  const direction = Array.from({ length: d }, (_, j) => (j % 2 === 0 ? 2 : -1));
-  for (let i = 0; i < n; i++) {
-    let norm = 0;
-    for (let j = 0; j < d; j++) {
-      x[i * d + j] = sampleGaussian(rng) / Math.sqrt(d);
-      norm += x[i * d + j] ** 2;
-    }
-    const scale = Math.max(1, Math.sqrt(norm));
-    let z = 0;
-    for (let j = 0; j < d; j++) {
-      x[i * d + j] /= scale;
-      z += x[i * d + j] * direction[j];
-    }
-    y[i] = rng.nextDouble() < 1 / (1 + Math.exp(-3 * z)) ? 1 : 0;
-  }
-  return { x, y, n, d };
-}
 
 test('shuffled SGD calibrated for a target: its event re-accounts to at most the target', () => {
-  const data = makeData(500, 3, 1);
+  const data = makeLogisticData(500, 3, 1);
   for (const [epsilon, fraction] of [
     [0.5, 0.5],
     [2, 1],
@@ -67,16 +45,16 @@ test('shuffled SGD calibrated for a target: its event re-accounts to at most the
 });
 
 test('zero-noise shuffled SGD learns easy data', () => {
-  const data = makeData(400, 4, 3);
+  const data = makeLogisticData(400, 4, 3);
   const result = trainShuffledSgd(data, { noiseMultiplier: 0, delta: 1e-5, clipNorm: 10, epochs: 3, fraction: 1 - 1 / data.n, learningRate: 0.1, rng: seededRng(4) });
-  const accuracy = evaluate(result.model, makeData(2000, 4, 5)).accuracy as number;
+  const accuracy = evaluate(result.model, makeLogisticData(2000, 4, 5)).accuracy as number;
   assert.ok(accuracy > 0.7, `accuracy ${accuracy}`);
   assert.equal(result.privacy.epsilon, Infinity);
   assert.match(result.privacy.warnings.join(' '), /NOT private/);
 });
 
 test('the shuffled-SGD conjecture is reported only as a comparison, never as the headline', () => {
-  const data = makeData(2000, 3, 6);
+  const data = makeLogisticData(2000, 3, 6);
   const options = { noiseMultiplier: 4, delta: 1e-5, clipNorm: 1, epochs: 1, fraction: 0.5, learningRate: 0.01 } as const;
   const plain = trainShuffledSgd(data, { ...options, rng: seededRng(7) });
   assert.equal(plain.privacy.comparisons, undefined);
@@ -131,7 +109,7 @@ test('truncated negative binomial sampler: pmf sums to 1, mean and variance with
   assert.ok(Math.abs(sum / 20000 - 4) < 5 * Math.sqrt(4 / 20000));
 });
 
-function sgdTuning(data: ReturnType<typeof makeData>) {
+function sgdTuning(data: ReturnType<typeof makeLogisticData>) {
   const q = 50 / data.n;
   const steps = 40;
   const z = 1.5;
@@ -142,8 +120,8 @@ function sgdTuning(data: ReturnType<typeof makeData>) {
 }
 
 test('honest tuning releases a repeatAndSelect event that re-accounts to the reported epsilon', () => {
-  const data = makeData(1000, 3, 10);
-  const validation = makeData(500, 3, 11);
+  const data = makeLogisticData(1000, 3, 10);
+  const validation = makeLogisticData(500, 3, 11);
   const { perRunEvent, train } = sgdTuning(data);
   const candidates = [{ learningRate: 0.01 }, { learningRate: 0.1 }, { learningRate: 1 }];
   for (const distribution of [
@@ -172,7 +150,7 @@ test('honest tuning releases a repeatAndSelect event that re-accounts to the rep
 });
 
 test('honest tuning with Poisson K = 0 releases no model and says so', () => {
-  const data = makeData(200, 3, 13);
+  const data = makeLogisticData(200, 3, 13);
   const { perRunEvent, train } = sgdTuning(data);
   let zero = 0;
   for (let seed = 0; seed < 40 && zero === 0; seed++) {
@@ -188,7 +166,7 @@ test('honest tuning with Poisson K = 0 releases no model and says so', () => {
 });
 
 test('honest tuning refuses runs whose event differs from the declared one', () => {
-  const data = makeData(300, 3, 14);
+  const data = makeLogisticData(300, 3, 14);
   const { perRunEvent } = sgdTuning(data);
   const train = (d: GlmData, candidate: { steps: number }, rng: Rng) =>
     trainDpSgd(d, { noiseMultiplier: 1.5, delta: 1e-5, clipNorm: 1, batchSize: 50, steps: candidate.steps, learningRate: 0.1, rng });
@@ -218,7 +196,7 @@ test('honest tuning refuses runs whose event differs from the declared one', () 
 });
 
 test('the grid search is labelled not private', () => {
-  const data = makeData(300, 3, 16);
+  const data = makeLogisticData(300, 3, 16);
   const { train } = sgdTuning(data);
   const candidates = [{ learningRate: 0.01 }, { learningRate: 0.5 }];
   const result = gridSearchNotPrivate(data, candidates, { train, publicValidation: data, rng: seededRng(17) });
