@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import fc from 'fast-check';
 import { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../src/accounting/calibrate-gaussian.js';
 import { gaussianDelta, gaussianLogDelta } from '../src/accounting/gaussian-profile.js';
@@ -97,4 +97,21 @@ test('bad calibration input is refused with the parameter named', () => {
       `${JSON.stringify(options)} should name ${param}`,
     );
   }
+});
+
+describe('exactGaussianCompositionNoiseMultiplier', () => {
+  it('re-accounted by the (pessimistic) exact composition, never exceeds the target and wastes < 1e-6 of it', async () => {
+    const { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } = await import('../src/accounting/gaussian-composition.js');
+    const { gaussianEvent, selfComposeEvent } = await import('../src/accounting/events.js');
+    // These targets include ones where sqrt(T) * analytic * (1 + 4 ulp) re-accounted to 1 + 4e-13 times the target.
+    for (const epsilon of [0.01, 0.1, 0.5, 1, 3, 8, 20]) {
+      for (const count of [1, 7, 1000]) {
+        const z = exactGaussianCompositionNoiseMultiplier(epsilon, 1e-5, count);
+        const event = count === 1 ? gaussianEvent(z) : selfComposeEvent(gaussianEvent(z), count);
+        const accounted = gaussianCompositionEpsilon(event, 1e-5)?.epsilon ?? Infinity;
+        assert.ok(accounted <= epsilon, `epsilon ${epsilon}, count ${count}: ${accounted}`);
+        assert.ok(accounted >= epsilon * (1 - 1e-6), `epsilon ${epsilon}, count ${count}: ${accounted} wastes budget`);
+      }
+    }
+  });
 });

@@ -9,9 +9,11 @@
  * Applies only to compositions of continuous Gaussian events (and noOps); returns undefined for
  * anything else.
  */
+import { NumericalError } from '../errors.js';
 import { brentRoot } from '../math/root-finding.js';
 import { requireOpenUnit } from '../validate.js';
-import type { DpEvent } from './events.js';
+import { analyticGaussianNoiseMultiplier } from './calibrate-gaussian.js';
+import { gaussianEvent, selfComposeEvent, type DpEvent } from './events.js';
 import { gaussianDelta, gaussianLogDelta } from './gaussian-profile.js';
 import type { PrivacyGuarantee } from './guarantee.js';
 import { neighboringRelationOf } from './neighboring.js';
@@ -62,4 +64,21 @@ export function gaussianCompositionEpsilon(event: DpEvent, delta: number): Priva
     epsilon: safe,
     warnings: ['exact: a composition of Gaussian mechanisms is one Gaussian mechanism (Dong, Roth & Su 2022, Cor. 3.3)'],
   };
+}
+
+/**
+ * The noise multiplier z for which `count` composed Gaussian mechanisms gaussian(z) are
+ * (epsilon, delta)-DP by the exact profile above: sqrt(count) times the analytic Gaussian
+ * multiplier (Balle & Wang 2018), enlarged by 1e-9 relative so that this module's pessimistic
+ * re-accounting (which rounds the composed noise down and epsilon up, ~1e-12 relative) also stays
+ * <= epsilon; checked, and enlarged further if it did not.
+ */
+export function exactGaussianCompositionNoiseMultiplier(epsilon: number, delta: number, count = 1): number {
+  let z = Math.sqrt(count) * analyticGaussianNoiseMultiplier(epsilon, delta) * (1 + 1e-9);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const event: DpEvent = count === 1 ? gaussianEvent(z) : selfComposeEvent(gaussianEvent(z), count);
+    if ((gaussianCompositionEpsilon(event, delta)?.epsilon ?? Infinity) <= epsilon) return z;
+    z *= 1 + 1e-9 * 2 ** attempt;
+  }
+  throw new NumericalError(`exactGaussianCompositionNoiseMultiplier: could not verify a noise multiplier for epsilon ${epsilon}, delta ${delta}`);
 }

@@ -11,10 +11,9 @@
  * z = sqrt(T) * analyticGaussianNoiseMultiplier(epsilon, delta). The report also gives what basic
  * composition (`002` Claim 2.3, epsilon <= 1, delta <= 1/2) and the RDP accountant would need.
  */
-import { analyticGaussianNoiseMultiplier } from '../accounting/calibrate-gaussian.js';
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
 import { gaussianEvent, selfComposeEvent } from '../accounting/events.js';
-import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng } from '../random/rng.js';
@@ -65,7 +64,7 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
 
   let noiseMultiplier: number;
   if (target.kind === 'target') {
-    noiseMultiplier = Math.sqrt(steps) * analyticGaussianNoiseMultiplier(target.epsilon, target.delta) * (1 + 4 * Number.EPSILON);
+    noiseMultiplier = exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, steps);
   } else {
     noiseMultiplier = target.noiseMultiplier;
   }

@@ -27,9 +27,8 @@
  * partial shuffle, `004` Sec. 4.3) accounted by the RDP accountant with `allowConjecture`. It is
  * NOT a theorem: it is put in `privacy.comparisons.conjecture` and a warning, never in the headline.
  */
-import { analyticGaussianNoiseMultiplier } from '../accounting/calibrate-gaussian.js';
 import { gaussianEvent, selfComposeEvent, shuffledSgdConjectureEvent } from '../accounting/events.js';
-import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { fillGaussian } from '../random/continuous.js';
@@ -93,7 +92,7 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
 
   const noiseMultiplier =
     target.kind === 'target'
-      ? 2 * Math.sqrt(partialEpochs) * analyticGaussianNoiseMultiplier(target.epsilon, target.delta) * (1 + 4 * Number.EPSILON)
+      ? 2 * exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, partialEpochs)
       : target.noiseMultiplier;
   const noiseStd = noiseMultiplier * clipNorm;
 
