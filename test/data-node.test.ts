@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { RemoteFile } from '../src/data/adult.js';
+import { ADULT_DOCUMENTED, type RemoteFile } from '../src/data/adult.js';
 import { parseCsv } from '../src/data/csv.js';
 import { maxRowNorm, type Dataset } from '../src/data/dataset.js';
 import { convertCsvToParquet, readCsvWithDuckDb, readParquetFile } from '../src/data/node/duckdb.js';
@@ -183,8 +183,10 @@ test('fetch --from: a copy with added header lines is restored, verified, instal
   const testPart = await loadDataset(report.parts.test, schema);
   assert.deepEqual(Array.from(train.dataset.y), [0, 1, 0]);
   assert.deepEqual(Array.from(testPart.dataset.y), [0, 1]);
-  assert.equal(train.dataset.d, 113);
-  assert.ok(maxRowNorm(train.dataset) <= 1 && maxRowNorm(testPart.dataset) <= 1);
+  assert.equal(train.dataset.d, ADULT_DOCUMENTED.featureCount);
+  // Unit rows plus a bias column of 1 (003 Sec. 5): norm at most sqrt(2), the public bound.
+  assert.ok(train.rowNormBound >= Math.SQRT2 && train.rowNormBound < Math.SQRT2 * (1 + 1e-14));
+  assert.ok(maxRowNorm(train.dataset) <= train.rowNormBound && maxRowNorm(testPart.dataset) <= testPart.rowNormBound);
   // Again: everything already present, the schema is kept.
   const again = await fetchAdult({ dir: target, from, files: manifest });
   assert.deepEqual(again.files.slice(0, 2).map((f) => f.status), ['already present', 'already present']);

@@ -210,12 +210,17 @@ test('numeric labels are clipped to their bounds; numeric binary labels and ±1 
   assert.deepEqual(Array.from(b.dataset.y), [1, -1, -1]);
 });
 
-test('the shipped Adult schema: 14 attributes from adult.names, 113 features, label >50K with or without the trailing dot', () => {
+test('the shipped Adult schema: 14 attributes from adult.names, 146 features, label >50K with or without the trailing dot', () => {
   const schema = adultSchema();
   const attributes = schema.columns.filter((c) => c.type !== 'label');
   assert.equal(attributes.length, 14);
+  // 13 age bins + fnlwgt + education-num + 2 x (log1p value + 7 dollar bands) + 7 hour bands = 38,
+  // 99 categories + 8 other slots = 107, bias 1 (see adult.ts).
+  assert.equal(ADULT_DOCUMENTED.featureCount, 146);
   assert.equal(schemaFeatureNames(schema).length, ADULT_DOCUMENTED.featureCount);
-  assert.equal(schemaRowNormBound(schema), 1);
+  assert.equal(schemaFeatureNames(schema).at(-1), '(intercept)');
+  // 003 Sec. 5: unit rows plus a bias of 1, so C = sqrt(2) bounds every logistic gradient.
+  assert.ok(schemaRowNormBound(schema) >= Math.SQRT2 && schemaRowNormBound(schema) < Math.SQRT2 * (1 + 1e-14));
   assert.equal(schema.csv?.header, false);
   // Every bound and list carries its public source.
   for (const c of schema.columns) assert.ok(c.note !== undefined && c.note.length > 10, c.name);
@@ -232,9 +237,24 @@ test('the shipped Adult schema: 14 attributes from adult.names, 113 features, la
   const table = parseCsv(encode(text), schemaCsvOptions(schema, 'adult.test'));
   const prepared = applySchema(table, schema);
   assert.equal(prepared.dataset.n, 3);
-  assert.equal(prepared.dataset.d, 113);
+  assert.equal(prepared.dataset.d, 146);
   assert.deepEqual(Array.from(prepared.dataset.y), [0, 1, 1]);
-  assert.ok(maxRowNorm(prepared.dataset) <= 1);
+  assert.ok(maxRowNorm(prepared.dataset) <= prepared.rowNormBound);
+  const names = prepared.dataset.featureNames;
+  const at = (i: number, name: string): number => prepared.dataset.x[i * prepared.dataset.d + names.indexOf(name)];
+  for (let i = 0; i < 3; i++) {
+    assert.equal(at(i, '(intercept)'), 1);
+    // Rows without the bias have unit norm (a row of 14 attributes is never all zero).
+    const row = Array.from(rowView(prepared.dataset, i)).slice(0, -1);
+    assert.ok(Math.abs(Math.hypot(...row) - 1) < 1e-14);
+  }
+  // Row 0: age 25 in [25,30), 40 hours in [40,41), no capital gain: the [0,1) band and log1p value 0.
+  assert.ok(at(0, 'age=[25,30)') > 0 && at(0, 'hours-per-week=[40,41)') > 0 && at(0, 'capital-gain=[0,1)') > 0);
+  assert.equal(at(0, 'log1p(capital-gain)'), 0);
+  // Row 2: age 95 -> 90 in [75,90]; capital-gain 150000 -> top-code 99999 alone, value 1 before
+  // normalisation; capital-loss 5000 in [3000,10000); 99 hours in [60,99].
+  assert.ok(at(2, 'age=[75,90]') > 0 && at(2, 'capital-gain=[99999,99999]') > 0 && at(2, 'capital-loss=[3000,10000)') > 0 && at(2, 'hours-per-week=[60,99]') > 0);
+  assert.equal(at(2, 'log1p(capital-gain)'), at(2, 'capital-gain=[99999,99999]'));
   assert.deepEqual(prepared.privateDiagnostics.other, {
     workclass: 1,
     education: 0,
@@ -248,7 +268,7 @@ test('the shipped Adult schema: 14 attributes from adult.names, 113 features, la
   assert.deepEqual(prepared.privateDiagnostics.clipped, { age: 1, fnlwgt: 1, 'education-num': 0, 'capital-gain': 1, 'capital-loss': 0, 'hours-per-week': 0 });
   const summary = inspectTable(table, schema);
   assert.equal(summary.readsPrivateData, true);
-  assert.equal(summary.schema?.featureCount, 113);
+  assert.equal(summary.schema?.featureCount, 146);
   assert.equal(summary.schema?.positives, 2);
 });
 

@@ -20,7 +20,9 @@ export type {
   LabelColumnSpec,
   MissingPolicy,
   NumericColumnSpec,
+  NumericEncoding,
   NumericScale,
+  NumericTransform,
   PreparedData,
   PrivateDiagnostics,
   RowTransform,
@@ -39,6 +41,8 @@ export {
   schemaRowNormBound,
   schemaToJson,
 } from './schema.js';
+export type { NumericEncodingFields } from './numeric-encoding.js';
+export { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature } from './numeric-encoding.js';
 export type { ColumnSummary, SuggestSchemaOptions, TableSummary } from './suggest-schema.js';
 export { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from './suggest-schema.js';
 export { addIntercept, clipRows, clipRowsMahalanobis, normalizeRows, scaleRows } from './transforms.js';

@@ -4,7 +4,12 @@
  *
  * - numeric columns carry public bounds [lower, upper]: values are clipped to them, then scaled
  *   by them (never by the observed min/max, which would leak: one extreme row would move every
- *   other row's features);
+ *   other row's features). Two public options make heavy-tailed or non-monotone columns useful
+ *   to a linear model (`numeric-encoding.ts`): `"transform": "log1p"` (scale log(1 + v) between
+ *   log(1 + lower) and log(1 + upper)) and `"bins"`, cut points declared in the schema that one-hot
+ *   the clipped value into intervals (`"encode"`: "bins" or "valueAndBins"). Cut points must be
+ *   chosen without the private data (round numbers from domain knowledge); cut points at the
+ *   data's quantiles would leak, like a min/max scaler;
  * - categorical columns carry their category list: one-hot, with one extra "other" slot for
  *   unknown values (never a new column, whose existence would reveal a row);
  * - the label column says which values are the positive class (and which the negative; any other
@@ -36,6 +41,7 @@ import { DataFormatError, InvalidParameterError } from '../errors.js';
 import type { CsvColumnType, CsvOptions } from './csv.js';
 import type { Dataset } from './dataset.js';
 import { findColumn, tableError, type RawColumn, type RawTable } from './table.js';
+import { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature, parseNumericEncoding } from './numeric-encoding.js';
 import { addIntercept, clipRows, normalizeRows, scaleRows } from './transforms.js';
 
 export const SCHEMA_VERSION = 1;
@@ -44,6 +50,8 @@ export const SCHEMA_VERSION = 1;
 export const SUGGESTED_PROVENANCE = 'suggested-from-private-data';
 
 export type NumericScale = 'unit' | 'symmetric' | 'none';
+export type NumericTransform = 'identity' | 'log1p';
+export type NumericEncoding = 'value' | 'bins' | 'valueAndBins';
 export type MissingPolicy = 'error' | 'dropRow' | 'fill' | 'other';
 export type RowTransform = 'normalize' | 'scale' | 'clip' | 'none';
 
@@ -60,6 +68,20 @@ export interface NumericColumnSpec {
   readonly missing: 'error' | 'dropRow' | 'fill';
   /** The public value used for a missing entry with `missing: "fill"` (clipped and scaled like data). */
   readonly fillValue?: number;
+  /**
+   * A public monotone transform applied after clipping and before scaling: "log1p" scales
+   * log(1 + v) between log(1 + lower) and log(1 + upper) (needs lower > -1). Absent: the value
+   * itself ("identity", the default, is not written back).
+   */
+  readonly transform?: NumericTransform;
+  /**
+   * Public cut points c_1 < ... < c_k with lower < c_1 and c_k <= upper, in the column's raw units:
+   * the clipped value is one-hot encoded into the k + 1 bins [lower, c_1), [c_1, c_2), ...,
+   * [c_k, upper]. Declared without looking at the private data.
+   */
+  readonly bins?: readonly number[];
+  /** With `bins`: "bins" (default; the bins only) or "valueAndBins" (the scaled value, then the bins). */
+  readonly encode?: 'bins' | 'valueAndBins';
   /** Where the bounds come from (kept in the JSON, for reviewers). */
   readonly note?: string;
 }
@@ -185,7 +207,7 @@ function parseColumn(source: string, index: number, raw: unknown, defaultMissing
   const note = optionalString(source, `${where}.note`, raw.note);
   switch (raw.type) {
     case 'numeric': {
-      checkKeys(source, where, raw, ['name', 'type', 'lower', 'upper', 'scale', 'missing', 'fillValue', 'note']);
+      checkKeys(source, where, raw, ['name', 'type', 'lower', 'upper', 'scale', 'missing', 'fillValue', 'transform', 'bins', 'encode', 'note']);
       const lower = finiteNumber(source, `${where}.lower`, raw.lower);
       const upper = finiteNumber(source, `${where}.upper`, raw.upper);
       if (!(lower < upper)) fail(source, where, `lower (${lower}) must be < upper (${upper})`);
@@ -194,7 +216,8 @@ function parseColumn(source: string, index: number, raw: unknown, defaultMissing
       let fillValue: number | undefined;
       if (missing === 'fill') fillValue = finiteNumber(source, `${where}.fillValue`, raw.fillValue);
       else if (raw.fillValue !== undefined) fail(source, `${where}.fillValue`, 'is only used with "missing": "fill"');
-      return { name, type: 'numeric', lower, upper, scale, missing, ...(fillValue !== undefined ? { fillValue } : {}), ...(note ? { note } : {}) };
+      const encoding = parseNumericEncoding(source, where, raw, lower, upper);
+      return { name, type: 'numeric', lower, upper, scale, missing, ...(fillValue !== undefined ? { fillValue } : {}), ...encoding, ...(note ? { note } : {}) };
     }
     case 'categorical': {
       checkKeys(source, where, raw, ['name', 'type', 'categories', 'missing', 'note']);
@@ -332,14 +355,17 @@ export function labelColumn(schema: Schema): LabelColumnSpec {
 }
 
 /**
- * Feature names in output order: a numeric column gives its name, a categorical column one
- * `name=category` per category and `name=<other>`, then `(intercept)` if the schema has one.
+ * Feature names in output order: a numeric column gives its name (or `log1p(name)`) unless it is
+ * encoded by bins only, then one `name=[a,b)` per bin; a categorical column one `name=category`
+ * per category and `name=<other>`; then `(intercept)` if the schema has one.
  */
 export function schemaFeatureNames(schema: Schema): string[] {
   const names: string[] = [];
   for (const c of schema.columns) {
-    if (c.type === 'numeric') names.push(c.name);
-    else if (c.type === 'categorical') {
+    if (c.type === 'numeric') {
+      if (c.encode !== 'bins') names.push(c.transform === 'log1p' ? `log1p(${c.name})` : c.name);
+      if (c.bins !== undefined) names.push(...binFeatureNames(c));
+    } else if (c.type === 'categorical') {
       for (const category of c.categories) names.push(`${c.name}=${category}`);
       names.push(otherSlotName(c.name));
     }
@@ -348,26 +374,24 @@ export function schemaFeatureNames(schema: Schema): string[] {
   return names;
 }
 
-/** Largest |value| of an encoded numeric feature. */
-function numericFeatureBound(c: NumericColumnSpec): number {
-  return c.scale === 'none' ? Math.max(Math.abs(c.lower), Math.abs(c.upper)) : 1;
-}
-
 /** Rounds a bound up by a few ulps: a bound must never be below the true value. */
 function roundUp(value: number): number {
   return value === 0 ? 0 : value * (1 + 4 * Number.EPSILON);
 }
 
 /**
- * The L2 norm bound of encoded rows *before* the row transform: each numeric feature is at most
- * 1 in absolute value (or max(|lower|, |upper|) with scale "none") and each categorical column
- * contributes exactly one 1, so B0 = sqrt(sum of squares). Public: it reads only the schema.
+ * The L2 norm bound of encoded rows *before* the row transform: each numeric value feature is at
+ * most 1 in absolute value (or max(|t(lower)|, |t(upper)|) with scale "none", t the column's
+ * transform), each binned column contributes exactly one 1 and each categorical column exactly
+ * one 1, so B0 = sqrt(sum of squares). Public: it reads only the schema.
  */
 export function schemaEncodedNormBound(schema: Schema): number {
   let s = 0;
   for (const c of schema.columns) {
-    if (c.type === 'numeric') s += numericFeatureBound(c) ** 2;
-    else if (c.type === 'categorical') s += 1;
+    if (c.type === 'numeric') {
+      if (c.encode !== 'bins') s += numericValueBound(c) ** 2;
+      if (c.bins !== undefined) s += 1;
+    } else if (c.type === 'categorical') s += 1;
   }
   return roundUp(Math.sqrt(s));
 }
@@ -531,7 +555,7 @@ export function applySchema(table: RawTable, schema: Schema): PreparedData {
     if (column.kind === 'categorical') return column.levels.map((level) => index.get(level.trim()) ?? spec.categories.length);
     return undefined; // numeric raw column for a categorical spec: matched by text below
   });
-  const widths = features.map((spec) => (spec.type === 'numeric' ? 1 : spec.categories.length + 1));
+  const widths = features.map((spec) => (spec.type === 'numeric' ? numericEncodedWidth(spec) : spec.categories.length + 1));
   const offsets: number[] = [];
   let encodedWidth = 0;
   for (const w of widths) {
@@ -613,8 +637,11 @@ export function applySchema(table: RawTable, schema: Schema): PreparedData {
           v = spec.upper;
           clipped[spec.name]++;
         }
-        const span = spec.upper - spec.lower;
-        x[at] = spec.scale === 'unit' ? Math.min(1, (v - spec.lower) / span) : spec.scale === 'symmetric' ? Math.max(-1, Math.min(1, (2 * (v - spec.lower)) / span - 1)) : v;
+        if (spec.encode === 'bins') x[at + binIndex(spec.bins as readonly number[], v)] = 1;
+        else {
+          x[at] = numericValueFeature(spec, v);
+          if (spec.bins !== undefined) x[at + 1 + binIndex(spec.bins, v)] = 1;
+        }
       } else {
         let slot: number;
         const slots = slotOfLevel[j];
