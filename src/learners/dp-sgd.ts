@@ -52,22 +52,35 @@ function learningRateAt(schedule: Schedule, base: number, t: number, steps: numb
   return base;
 }
 
-export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
-  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
-  const glmData = dataForLoss(loss, data);
-  const { n, d } = glmData;
-  const clipNorm = requirePositive('clipNorm', options.clipNorm);
+/**
+ * The sampling rate q and the number of steps T of a DP-SGD run on n rows: public quantities
+ * (n is public in DP-SGD's accounting), so the run's event dpsgdEvent(q, z, T) is known before
+ * training.
+ */
+export function dpSgdSchedule(
+  n: number,
+  options: Pick<DpSgdOptions, 'batchSize' | 'samplingProbability' | 'steps' | 'epochs'>,
+): { samplingProbability: number; steps: number } {
   if ((options.batchSize === undefined) === (options.samplingProbability === undefined)) {
     throw new InvalidParameterError('batchSize', options.batchSize, 'given, or samplingProbability given instead (exactly one)');
   }
   if (options.batchSize !== undefined && !(options.batchSize > 0 && options.batchSize <= n)) {
     throw new InvalidParameterError('batchSize', options.batchSize, `in (0, ${n}] (the number of rows)`);
   }
-  const q = requireInHalfOpen('samplingProbability', options.samplingProbability ?? (options.batchSize as number) / n, 0, 1);
+  const samplingProbability = requireInHalfOpen('samplingProbability', options.samplingProbability ?? (options.batchSize as number) / n, 0, 1);
   if ((options.steps === undefined) === (options.epochs === undefined)) {
     throw new InvalidParameterError('steps', options.steps, 'given, or epochs given instead (exactly one)');
   }
-  const steps = requireInteger('steps', options.steps ?? Math.ceil(requirePositive('epochs', options.epochs) / q), 1);
+  const steps = requireInteger('steps', options.steps ?? Math.ceil(requirePositive('epochs', options.epochs) / samplingProbability), 1);
+  return { samplingProbability, steps };
+}
+
+export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
+  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
+  const glmData = dataForLoss(loss, data);
+  const { n, d } = glmData;
+  const clipNorm = requirePositive('clipNorm', options.clipNorm);
+  const { samplingProbability: q, steps } = dpSgdSchedule(n, options);
   const learningRate = requirePositive('learningRate', options.learningRate);
   const regularization = requireNonNegative('regularization', options.regularization ?? 0);
   const schedule = options.schedule ?? 'constant';

@@ -1,0 +1,96 @@
+/**
+ * The three gradient-perturbation learners behind one dispatcher, and what composite releases
+ * (honest tuning, one-vs-rest) need from them: the event of ONE run as a function of the noise
+ * multiplier z, known before any data is touched (it depends only on n, which these learners
+ * treat as public, and on the options), so the noise can be calibrated for the whole composite
+ * release and every run then trained with that explicit z.
+ *
+ *   dpgd      selfCompose(gaussian(z), T)                      replace-one     (dp-gd.ts)
+ *   dpsgd     selfCompose(poissonSampled(q, gaussian(z)), T)   add/remove-one  (dp-sgd.ts)
+ *   shuffled  selfCompose(gaussian(z/2), P)                    replace-one     (shuffled-sgd.ts)
+ */
+import { calibrateNoiseMultiplier, dpsgdEvent } from '../accounting/calibrate.js';
+import { gaussianEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon, gaussianPrecision } from '../accounting/gaussian-composition.js';
+import { InvalidParameterError, NumericalError } from '../errors.js';
+import { requireInteger } from '../validate.js';
+import { trainDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
+import { dpSgdSchedule, trainDpSgd, type DpSgdOptions } from './dp-sgd.js';
+import type { GlmData } from './glm/types.js';
+import { shuffledPartialEpochs, shuffledSgdEvent, trainShuffledSgd, type ShuffledSgdOptions } from './shuffled-sgd.js';
+
+export type GradientMethod = 'dpgd' | 'dpsgd' | 'shuffled';
+export const GRADIENT_METHODS: readonly GradientMethod[] = ['dpgd', 'dpsgd', 'shuffled'];
+
+type WithoutNoise<T> = Omit<T, 'epsilon' | 'delta' | 'noiseMultiplier' | 'rng'>;
+
+/** The options of one method, without the noise (set by the composite release). */
+export type GradientMethodOptions =
+  | ({ readonly method: 'dpgd' } & WithoutNoise<DpGdOptions>)
+  | ({ readonly method: 'dpsgd' } & WithoutNoise<DpSgdOptions>)
+  | ({ readonly method: 'shuffled' } & WithoutNoise<ShuffledSgdOptions>);
+
+export function requireGradientMethod(method: string): GradientMethod {
+  if (!(GRADIENT_METHODS as readonly string[]).includes(method)) {
+    throw new InvalidParameterError('method', method, `one of ${GRADIENT_METHODS.map((m) => `'${m}'`).join(', ')}`);
+  }
+  return method as GradientMethod;
+}
+
+/** The event one run releases with noise multiplier z on n rows. */
+export function gradientRunEvent(options: GradientMethodOptions, n: number, noiseMultiplier: number): DpEvent {
+  switch (options.method) {
+    case 'dpgd':
+      return selfComposeEvent(gaussianEvent(noiseMultiplier), requireInteger('steps', options.steps, 1));
+    case 'dpsgd': {
+      const { samplingProbability, steps } = dpSgdSchedule(n, options);
+      return dpsgdEvent(samplingProbability, noiseMultiplier, steps);
+    }
+    case 'shuffled':
+      return shuffledSgdEvent(noiseMultiplier, shuffledPartialEpochs(options.epochs, options.fraction ?? 1));
+    default:
+      throw new InvalidParameterError('method', (options as { method: unknown }).method, `one of ${GRADIENT_METHODS.join(', ')}`);
+  }
+}
+
+/** Trains one run with an explicit noise multiplier (reported at delta). */
+export function trainGradientMethod(
+  data: GlmData,
+  options: GradientMethodOptions,
+  noise: { readonly noiseMultiplier: number; readonly delta: number; readonly rng?: DpGdOptions['rng'] },
+): TrainResult {
+  const { method, ...rest } = options;
+  const full = { ...rest, ...noise };
+  if (method === 'dpgd') return trainDpGd(data, full as DpGdOptions);
+  if (method === 'dpsgd') return trainDpSgd(data, full as DpSgdOptions);
+  if (method === 'shuffled') return trainShuffledSgd(data, full as ShuffledSgdOptions);
+  throw new InvalidParameterError('method', method, `one of ${GRADIENT_METHODS.join(', ')}`);
+}
+
+/**
+ * The smallest noise multiplier z (on the safe side) for which the composite release
+ * `wrap(runEvent(z))` is (epsilon, delta)-DP. Compositions of Gaussians alone (DP-GD and shuffled
+ * SGD under `selfCompose` wraps) are calibrated exactly; anything else by the RDP accountant.
+ */
+export function calibrateCompositeNoise(
+  options: GradientMethodOptions,
+  n: number,
+  wrap: (runEvent: DpEvent) => DpEvent,
+  target: { readonly epsilon: number; readonly delta: number },
+): { noiseMultiplier: number; event: DpEvent } {
+  const probe = wrap(gradientRunEvent(options, n, 1));
+  const precision = gaussianPrecision(probe);
+  if (precision !== undefined && precision > 0) {
+    // The composite is k Gaussians of multiplier z (k = precision at z = 1; shuffled SGD's z/2 gives 4 per use).
+    let z = exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, precision);
+    // Verified on the actual event (its precision is summed in another order).
+    const exceeds = (value: number) => (gaussianCompositionEpsilon(wrap(gradientRunEvent(options, n, value)), target.delta)?.epsilon ?? Infinity) > target.epsilon;
+    for (let attempt = 0; exceeds(z); attempt++) {
+      if (attempt === 50) throw new NumericalError(`could not verify a noise multiplier for epsilon ${target.epsilon}, delta ${target.delta}`);
+      z *= 1 + 1e-12 * 2 ** attempt;
+    }
+    return { noiseMultiplier: z, event: wrap(gradientRunEvent(options, n, z)) };
+  }
+  const calibration = calibrateNoiseMultiplier((z) => wrap(gradientRunEvent(options, n, z)), { targetEpsilon: target.epsilon, delta: target.delta });
+  return { noiseMultiplier: calibration.noiseMultiplier, event: calibration.event };
+}
