@@ -88,3 +88,51 @@ test('dpfit train errors: no schema, bad epsilon, missing file, unknown method -
     assert.ok(!existsSync(out));
   }
 });
+
+test('dpfit train --tune: honest learning-rate tuning scored on a PUBLIC validation file, the tuning paid in epsilon', async () => {
+  const { dir, data, schema } = fixture();
+  const validation = join(dir, 'public.csv');
+  // A separate public sample (here: the fixture's generator with another seed would do; the first 300 rows' copy suffices to score).
+  writeFileSync(validation, readFileSync(data, 'utf8').split('\n').slice(0, 301).join('\n') + '\n');
+  const out = join(dir, 'tuned.json');
+  const tuned = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '20', '--epsilon', '2', '--tune', '4',
+    '--tune-learning-rates', '0.1,1,5', '--validation', validation, '--seed', '5', '--out', out, '--json');
+  assert.equal(tuned.code, 0, tuned.stderr);
+  const result = JSON.parse(tuned.stdout);
+  const event = parseEvent(result.privacy.event);
+  assert.equal(event.kind, 'repeatAndSelect');
+  assert.ok(rdpEpsilon(event, 1e-5).epsilon <= 2);
+  if (result.model !== null) {
+    assert.ok([0.1, 1, 5].includes(result.diagnostics.learningRate));
+    assert.ok(existsSync(out));
+  } else {
+    assert.ok(!existsSync(out), 'no run (K = 0): nothing written');
+  }
+  const misuse: string[][] = [
+    ['--tune', '4'], // no --validation
+    ['--validation', validation], // no --tune
+    ['--tune', '4', '--validation', validation, '--learning-rate', '1'],
+    ['--method', 'output', '--regularization', '0.1', '--tune', '4', '--validation', validation],
+  ];
+  for (const extra of misuse) {
+    const { code, stderr } = await run('train', '--data', data, '--schema', schema, '--epsilon', '1', ...extra);
+    assert.equal(code, 2, `${extra.join(' ')}: ${stderr}`);
+    assert.equal(stderr.trim().split('\n').length, 1, stderr);
+  }
+});
+
+test('dpfit train --method output | output-sgd: Gaussian output perturbation, replace-one, epsilon <= target', async () => {
+  const { data, schema } = fixture();
+  for (const extra of [['--method', 'output', '--regularization', '0.01'], ['--method', 'output-sgd', '--regularization', '0.05', '--epochs', '3', '--batch-size', '150']]) {
+    const trained = await run('train', '--data', data, '--schema', schema, '--epsilon', '1', '--seed', '1', '--json', ...extra);
+    assert.equal(trained.code, 0, trained.stderr);
+    const result = JSON.parse(trained.stdout);
+    assert.equal(result.privacy.neighboringRelation, 'replaceOne');
+    assert.ok(result.privacy.epsilon <= 1);
+    assert.equal(parseEvent(result.privacy.event).kind, 'gaussian');
+    assert.ok(result.metrics.training.accuracy > 0.6, `${extra[1]}: ${result.metrics.training.accuracy}`);
+  }
+  const missing = await run('train', '--data', data, '--schema', schema, '--epsilon', '1', '--method', 'output');
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--regularization/);
+});

@@ -77,3 +77,11 @@ export function formatNumber(value: number, digits = 6): string {
   if (!Number.isFinite(value)) return String(value);
   return Number(value.toPrecision(digits)).toString();
 }
+
+/** Parses a comma-separated list of finite numbers. */
+export function parseNumberListFlag(flag: string): (raw: string) => number[] {
+  return (raw: string) => {
+    const parts = raw.split(',');
+    return parts.map((part) => parseNumberFlag(flag)(part));
+  };
+}

@@ -17,6 +17,7 @@ import { requireInteger } from '../validate.js';
 import { trainDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
 import { dpSgdSchedule, trainDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import type { GlmData } from './glm/types.js';
+import type { NoiseOptions } from './training.js';
 import { shuffledPartialEpochs, shuffledSgdEvent, trainShuffledSgd, type ShuffledSgdOptions } from './shuffled-sgd.js';
 
 export type GradientMethod = 'dpgd' | 'dpsgd' | 'shuffled';
@@ -37,6 +38,11 @@ export function requireGradientMethod(method: string): GradientMethod {
   return method as GradientMethod;
 }
 
+/** The neighbouring relation a method's accounting holds under (DP-SGD's Poisson sampling: add/remove-one). */
+export function gradientMethodRelation(method: GradientMethod): 'replaceOne' | 'addOrRemoveOne' {
+  return method === 'dpsgd' ? 'addOrRemoveOne' : 'replaceOne';
+}
+
 /** The event one run releases with noise multiplier z on n rows. */
 export function gradientRunEvent(options: GradientMethodOptions, n: number, noiseMultiplier: number): DpEvent {
   switch (options.method) {
@@ -53,12 +59,8 @@ export function gradientRunEvent(options: GradientMethodOptions, n: number, nois
   }
 }
 
-/** Trains one run with an explicit noise multiplier (reported at delta). */
-export function trainGradientMethod(
-  data: GlmData,
-  options: GradientMethodOptions,
-  noise: { readonly noiseMultiplier: number; readonly delta: number; readonly rng?: DpGdOptions['rng'] },
-): TrainResult {
+/** Trains one run with a target (epsilon, delta) or an explicit noise multiplier (reported at delta). */
+export function trainGradientMethod(data: GlmData, options: GradientMethodOptions, noise: NoiseOptions): TrainResult {
   const { method, ...rest } = options;
   const full = { ...rest, ...noise };
   if (method === 'dpgd') return trainDpGd(data, full as DpGdOptions);

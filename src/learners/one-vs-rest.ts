@@ -18,7 +18,7 @@ import { defaultRng, type Rng } from '../random/rng.js';
 import { requireOpenUnit, requirePositive } from '../validate.js';
 import { nonPrivateReport } from './dp-gd.js';
 import type { GlmData } from './glm/types.js';
-import { calibrateCompositeNoise, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
+import { calibrateCompositeNoise, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { predictMargins, type FeatureMatrix, type LinearModel } from './model.js';
 import { privacyReport, type PrivacyReport } from './privacy-report.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
@@ -93,7 +93,7 @@ export function trainOneVsRest(data: MultiClassData, options: OneVsRestOptions):
   const privacy = noiseMultiplier === 0
     ? nonPrivateReport(rng.description)
     : privacyReport(wrap(gradientRunEvent(base, data.n, noiseMultiplier)), delta, {
-        relation: base.method === 'dpsgd' ? 'addOrRemoveOne' : 'replaceOne',
+        relation: gradientMethodRelation(base.method),
         rng,
         pld: gaussianCompositionEpsilon,
       });

@@ -39,9 +39,9 @@ export interface TrainingDiagnostics {
   readonly steps: number;
   readonly noiseMultiplier: number;
   readonly noiseStd: number;
-  /** Average fraction of per-example gradients that were clipped. */
-  readonly clippedFraction: number;
-  readonly clipNorm: number;
-  readonly learningRate: number;
+  /** Average fraction of per-example gradients that were clipped (gradient learners). */
+  readonly clippedFraction?: number;
+  readonly clipNorm?: number;
+  readonly learningRate?: number;
   readonly [key: string]: unknown;
 }

@@ -15,7 +15,7 @@ import { InvalidParameterError } from '../errors.js';
 import { defaultRng } from '../random/rng.js';
 import { requireOpenUnit, requirePositive } from '../validate.js';
 import type { GlmData } from './glm/types.js';
-import { calibrateCompositeNoise, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
+import { calibrateCompositeNoise, gradientMethodRelation, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { tuneHonestly, type RunCountDistribution, type ScoringOptions, type TuningResult } from './tuning.js';
 import type { Rng } from '../random/rng.js';
 
@@ -75,6 +75,7 @@ export function tuneGradientMethodHonestly(data: GlmData, options: TuneGradientM
     perRunEvent: event.event,
     distribution,
     delta,
+    relation: gradientMethodRelation(base.method),
     rng,
     ...(options.publicValidation === undefined ? {} : { publicValidation: options.publicValidation }),
     ...(options.metric === undefined ? {} : { metric: options.metric }),

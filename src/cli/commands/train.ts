@@ -16,32 +16,10 @@ import { glmConstants } from '../../learners/glm/constants.js';
 import { lossByName } from '../../learners/losses.js';
 import { evaluate, parseModel, predict, type LinearModel } from '../../learners/model.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
-import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, toJson, type CliIo } from '../io.js';
+import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { progressReporter } from '../progress.js';
+import { runTrainingMethod, type TrainFlags } from './train-methods.js';
 
-interface TrainFlags {
-  data: string;
-  schema?: string;
-  label?: string;
-  model: string;
-  method: string;
-  epsilon?: number;
-  delta: number;
-  noiseMultiplier?: number;
-  clipNorm?: number;
-  steps?: number;
-  epochs?: number;
-  batchSize?: number;
-  learningRate: number;
-  regularization: number;
-  optimizer: string;
-  schedule: string;
-  fraction?: number;
-  conjecture?: boolean;
-  seed?: number;
-  out?: string;
-  json?: boolean;
-}
 
 /** Writes a file atomically: a temporary file renamed into place, so no partial output remains. */
 export function writeFileAtomic(path: string, text: string): void {
@@ -69,7 +47,12 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
     .option('--model <M>', 'logistic | linear | huber | smoothedHinge', 'logistic')
-    .option('--method <M>', 'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one) | shuffled (004 Alg. 1, replace-one)', 'dpsgd')
+    .option(
+      '--method <M>',
+      'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one) | shuffled (004 Alg. 1, replace-one) | ' +
+        'output (noise on the regularised ERM minimiser, Chaudhuri et al. 2011) | output-sgd (noise on the SGD output, 004 Sec. 3.2.2)',
+      'dpsgd',
+    )
     .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
     .option('--delta <D>', 'target delta', parseNumberFlag('--delta'), 1e-5)
     .option('--noise-multiplier <Z>', 'explicit noise multiplier instead of --epsilon', parseNumberFlag('--noise-multiplier'))
@@ -77,8 +60,14 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--steps <T>', 'number of steps (dpgd; or dpsgd instead of --epochs)', parseIntegerFlag('--steps'))
     .option('--epochs <E>', 'dpsgd: expected passes over the data (default 10)', parseNumberFlag('--epochs'))
     .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256)', parseNumberFlag('--batch-size'))
-    .option('--learning-rate <R>', 'step size', parseNumberFlag('--learning-rate'), 1)
-    .option('--regularization <L>', 'L2 regularisation of the average loss', parseNumberFlag('--regularization'), 0)
+    .option('--learning-rate <R>', 'step size (default 1; output-sgd: 1 / (beta + lambda))', parseNumberFlag('--learning-rate'))
+    .option('--regularization <L>', 'L2 regularisation lambda of the average loss (default 0; output, output-sgd: required > 0)', parseNumberFlag('--regularization'))
+    .option('--grad-tolerance <TAU>', 'output: gradient-norm tolerance of the minimiser (paid in the sensitivity: + 2 tau / lambda)', parseNumberFlag('--grad-tolerance'))
+    .option('--max-iterations <N>', 'output: optimiser step cap (hitting it releases nothing)', parseIntegerFlag('--max-iterations'))
+    .option('--tune <MEAN>', 'honest learning-rate tuning (Papernot & Steinke 2022): K ~ Poisson(MEAN) private runs, the best released; epsilon covers all of it', parseNumberFlag('--tune'))
+    .option('--tune-learning-rates <LIST>', 'comma-separated PUBLIC candidate learning rates for --tune (default 10 log-spaced in [1e-3, 10])', parseNumberListFlag('--tune-learning-rates'))
+    .option('--validation <FILE>', 'PUBLIC labelled data (not part of --data) that scores the --tune candidates')
+    .option('--metric <M>', 'score of --tune candidates: accuracy | auc | logLoss | mse | r2 (default accuracy, or r2 for regression)')
     .option('--fraction <TAU>', 'shuffled: fraction of each shuffled epoch processed (004 Alg. 1; default 1)', parseNumberFlag('--fraction'))
     .option('--conjecture', "shuffled: also report 004 Conj. 1-2's epsilon, labelled a conjecture (never the guarantee)")
     .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
@@ -92,6 +81,9 @@ export function registerTrain(program: Command, io: CliIo): void {
 Example:
   $ dpfit train --data adult.data --schema adult.schema.json --epsilon 1 --delta 1e-5 --out model.json
 
+  $ dpfit train --data adult.data --schema adult.schema.json --epsilon 1 --tune 15.4 \\
+      --validation public.csv --optimizer adam --out model.json      # tuning paid for
+
 The privacy report gives epsilon, delta, the accountant, the DpEvent released, the neighbouring
 relation and whether the guarantee is proven. Default randomness is the secure generator.`,
     )
@@ -102,59 +94,24 @@ relation and whether the guarantee is proven. Default randomness is the secure g
         throw new InvalidParameterError('--label', flags.label, `the schema's label column '${labelColumn?.name}'`);
       }
       const prepared = await loadDataset(flags.data, schema);
-      const loss = lossByName(flags.model);
-      const constants = glmConstants(loss, { rowNormBound: prepared.rowNormBound, labelBound: prepared.labelBound });
-      const clipNorm = flags.clipNorm ?? constants.lipschitz;
-      if (!Number.isFinite(clipNorm)) {
-        throw new InvalidParameterError('--clip-norm', flags.clipNorm, `given: the ${loss.name} loss has no finite Lipschitz bound on this schema's domain`);
-      }
+      const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
       const rng = flags.seed === undefined ? defaultRng() : seededRng(flags.seed);
       const onStep = progressReporter(`training (${flags.method})`, !flags.json);
-      const common = {
-        loss: flags.model,
-        epsilon: flags.epsilon,
-        delta: flags.delta,
-        noiseMultiplier: flags.noiseMultiplier,
-        clipNorm,
-        learningRate: flags.learningRate,
-        regularization: flags.regularization,
-        featureNames: prepared.dataset.featureNames,
-        rng,
-        onStep,
-      };
-      let result: TrainResult;
-      if (flags.method === 'dpgd') {
-        result = trainDpGd(prepared.dataset, { ...common, steps: flags.steps ?? 100 });
-      } else if (flags.method === 'dpsgd') {
-        const batchSize = flags.batchSize ?? Math.min(256, prepared.dataset.n);
-        result = trainDpSgd(prepared.dataset, {
-          ...common,
-          batchSize,
-          ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? 10 }),
-          optimizer: flags.optimizer as Optimizer,
-          schedule: flags.schedule as Schedule,
-        });
-      } else if (flags.method === 'shuffled') {
-        result = trainShuffledSgd(prepared.dataset, {
-          ...common,
-          epochs: flags.epochs ?? 1,
-          fraction: flags.fraction ?? 1,
-          accountConjecture: Boolean(flags.conjecture),
-        });
-      } else {
-        throw new InvalidParameterError('--method', flags.method, "'dpsgd', 'dpgd' or 'shuffled' (objpert, amp, output and rgm are coming)");
-      }
-      const model: LinearModel = { ...result.model, schema };
-      const metrics = evaluate(model, prepared.dataset);
-      if (flags.out !== undefined) writeFileAtomic(flags.out, `${toJson(model)}\n`);
-      const output = { model, privacy: result.privacy, metrics: { training: metrics }, diagnostics: result.diagnostics };
+      const result = runTrainingMethod(flags, prepared, { rng, onStep, validation });
+      const model: LinearModel | undefined = result.model === undefined ? undefined : { ...result.model, schema };
+      const metrics = model === undefined ? undefined : evaluate(model, prepared.dataset);
+      if (flags.out !== undefined && model !== undefined) writeFileAtomic(flags.out, `${toJson(model)}\n`);
+      const output = { model: model ?? null, privacy: result.privacy, metrics: metrics === undefined ? {} : { training: metrics }, diagnostics: result.diagnostics };
       printResult(io, Boolean(flags.json), output, () =>
         [
-          `trained ${loss.name} by ${flags.method} on ${prepared.dataset.n} rows x ${prepared.dataset.d} features`,
-          `  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`,
+          model === undefined
+            ? `no model released: ${String((result.diagnostics as { message?: unknown }).message ?? 'the mechanism released nothing')}`
+            : `trained ${model.loss.name} by ${flags.method}${flags.tune !== undefined ? ' (honestly tuned)' : ''} on ${prepared.dataset.n} rows x ${prepared.dataset.d} features`,
+          metrics === undefined ? '' : `  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`,
           `  privacy  (epsilon = ${formatNumber(result.privacy.epsilon, 6)}, delta = ${formatNumber(result.privacy.delta)}), ${result.privacy.guarantee}, ${result.privacy.accountant} accountant, ${result.privacy.neighboringRelation}`,
           ...result.privacy.warnings.map((w) => `  warning  ${w}`),
-          flags.out !== undefined ? `  model written to ${flags.out}` : '',
+          flags.out !== undefined && model !== undefined ? `  model written to ${flags.out}` : '',
+          flags.out !== undefined && model === undefined ? `  nothing written to ${flags.out}` : '',
         ]
           .filter((line) => line !== '')
           .join('\n'),

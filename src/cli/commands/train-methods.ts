@@ -1,0 +1,192 @@
+/**
+ * `dpfit train --method ...`: from the command's flags to one learner call. Each method reads
+ * only the flags it documents; the result always has the `{model, privacy, diagnostics}` shape
+ * (model undefined when the mechanism released nothing: K = 0 runs in honest tuning, a
+ * Propose-Test-Release rejection).
+ */
+import type { PreparedData } from '../../data/schema.js';
+import { InvalidParameterError } from '../../errors.js';
+import type { TrainResult } from '../../learners/dp-gd.js';
+import type { Optimizer, Schedule } from '../../learners/dp-sgd.js';
+import { glmConstants } from '../../learners/glm/constants.js';
+import type { GradientMethodOptions } from '../../learners/gradient-methods.js';
+import { requireGradientMethod, trainGradientMethod } from '../../learners/gradient-methods.js';
+import { lossByName } from '../../learners/losses.js';
+import type { LinearModel } from '../../learners/model.js';
+import { trainOutputPerturbation } from '../../learners/output-perturbation.js';
+import { trainOutputPerturbationSgd } from '../../learners/output-perturbation-sgd.js';
+import type { PrivacyReport } from '../../learners/privacy-report.js';
+import { tuneGradientMethodHonestly } from '../../learners/tune-gradient-method.js';
+import type { LabelledData, ScoreMetric } from '../../learners/tuning.js';
+import type { Rng } from '../../random/rng.js';
+
+export interface TrainFlags {
+  data: string;
+  schema?: string;
+  label?: string;
+  model: string;
+  method: string;
+  epsilon?: number;
+  delta: number;
+  noiseMultiplier?: number;
+  clipNorm?: number;
+  steps?: number;
+  epochs?: number;
+  batchSize?: number;
+  learningRate?: number;
+  regularization?: number;
+  optimizer: string;
+  schedule: string;
+  fraction?: number;
+  conjecture?: boolean;
+  gradTolerance?: number;
+  maxIterations?: number;
+  tune?: number;
+  tuneLearningRates?: number[];
+  validation?: string;
+  metric?: string;
+  seed?: number;
+  out?: string;
+  json?: boolean;
+}
+
+export const METHODS = ['dpsgd', 'dpgd', 'shuffled', 'output', 'output-sgd'] as const;
+
+export interface MethodResult {
+  readonly model: LinearModel | undefined;
+  readonly privacy: PrivacyReport;
+  readonly diagnostics: Record<string, unknown>;
+}
+
+export interface MethodContext {
+  readonly rng: Rng;
+  readonly onStep?: (step: number, steps: number) => void;
+  /** PUBLIC labelled validation data (--validation), for honest tuning's scores. */
+  readonly validation?: LabelledData;
+}
+
+/** Ten learning rates log-spaced over [1e-3, 10]: the default public grid of --tune. */
+export const DEFAULT_TUNING_GRID: readonly number[] = Array.from({ length: 10 }, (_, k) => Number((1e-3 * 10 ** ((4 * k) / 9)).toPrecision(3)));
+
+function lipschitzOf(flags: TrainFlags, prepared: PreparedData): number {
+  const loss = lossByName(flags.model);
+  const constants = glmConstants(loss, { rowNormBound: prepared.rowNormBound, labelBound: prepared.labelBound });
+  const clipNorm = flags.clipNorm ?? constants.lipschitz;
+  if (!Number.isFinite(clipNorm)) {
+    throw new InvalidParameterError('--clip-norm', flags.clipNorm, `given: the ${loss.name} loss has no finite Lipschitz bound on this schema's domain`);
+  }
+  return clipNorm;
+}
+
+function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: MethodContext): GradientMethodOptions {
+  const method = requireGradientMethod(flags.method);
+  const common = {
+    loss: flags.model,
+    clipNorm: lipschitzOf(flags, prepared),
+    learningRate: flags.learningRate ?? 1,
+    regularization: flags.regularization ?? 0,
+    featureNames: prepared.dataset.featureNames,
+    ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
+  };
+  if (method === 'dpgd') return { method, ...common, steps: flags.steps ?? 100 };
+  if (method === 'dpsgd') {
+    return {
+      method,
+      ...common,
+      batchSize: flags.batchSize ?? Math.min(256, prepared.dataset.n),
+      ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? 10 }),
+      optimizer: flags.optimizer as Optimizer,
+      schedule: flags.schedule as Schedule,
+    };
+  }
+  return { method, ...common, epochs: flags.epochs ?? 1, fraction: flags.fraction ?? 1, accountConjecture: Boolean(flags.conjecture) };
+}
+
+function noiseFlags(flags: TrainFlags, context: MethodContext) {
+  return { epsilon: flags.epsilon, delta: flags.delta, noiseMultiplier: flags.noiseMultiplier, rng: context.rng };
+}
+
+function runTuned(flags: TrainFlags, prepared: PreparedData, context: MethodContext): MethodResult {
+  const mean = flags.tune as number;
+  if (flags.epsilon === undefined) throw new InvalidParameterError('--epsilon', undefined, 'given with --tune (the noise is calibrated for the whole tuned release)');
+  if (context.validation === undefined) {
+    throw new InvalidParameterError('--validation', undefined, 'a PUBLIC labelled file (not part of the private data) to score the candidates with --tune');
+  }
+  if (flags.learningRate !== undefined) throw new InvalidParameterError('--learning-rate', flags.learningRate, 'not given with --tune (use --tune-learning-rates for the candidate grid)');
+  const result = tuneGradientMethodHonestly(prepared.dataset, {
+    base: gradientOptions(flags, prepared, context),
+    learningRates: flags.tuneLearningRates ?? DEFAULT_TUNING_GRID,
+    distribution: { kind: 'poisson', mean },
+    epsilon: flags.epsilon,
+    delta: flags.delta,
+    publicValidation: context.validation,
+    ...(flags.metric === undefined ? {} : { metric: flags.metric as ScoreMetric }),
+    rng: context.rng,
+  });
+  return {
+    model: result.model,
+    privacy: result.privacy,
+    diagnostics: { ...result.diagnostics, learningRate: result.candidate, validationScore: result.score, noiseMultiplier: result.noiseMultiplier },
+  };
+}
+
+function fromTrainResult(result: TrainResult): MethodResult {
+  return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
+}
+
+/** Runs the method the flags name; throws InvalidParameterError naming the flag for misuse. */
+export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, context: MethodContext): MethodResult {
+  if (!(METHODS as readonly string[]).includes(flags.method)) {
+    throw new InvalidParameterError('--method', flags.method, METHODS.map((m) => `'${m}'`).join(', '));
+  }
+  if (flags.tune !== undefined && !['dpgd', 'dpsgd', 'shuffled'].includes(flags.method)) {
+    throw new InvalidParameterError('--tune', flags.tune, `used with a gradient method (dpgd, dpsgd, shuffled); ${flags.method}'s own parameters are chosen without touching the data`);
+  }
+  if (flags.tune === undefined && (flags.tuneLearningRates !== undefined || flags.validation !== undefined)) {
+    throw new InvalidParameterError(flags.tuneLearningRates !== undefined ? '--tune-learning-rates' : '--validation', 'given', 'used only with --tune');
+  }
+  switch (flags.method) {
+    case 'dpgd':
+    case 'dpsgd':
+    case 'shuffled': {
+      if (flags.tune !== undefined) return runTuned(flags, prepared, context);
+      return fromTrainResult(trainGradientMethod(prepared.dataset, gradientOptions(flags, prepared, context), noiseFlags(flags, context)));
+    }
+    case 'output':
+      return fromTrainResult(
+        trainOutputPerturbation(prepared.dataset, {
+          loss: flags.model,
+          ...noiseFlags(flags, context),
+          regularization: requireRegularization(flags),
+          ...(flags.clipNorm !== undefined ? { clipNorm: flags.clipNorm } : { rowNormBound: prepared.rowNormBound }),
+          ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
+          ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
+          featureNames: prepared.dataset.featureNames,
+        }),
+      );
+    case 'output-sgd':
+      return fromTrainResult(
+        trainOutputPerturbationSgd(prepared.dataset, {
+          loss: flags.model,
+          ...noiseFlags(flags, context),
+          regularization: requireRegularization(flags),
+          rowNormBound: prepared.rowNormBound,
+          ...(flags.clipNorm !== undefined ? { clipNorm: flags.clipNorm } : {}),
+          epochs: flags.epochs ?? 1,
+          batchSize: flags.batchSize ?? 1,
+          ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
+          featureNames: prepared.dataset.featureNames,
+          ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
+        }),
+      );
+    default:
+      throw new InvalidParameterError('--method', flags.method, METHODS.join(', '));
+  }
+}
+
+function requireRegularization(flags: TrainFlags): number {
+  if (flags.regularization === undefined || !(flags.regularization > 0)) {
+    throw new InvalidParameterError('--regularization', flags.regularization, `> 0 for --method ${flags.method} (the strong convexity its sensitivity bound needs)`);
+  }
+  return flags.regularization;
+}
