@@ -4,62 +4,145 @@
  * for the block, (2) one batch call of the loss (`GlmLoss.derivatives`/`values`), so the loss's
  * own loop stays monomorphic whichever losses a process uses, (3) coefficient-times-row updates
  * while the block's rows are still in cache.
+ *
+ * Each kernel has two loops: a contiguous one (rows start .. start + count - 1, the full passes of
+ * DP-GD and the objective), where the row offset advances by d and no index array is read, and a
+ * gathered one (rows indices[start + k], the batches of DP-SGD and shuffled SGD). Both add in the
+ * same order, so a pass with indices 0 .. n-1 gives bit-for-bit the same numbers as a full pass.
+ * Every per-row sum runs over j = 0 .. d-1 in order; the rows are combined four at a time
+ * (c0 x0 + c1 x1 + c2 x2 + c3 x3, then added to out), the remainder one at a time.
  */
 
-/** Rows per block: 256 rows x 20 features x 8 bytes = 40 KiB, inside L2. */
+/**
+ * Rows per block: 256 rows x 20 features x 8 bytes = 40 KiB, inside L2, so the update pass reads
+ * the block's rows from cache, not from memory (a multiple of 4, the kernels' row group).
+ */
 export const BLOCK = 256;
 
 /**
  * For the rows `start .. start + count - 1` (or `indices[start + k]` when given): margins into
- * z, labels into yOut, and (when ss is not null) squared row norms into ss. Two rows per sweep
- * of theta: independent accumulators shorten the add-latency chains (measured ~1.3x).
+ * z, labels into yOut, and (when ss is not null) squared row norms into ss. Four rows per sweep
+ * of theta: independent accumulators shorten the add-latency chains and theta is loaded once for
+ * four rows.
  */
 export function marginsBlock(
   x: Float64Array, y: Float64Array, d: number, theta: Float64Array,
   start: number, count: number, indices: ArrayLike<number> | undefined,
   z: Float64Array, yOut: Float64Array, ss: Float64Array | null,
 ): void {
+  if (indices === undefined) {
+    if (ss === null) marginsContiguous(x, d, theta, start * d, count, z);
+    else marginsNormsContiguous(x, d, theta, start * d, count, z, ss);
+    for (let k = 0; k < count; k++) yOut[k] = y[start + k];
+  } else {
+    marginsGathered(x, d, theta, start, count, indices, z, ss);
+    for (let k = 0; k < count; k++) yOut[k] = y[indices[start + k]];
+  }
+}
+
+/** z[k] = x_row . theta and ss[k] = ||x_row||^2 for `count` consecutive rows from element offset `base`. */
+function marginsNormsContiguous(x: Float64Array, d: number, theta: Float64Array, base: number, count: number, z: Float64Array, ss: Float64Array): void {
   let k = 0;
-  for (; k + 1 < count; k += 2) {
-    const o0 = rowOffset(start, k, indices, d);
-    const o1 = rowOffset(start, k + 1, indices, d);
+  let o0 = base;
+  for (; k + 3 < count; k += 4) {
+    const o1 = o0 + d;
+    const o2 = o1 + d;
+    const o3 = o2 + d;
     let z0 = 0;
     let z1 = 0;
+    let z2 = 0;
+    let z3 = 0;
     let s0 = 0;
     let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
     for (let j = 0; j < d; j++) {
       const t = theta[j];
-      const u = x[o0 + j];
-      const v = x[o1 + j];
-      z0 += u * t;
-      z1 += v * t;
-      s0 += u * u;
-      s1 += v * v;
+      const a = x[o0 + j];
+      const b = x[o1 + j];
+      const c = x[o2 + j];
+      const e = x[o3 + j];
+      z0 += a * t;
+      z1 += b * t;
+      z2 += c * t;
+      z3 += e * t;
+      s0 += a * a;
+      s1 += b * b;
+      s2 += c * c;
+      s3 += e * e;
     }
     z[k] = z0;
     z[k + 1] = z1;
-    if (ss !== null) {
-      ss[k] = s0;
-      ss[k + 1] = s1;
-    }
+    z[k + 2] = z2;
+    z[k + 3] = z3;
+    ss[k] = s0;
+    ss[k + 1] = s1;
+    ss[k + 2] = s2;
+    ss[k + 3] = s3;
+    o0 = o3 + d;
   }
-  for (; k < count; k++) {
-    const off = rowOffset(start, k, indices, d);
+  for (; k < count; k++, o0 += d) {
     let z0 = 0;
     let s0 = 0;
     for (let j = 0; j < d; j++) {
-      const u = x[off + j];
-      z0 += u * theta[j];
-      s0 += u * u;
+      const a = x[o0 + j];
+      z0 += a * theta[j];
+      s0 += a * a;
+    }
+    z[k] = z0;
+    ss[k] = s0;
+  }
+}
+
+/** z[k] = x_row . theta for `count` consecutive rows from element offset `base`. */
+function marginsContiguous(x: Float64Array, d: number, theta: Float64Array, base: number, count: number, z: Float64Array): void {
+  let k = 0;
+  let o0 = base;
+  for (; k + 3 < count; k += 4) {
+    const o1 = o0 + d;
+    const o2 = o1 + d;
+    const o3 = o2 + d;
+    let z0 = 0;
+    let z1 = 0;
+    let z2 = 0;
+    let z3 = 0;
+    for (let j = 0; j < d; j++) {
+      const t = theta[j];
+      z0 += x[o0 + j] * t;
+      z1 += x[o1 + j] * t;
+      z2 += x[o2 + j] * t;
+      z3 += x[o3 + j] * t;
+    }
+    z[k] = z0;
+    z[k + 1] = z1;
+    z[k + 2] = z2;
+    z[k + 3] = z3;
+    o0 = o3 + d;
+  }
+  for (; k < count; k++, o0 += d) {
+    let z0 = 0;
+    for (let j = 0; j < d; j++) z0 += x[o0 + j] * theta[j];
+    z[k] = z0;
+  }
+}
+
+/** The gathered form: rows indices[start + k]; the same per-row order of additions. */
+function marginsGathered(
+  x: Float64Array, d: number, theta: Float64Array, start: number, count: number, indices: ArrayLike<number>,
+  z: Float64Array, ss: Float64Array | null,
+): void {
+  for (let k = 0; k < count; k++) {
+    const off = indices[start + k] * d;
+    let z0 = 0;
+    let s0 = 0;
+    for (let j = 0; j < d; j++) {
+      const a = x[off + j];
+      z0 += a * theta[j];
+      s0 += a * a;
     }
     z[k] = z0;
     if (ss !== null) ss[k] = s0;
   }
-  for (k = 0; k < count; k++) yOut[k] = y[indices === undefined ? start + k : indices[start + k]];
-}
-
-function rowOffset(start: number, k: number, indices: ArrayLike<number> | undefined, d: number): number {
-  return (indices === undefined ? start + k : indices[start + k]) * d;
 }
 
 /**
@@ -70,22 +153,50 @@ export function accumulateBlock(
   x: Float64Array, d: number, start: number, count: number, indices: ArrayLike<number> | undefined,
   c: Float64Array, out: Float64Array,
 ): void {
+  if (indices === undefined) accumulateContiguous(x, d, start * d, count, c, out);
+  else accumulateGathered(x, d, start, count, indices, c, out);
+}
+
+function accumulateContiguous(x: Float64Array, d: number, base: number, count: number, c: Float64Array, out: Float64Array): void {
+  let k = 0;
+  let o0 = base;
+  for (; k + 3 < count; k += 4) {
+    const c0 = c[k];
+    const c1 = c[k + 1];
+    const c2 = c[k + 2];
+    const c3 = c[k + 3];
+    const o1 = o0 + d;
+    const o2 = o1 + d;
+    const o3 = o2 + d;
+    for (let j = 0; j < d; j++) out[j] += c0 * x[o0 + j] + c1 * x[o1 + j] + c2 * x[o2 + j] + c3 * x[o3 + j];
+    o0 = o3 + d;
+  }
+  for (; k < count; k++, o0 += d) {
+    const ck = c[k];
+    if (ck === 0) continue;
+    for (let j = 0; j < d; j++) out[j] += ck * x[o0 + j];
+  }
+}
+
+function accumulateGathered(
+  x: Float64Array, d: number, start: number, count: number, indices: ArrayLike<number>, c: Float64Array, out: Float64Array,
+): void {
   let k = 0;
   for (; k + 3 < count; k += 4) {
     const c0 = c[k];
     const c1 = c[k + 1];
     const c2 = c[k + 2];
     const c3 = c[k + 3];
-    const o0 = rowOffset(start, k, indices, d);
-    const o1 = rowOffset(start, k + 1, indices, d);
-    const o2 = rowOffset(start, k + 2, indices, d);
-    const o3 = rowOffset(start, k + 3, indices, d);
+    const o0 = indices[start + k] * d;
+    const o1 = indices[start + k + 1] * d;
+    const o2 = indices[start + k + 2] * d;
+    const o3 = indices[start + k + 3] * d;
     for (let j = 0; j < d; j++) out[j] += c0 * x[o0 + j] + c1 * x[o1 + j] + c2 * x[o2 + j] + c3 * x[o3 + j];
   }
   for (; k < count; k++) {
     const ck = c[k];
     if (ck === 0) continue;
-    const off = rowOffset(start, k, indices, d);
+    const off = indices[start + k] * d;
     for (let j = 0; j < d; j++) out[j] += ck * x[off + j];
   }
 }

@@ -49,6 +49,52 @@ function clampBlock(c: Float64Array, ss: Float64Array, clipNorm: number, m: numb
   return clipped;
 }
 
+/**
+ * Rows per chunk of a sum: the rows are cut into fixed chunks of CHUNK_ROWS (by position in the
+ * pass, whatever the thread count), each chunk is summed on its own, and the chunk sums are added
+ * to the result in chunk order. The parallel sum (`parallel-clipped-sum.ts`) computes the same
+ * chunk sums on several threads and adds them in the same order, so its result is bit-for-bit
+ * that of this function, independent of timing and of the number of threads. With at most
+ * CHUNK_ROWS rows the sum is the plain blocked pass.
+ */
+export const CHUNK_ROWS = 32768;
+
+/** @internal The per-block buffers of a pass. */
+export interface ClipScratch {
+  z: Float64Array;
+  y: Float64Array;
+  ss: Float64Array;
+  c: Float64Array;
+}
+
+/** @internal */
+export function newClipScratch(): ClipScratch {
+  return { z: new Float64Array(BLOCK), y: new Float64Array(BLOCK), ss: new Float64Array(BLOCK), c: new Float64Array(BLOCK) };
+}
+
+const scratch = newClipScratch();
+let scratchInUse = false;
+
+/**
+ * @internal out += the clipped gradients of pass positions start .. end - 1 (rows
+ * `indices[k]`, or k when indices are absent), block by block; returns how many were clipped.
+ * No checks: the callers validated shapes, indices and clipNorm.
+ */
+export function accumulateClippedRange(
+  loss: GlmLoss, x: Float64Array, y: Float64Array, d: number, theta: Float64Array, clipNorm: number,
+  indices: ArrayLike<number> | undefined, start: number, end: number, s: ClipScratch, out: Float64Array,
+): number {
+  let clipped = 0;
+  for (let b = start; b < end; b += BLOCK) {
+    const m = Math.min(BLOCK, end - b);
+    marginsBlock(x, y, d, theta, b, m, indices, s.z, s.y, s.ss);
+    loss.derivatives(s.z, s.y, s.c, m);
+    clipped += clampBlock(s.c, s.ss, clipNorm, m);
+    accumulateBlock(x, d, b, m, indices, s.c, out);
+  }
+  return clipped;
+}
+
 function checkIndices(indices: ArrayLike<number>, n: number): void {
   for (let k = 0; k < indices.length; k++) {
     const i = indices[k];
@@ -56,36 +102,50 @@ function checkIndices(indices: ArrayLike<number>, n: number): void {
   }
 }
 
+/** @internal The checks of `sumClippedGradients` (shapes, theta, clipNorm, indices, out); returns clipNorm and out. */
+export function checkClippedSumArguments(data: GlmData, theta: Float64Array, options: ClippedGradientSumOptions): { clipNorm: number; out: Float64Array } {
+  checkGlmShape(data);
+  checkTheta(theta, data.d);
+  const clipNorm = requirePositiveOrInfinity('clipNorm', options.clipNorm);
+  if (options.indices !== undefined) checkIndices(options.indices, data.n);
+  const out = options.out ?? new Float64Array(data.d);
+  if (out.length !== data.d) throw new InvalidParameterError('out.length', out.length, `d = ${data.d}`);
+  return { clipNorm, out };
+}
+
 /**
  * Sum of the per-example gradients clipped to norm C, in one pass over the rows (blocked, see
- * `kernels.ts`: each row is read from memory once, then again from cache for the update). Checks shapes and indices,
- * not values (validate the data once with `validateGlmData`).
+ * `kernels.ts`: each row is read from memory once, then again from cache for the update; chunked,
+ * see `CHUNK_ROWS`). Checks shapes and indices, not values (validate the data once with
+ * `validateGlmData`).
  *
  * @example
  * const {sum, clippedCount} = sumClippedGradients(logisticLoss, data, theta, {clipNorm: 1});
  */
 export function sumClippedGradients(loss: GlmLoss, data: GlmData, theta: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum {
-  checkGlmShape(data);
+  const { clipNorm, out } = checkClippedSumArguments(data, theta, options);
   const { x, y, n, d } = data;
-  checkTheta(theta, d);
-  const clipNorm = requirePositiveOrInfinity('clipNorm', options.clipNorm);
   const indices = options.indices;
-  if (indices !== undefined) checkIndices(indices, n);
-  const out = options.out ?? new Float64Array(d);
-  if (out.length !== d) throw new InvalidParameterError('out.length', out.length, `d = ${d}`);
-  out.fill(0);
   const count = indices === undefined ? n : indices.length;
-  const z = new Float64Array(BLOCK);
-  const yb = new Float64Array(BLOCK);
-  const ss = new Float64Array(BLOCK);
-  const c = new Float64Array(BLOCK);
+  out.fill(0);
+  // Reuse the module's block buffers (DP-SGD calls this once per small batch); a re-entrant call
+  // (a custom loss that calls back into this function) gets its own.
+  const s = scratchInUse ? newClipScratch() : scratch;
+  scratchInUse = true;
   let clippedCount = 0;
-  for (let start = 0; start < count; start += BLOCK) {
-    const m = Math.min(BLOCK, count - start);
-    marginsBlock(x, y, d, theta, start, m, indices, z, yb, ss);
-    loss.derivatives(z, yb, c, m);
-    clippedCount += clampBlock(c, ss, clipNorm, m);
-    accumulateBlock(x, d, start, m, indices, c, out);
+  try {
+    if (count <= CHUNK_ROWS) {
+      clippedCount = accumulateClippedRange(loss, x, y, d, theta, clipNorm, indices, 0, count, s, out);
+    } else {
+      const part = new Float64Array(d);
+      for (let start = 0; start < count; start += CHUNK_ROWS) {
+        part.fill(0);
+        clippedCount += accumulateClippedRange(loss, x, y, d, theta, clipNorm, indices, start, Math.min(count, start + CHUNK_ROWS), s, part);
+        for (let j = 0; j < d; j++) out[j] += part[j];
+      }
+    }
+  } finally {
+    if (s === scratch) scratchInUse = false;
   }
   return { sum: out, clippedCount, count };
 }
