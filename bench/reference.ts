@@ -17,3 +17,53 @@ export function runPythonReference(script: string, timeoutMs: number): number[] 
   if (result.error || result.status !== 0) return undefined;
   return result.stdout.trim().split(/\s+/).map(Number);
 }
+
+/**
+ * A long-lived python3 reference for timings interleaved with dpfit's in the same run (so that the
+ * load of a shared machine falls on both sides alike). The script prints one line when ready (its
+ * words are returned as `banner`), then answers each line it reads on stdin with one line of
+ * numbers. Undefined when python3 or an import is missing.
+ */
+export interface PythonSession {
+  banner: string;
+  ask(line: string): Promise<number[]>;
+  close(): void;
+}
+
+export async function startPythonSession(script: string, timeoutMs: number): Promise<PythonSession | undefined> {
+  const { spawn } = await import('node:child_process');
+  const { createInterface } = await import('node:readline');
+  const extra = process.env.DPFIT_DP_ACCOUNTING_PATH;
+  const env = { ...process.env, ...(extra ? { PYTHONPATH: [extra, process.env.PYTHONPATH].filter(Boolean).join(':') } : {}) };
+  let child;
+  try {
+    child = spawn('python3', ['-u', '-c', script], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+  } catch {
+    return undefined;
+  }
+  const lines = createInterface({ input: child.stdout });
+  const waiting: ((line: string | undefined) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const ended = () => { while (waiting.length > 0) waiting.shift()?.(undefined); };
+  child.on('exit', ended);
+  child.on('error', ended);
+  const timer = setTimeout(() => child.kill(), timeoutMs);
+  const next = () => new Promise<string | undefined>((resolve) => waiting.push(resolve));
+  const banner = await next();
+  if (banner === undefined) return undefined;
+  return {
+    banner,
+    async ask(line: string): Promise<number[]> {
+      const answer = next();
+      child.stdin.write(`${line}\n`);
+      const text = await answer;
+      if (text === undefined) throw new Error('python reference exited');
+      return text.trim().split(/\s+/).map(Number);
+    },
+    close(): void {
+      clearTimeout(timer);
+      child.stdin.end();
+      child.kill();
+    },
+  };
+}
