@@ -19,7 +19,7 @@
  * `InvalidParameterError` naming `regularization` and the smallest lambda that could work,
  * beta / (1 - e^{-epsilon}).
  */
-import { InvalidParameterError } from '../errors.js';
+import { InvalidParameterError, NumericalError } from '../errors.js';
 import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import { ampEvent } from './amp-event.js';
 import { calibrateNoiseMultiplier, type EpsilonFunction } from './calibrate.js';
@@ -38,6 +38,29 @@ export function objectivePerturbationAccountant(name: ObjectivePerturbationAccou
   if (which === 'pld') return (event: DpEvent, delta: number) => pldEpsilon(event, delta);
   throw new InvalidParameterError('accountant', name, "'rdp' or 'pld'");
 }
+
+/**
+ * epsilon of an event by the accountant, or Infinity when the accountant can give no bound
+ * (NumericalError: e.g. the PLD accountant cannot resolve an almost non-private event). For
+ * searches only: Infinity is the pessimistic answer ("the target is not met").
+ */
+export function epsilonOrInfinity(accountant: EpsilonFunction, event: DpEvent, delta: number): number {
+  try {
+    return accountant(event, delta).epsilon;
+  } catch (error) {
+    if (error instanceof NumericalError) return Infinity;
+    throw error;
+  }
+}
+
+const NO_BOUND: PrivacyGuarantee = Object.freeze({
+  epsilon: Infinity,
+  delta: 0,
+  accountant: 'pld',
+  neighboringRelation: 'addOrRemoveOne',
+  guarantee: 'proven',
+  warnings: ['the accountant gave no bound'],
+});
 
 /** The AMP part of the event: the Gaussian release of theta~ - theta^P (`003` Thm. 4.1). */
 export interface AmpOutputParameters {
@@ -125,10 +148,20 @@ export function calibrateObjectivePerturbation(options: ObjectivePerturbationCal
   const accountantName = options.accountant ?? 'rdp';
   const accountant = objectivePerturbationAccountant(accountantName);
   const params = { lipschitz, smoothness, regularization, output: options.output };
+  // During the search an accountant failure counts as "target not met"; the returned event is
+  // accounted by `accountant` itself (calibrateNoiseMultiplier re-accounts its answer).
+  const searchAccountant: EpsilonFunction = (event, d) => {
+    try {
+      return accountant(event, d);
+    } catch (error) {
+      if (error instanceof NumericalError) return { ...NO_BOUND, delta: d };
+      throw error;
+    }
+  };
   const calibration = calibrateNoiseMultiplier((z) => objectivePerturbationFamilyEvent(z * lipschitz, params), {
     targetEpsilon,
     delta,
-    accountant,
+    accountant: searchAccountant,
     tolerance: options.tolerance,
   });
   // The same product as inside makeEvent, so exactly the event's noiseStd.

@@ -27,6 +27,7 @@ import { requireOpenUnit, requirePositive } from '../validate.js';
 import { calibrateNoiseMultiplier } from './calibrate.js';
 import {
   calibrateObjectivePerturbation,
+  epsilonOrInfinity,
   objectivePerturbationAccountant,
   objectivePerturbationFamilyEvent,
   type AmpOutputParameters,
@@ -110,7 +111,7 @@ export function selectObjectivePerturbationParameters(options: ParameterSelectio
   const cap = noiseFactor * gaussianNoiseStd;
   const epsilonAt = (lambda: number): number => {
     const event = objectivePerturbationFamilyEvent(cap, { lipschitz, smoothness, regularization: lambda, output: options.output });
-    return accountant(event, delta).epsilon;
+    return epsilonOrInfinity(accountant, event, delta);
   };
 
   // Bracket [lo, hi] in lambda: epsilon(lo) > target >= epsilon(hi).
