@@ -23,12 +23,15 @@
  * Thm. 4.1's sensitivity bound would be void: `NumericalError`, nothing released. (The failure is
  * itself data-dependent; it releases one bit, which the caller learns whatever happens.)
  *
- * Parameters (`003` Sec. 5): tau = 0.01 and sigma_out = 0.15 (data-independent; with the SUM
- * objective tau = 0.01 is a tight but reachable tolerance for L-BFGS in double precision, and the
- * Gaussian term's noise multiplier sigma_out lambda / (2 tau) = 7.5 lambda makes it small next to
- * the objective-perturbation term for the lambdas the selection picks); C = sqrt(2) (rows
- * normalised to 1 plus a bias column, `003` Sec. 5); lambda and sigma by
- * `selectAmpParameters` (smallest lambda with sigma <= 1.3 sigma_G) unless lambda is given.
+ * Parameters (`003` Sec. 5): tau = 0.01 and sigma_out = 0.15, data-independent. With the SUM
+ * objective, tau = 0.01 is a tight but reachable tolerance for L-BFGS in double precision (on
+ * Adult, n = 32561, about 3-15 s), and the Gaussian term's noise multiplier is
+ * sigma_out lambda / (2 tau) = 7.5 lambda: for L = sqrt(2), beta = 0.5, delta = 1e-5 the selection
+ * picks lambda = 27.2 / 2.87 / 0.596 at epsilon 0.1 / 1 / 8 (RDP), where objective perturbation
+ * alone would account to 0.098 / 0.975 / 7.88 — the output Gaussian costs about 1.5-2.5 % of the budget
+ * (`experiments/adult-amp-check.ts`; the selection accounts for it). C = sqrt(2) (rows normalised
+ * to 1 plus a bias column, `003` Sec. 5). lambda and sigma by `selectAmpParameters` (smallest
+ * lambda with sigma <= 1.3 sigma_G) unless lambda is given.
  *
  * FREE hyperparameters: the guarantee covers ANY theta~ that passes the gradient test, however it
  * was found (`003` Sec. 5: "any theta~ that satisfies the convergence guarantees with the tolerance
