@@ -136,3 +136,19 @@ test('dpfit train --method output | output-sgd: Gaussian output perturbation, re
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--regularization/);
 });
+
+test('dpfit train --method objpert | amp: 003 learners, add/remove-one, the event re-accounts to <= target', async () => {
+  const { data, schema } = fixture();
+  for (const method of ['objpert', 'amp']) {
+    const trained = await run('train', '--data', data, '--schema', schema, '--method', method, '--epsilon', '1', '--seed', '2', '--json');
+    assert.equal(trained.code, 0, trained.stderr);
+    const result = JSON.parse(trained.stdout);
+    assert.equal(result.privacy.neighboringRelation, 'addOrRemoveOne');
+    const event = parseEvent(result.privacy.event);
+    assert.ok(rdpEpsilon(event, 1e-5).epsilon <= 1, method);
+    assert.ok(result.metrics.training.accuracy > 0.7, `${method}: ${result.metrics.training.accuracy}`);
+  }
+  const wrong = await run('train', '--data', data, '--schema', schema, '--method', 'amp', '--noise-multiplier', '1', '--regularization', '5');
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /--noise-multiplier/);
+});

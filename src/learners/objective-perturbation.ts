@@ -310,7 +310,6 @@ export function trainObjectivePerturbation(data: GlmData, options: ObjectivePert
     noiseStd: noise.noiseStd,
     clippedFraction: 0,
     clipNorm: Infinity,
-    learningRate: NaN,
     regularization: noise.regularization,
     lipschitz: constants.lipschitz,
     smoothness: constants.smoothness,

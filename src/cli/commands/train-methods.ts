@@ -13,6 +13,8 @@ import type { GradientMethodOptions } from '../../learners/gradient-methods.js';
 import { requireGradientMethod, trainGradientMethod } from '../../learners/gradient-methods.js';
 import { lossByName } from '../../learners/losses.js';
 import type { LinearModel } from '../../learners/model.js';
+import { trainAmp } from '../../learners/amp.js';
+import { trainObjectivePerturbation } from '../../learners/objective-perturbation.js';
 import { trainOutputPerturbation } from '../../learners/output-perturbation.js';
 import { trainOutputPerturbationSgd } from '../../learners/output-perturbation-sgd.js';
 import type { PrivacyReport } from '../../learners/privacy-report.js';
@@ -41,6 +43,10 @@ export interface TrainFlags {
   conjecture?: boolean;
   gradTolerance?: number;
   maxIterations?: number;
+  noiseStd?: number;
+  outputNoiseStd?: number;
+  accountant?: string;
+  parameterNormBound?: number;
   tune?: number;
   tuneLearningRates?: number[];
   validation?: string;
@@ -50,7 +56,7 @@ export interface TrainFlags {
   json?: boolean;
 }
 
-export const METHODS = ['dpsgd', 'dpgd', 'shuffled', 'output', 'output-sgd'] as const;
+export const METHODS = ['dpsgd', 'dpgd', 'shuffled', 'output', 'output-sgd', 'objpert', 'amp'] as const;
 
 export interface MethodResult {
   readonly model: LinearModel | undefined;
@@ -179,9 +185,51 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
           ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
         }),
       );
+    case 'objpert':
+      return fromTrainResult(
+        trainObjectivePerturbation(prepared.dataset, {
+          loss: flags.model,
+          ...objectivePerturbationFlags(flags, prepared, context),
+          labelBound: prepared.labelBound,
+          ...(flags.parameterNormBound === undefined ? {} : { parameterNormBound: flags.parameterNormBound }),
+          ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
+          ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
+        }),
+      );
+    case 'amp':
+      return fromTrainResult(
+        trainAmp(prepared.dataset, {
+          loss: flags.model,
+          ...objectivePerturbationFlags(flags, prepared, context),
+          clipNorm: lipschitzOf(flags, prepared),
+          ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
+          ...(flags.outputNoiseStd === undefined ? {} : { outputNoiseStd: flags.outputNoiseStd }),
+          ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
+        }),
+      );
     default:
       throw new InvalidParameterError('--method', flags.method, METHODS.join(', '));
   }
+}
+
+/** Objective perturbation's privacy flags: lambda of the SUM objective (optional with a target), sigma or a target. */
+function objectivePerturbationFlags(flags: TrainFlags, prepared: PreparedData, context: MethodContext) {
+  if (flags.noiseMultiplier !== undefined) {
+    throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, `not used by --method ${flags.method} (give --noise-std, the std of b, or --epsilon)`);
+  }
+  if (flags.accountant !== undefined && flags.accountant !== 'rdp' && flags.accountant !== 'pld') {
+    throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' (003 Sec. 5) or 'pld'");
+  }
+  return {
+    delta: flags.delta,
+    ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
+    ...(flags.noiseStd === undefined ? {} : { noiseStd: flags.noiseStd }),
+    ...(flags.regularization === undefined ? {} : { regularization: flags.regularization }),
+    ...(flags.accountant === undefined ? {} : { accountant: flags.accountant as 'rdp' | 'pld' }),
+    rowNormBound: prepared.rowNormBound,
+    featureNames: prepared.dataset.featureNames,
+    rng: context.rng,
+  };
 }
 
 function requireRegularization(flags: TrainFlags): number {

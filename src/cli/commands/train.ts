@@ -50,7 +50,8 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option(
       '--method <M>',
       'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one) | shuffled (004 Alg. 1, replace-one) | ' +
-        'output (noise on the regularised ERM minimiser, Chaudhuri et al. 2011) | output-sgd (noise on the SGD output, 004 Sec. 3.2.2)',
+        'output (noise on the regularised ERM minimiser, Chaudhuri et al. 2011) | output-sgd (noise on the SGD output, 004 Sec. 3.2.2) | ' +
+        'objpert (objective perturbation, 003 Thm. 3.1/3.2, add/remove-one) | amp (Approximate Minima Perturbation, 003 Alg. 1)',
       'dpsgd',
     )
     .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
@@ -61,9 +62,18 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--epochs <E>', 'dpsgd: expected passes over the data (default 10)', parseNumberFlag('--epochs'))
     .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256)', parseNumberFlag('--batch-size'))
     .option('--learning-rate <R>', 'step size (default 1; output-sgd: 1 / (beta + lambda))', parseNumberFlag('--learning-rate'))
-    .option('--regularization <L>', 'L2 regularisation lambda of the average loss (default 0; output, output-sgd: required > 0)', parseNumberFlag('--regularization'))
-    .option('--grad-tolerance <TAU>', 'output: gradient-norm tolerance of the minimiser (paid in the sensitivity: + 2 tau / lambda)', parseNumberFlag('--grad-tolerance'))
-    .option('--max-iterations <N>', 'output: optimiser step cap (hitting it releases nothing)', parseIntegerFlag('--max-iterations'))
+    .option(
+      '--regularization <L>',
+      'L2 regularisation lambda: of the AVERAGE loss for dpgd/dpsgd/shuffled (default 0) and output/output-sgd (required > 0); ' +
+        'of the SUM objective for objpert/amp (003; default: the smallest lambda with sigma <= 1.3 sigma_Gaussian, 003 Sec. 5)',
+      parseNumberFlag('--regularization'),
+    )
+    .option('--grad-tolerance <TAU>', 'output: tolerance of the minimiser (paid in the sensitivity); amp: tau of 003 Alg. 1 (default 0.01)', parseNumberFlag('--grad-tolerance'))
+    .option('--max-iterations <N>', 'output/objpert/amp: optimiser step cap (hitting it releases nothing)', parseIntegerFlag('--max-iterations'))
+    .option('--noise-std <S>', 'objpert/amp: explicit std of the objective noise b instead of --epsilon (needs --regularization)', parseNumberFlag('--noise-std'))
+    .option('--output-noise-std <S>', 'amp: std of the output noise (default 0.15, 003 Sec. 5)', parseNumberFlag('--output-noise-std'))
+    .option('--accountant <A>', "objpert/amp: calibrate with 'rdp' (default, 003 Sec. 5) or 'pld' (tighter)")
+    .option('--parameter-norm-bound <P>', 'objpert with --model linear: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
     .option('--tune <MEAN>', 'honest learning-rate tuning (Papernot & Steinke 2022): K ~ Poisson(MEAN) private runs, the best released; epsilon covers all of it', parseNumberFlag('--tune'))
     .option('--tune-learning-rates <LIST>', 'comma-separated PUBLIC candidate learning rates for --tune (default 10 log-spaced in [1e-3, 10])', parseNumberListFlag('--tune-learning-rates'))
     .option('--validation <FILE>', 'PUBLIC labelled data (not part of --data) that scores the --tune candidates')
