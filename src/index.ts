@@ -241,6 +241,13 @@ export type { TuneGradientMethodOptions } from './learners/tune-gradient-method.
 export { poissonMeanForGrid, tuneGradientMethodHonestly } from './learners/tune-gradient-method.js';
 export type { OneVsRestModel, OneVsRestOptions } from './learners/one-vs-rest.js';
 export { evaluateOneVsRest, predictClasses, trainOneVsRest } from './learners/one-vs-rest.js';
+export type { ObjectivePerturbationOptions } from './learners/objective-perturbation.js';
+export { minimizePerturbedObjective, trainObjectivePerturbation } from './learners/objective-perturbation.js';
+export type { AmpOptions } from './learners/amp.js';
+export { trainAmp } from './learners/amp.js';
+export { ampEvent } from './accounting/amp-event.js';
+export { calibrateObjectivePerturbation } from './accounting/calibrate-objective-perturbation.js';
+export { selectAmpParameters, selectObjectivePerturbationParameters } from './accounting/select-amp-parameters.js';
 export type { OutputPerturbationOptions } from './learners/output-perturbation.js';
 export { trainOutputPerturbation } from './learners/output-perturbation.js';
 export type { OutputPerturbationSgdOptions } from './learners/output-perturbation-sgd.js';
