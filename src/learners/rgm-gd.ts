@@ -1,0 +1,409 @@
+/**
+ * RGM gradient descent for ridge regression with Propose-Test-Release (Hendrikx, Mangold, Bellet
+ * 2024 — `000` Sec. 5; dpfit issue 7, item 4).
+ *
+ * Objective (`000` eq. 9, AVERAGE normalisation): f(theta) = (1/n) sum 1/2 (x~_i.theta - y~_i)^2
+ * + mu/2 |theta|^2, gradient A~ theta - b~ with A~ = (1/n) sum x~_i x~_i^T + mu I and
+ * b~ = (1/n) sum x~_i y~_i, on clipped data:
+ *   - features (`000` Prop. 3's clipping, with a public SPD C, identity by default):
+ *     x~_i = R_c x_i / max(R_c, sqrt(x_i^T C^-1 x_i)), so x~^T C^-1 x~ <= R_c^2. Prop. 1's rule
+ *     (|x|^2 x^T C^-2 x <= R_c^4) implies this one by Cauchy-Schwarz and gives the same eta below,
+ *     so it would only clip more; for C = c I the two coincide;
+ *   - the products b_i = x~_i y_i (`000` Sec. 5.2, "controlled by clipping the b_i's"):
+ *     y~_i = y_i min(1, B / |x~_i y_i|), so |x~_i y~_i| <= B = bClip.
+ *
+ * Mechanism, replace-one neighbours (n public, as `000` App. B.4 assumes):
+ *   1. Propose rho (default `000` Prop. 3, eq. 12, which ASSUMES rows x_i ~ N(0, C) i.i.d.; if
+ *      that is wrong the test may reject — privacy does not depend on it). Test privately that
+ *      A~ >= rho C holds on the data and its neighbours (propose-test-release.ts: Laplace on a
+ *      1-sensitive statistic, threshold log(1/delta_ptr)/epsilon_ptr as in `000` Prop. 2). If the
+ *      test fails, return NO model.
+ *   2. Otherwise run T steps theta <- theta - tau RGM_{gamma,sigma}(A~ theta - b~) (`000` eq. 7),
+ *      with the relative sensitivity derived from eq. (10):
+ *        eta^2 = 6 kappa_C R_c^4 / (rho^2 n^2),
+ *        R_rel = 2 sqrt(3) B (s + 1) / n,  s = sqrt(kappa_C) R_c^2 / rho,
+ *      (optional: with a PTR-tested bound ||b~|| <= bNormBound, R_rel = 2 sqrt(3) (s bNormBound + B) / n).
+ *      Derivation: n (grad f - grad f') = (A_0 - A_0') A~^-1 grad f + (A_0 - A_0') A~^-1 b~ - (b_0 - b_0')
+ *      with A_i = x~_i x~_i^T, b_i = x~_i y~_i; (a + b + c)^2 <= 3 (a^2 + b^2 + c^2) gives eq. (10);
+ *      ||A_i A~^-1|| = |x~_i| |A~^-1 x~_i| <= sqrt(lambda_max(C)) R_c * R_c / (rho sqrt(lambda_min(C)))
+ *      = s, and |b~| <= B. `000` Prop. 1 states eta^2 = 6 R_c^4/(rho^2 n^2) from "A~^-2 <= rho^-2 C^-2",
+ *      which does not follow from A~ >= rho C unless C commutes with A~ (t -> t^2 is not operator
+ *      monotone); the factor kappa_C (condition number of C, 1 for C = I) makes it a theorem. It is
+ *      the factor `000` Prop. 3 has (eq. 78).
+ *   3. gamma is the smallest value for which the RDP accountant gives epsilon <= target at
+ *      delta_rgm for the WHOLE released event compose([laplace(1/epsilon_ptr), selfCompose(RGM, T)])
+ *      (RDP composes additively, Mironov 2017 Prop. 1; `calibrateRelativeGaussian` calibrates one
+ *      release only, so the composition is calibrated here). sigma = sqrt(gamma) R_rel / eta meets
+ *      Thm. 1's sigma^2 >= gamma eta^-2 [1 - eta(alpha - 1)] R_rel^2 at every order.
+ *
+ * Guarantee (`000` Prop. 2, with the PTR case analysis of Vadhan 2017 Sec. 3.2): (epsilon, delta)
+ * with epsilon = the RDP epsilon of the composed event at delta_rgm, delta = delta_rgm + delta_ptr.
+ * On a neighbouring pair that is not safe both datasets pass the test with probability <= delta_ptr/2;
+ * on a safe pair the run is the adaptive composition of the Laplace test and T RGMs.
+ *
+ * Step size: `000` Thm. 2 states tau <= 1/(L + gamma); its proof (App. B.1) uses
+ * E|xi|^2 = gamma |grad|^2 + sigma^2, but the noise N(0, (gamma |g|^2 + sigma^2) I_d) has
+ * E|xi|^2 = d (gamma |g|^2 + sigma^2), so the proof needs tau <= 1/((1 + d gamma) L). The default
+ * learning rate is that bound with the PUBLIC L = lambda_max(C) R_c^2 + mu (A~ <= R_c^2 C + mu I);
+ * the true L = lambda_max(A~) depends on the data and is not checked (the check would leak).
+ */
+import { composeEvent, laplaceEvent, relativeGaussianEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
+import { rdpEpsilon } from '../accounting/rdp/accountant.js';
+import { relativeGaussianMinBaselineStd } from '../accounting/relative-gaussian.js';
+import { InvalidParameterError } from '../errors.js';
+import { choleskyFactor, choleskySolve } from '../math/linear-algebra.js';
+import { fillGaussian } from '../random/continuous.js';
+import { defaultRng, type Rng } from '../random/rng.js';
+import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { nonPrivateReport } from './dp-gd.js';
+import type { GlmData } from './glm/types.js';
+import { squaredLoss } from './glm/squared.js';
+import { linearModel, type LinearModel } from './model.js';
+import { privacyReport, type PrivacyReport } from './privacy-report.js';
+import { gaussianFeatureRho, pencilMinEigenvalue, proposeTestRelease, ptrStatistic } from './propose-test-release.js';
+
+export interface RgmGdOptions {
+  /** Target epsilon of the whole run (PTR + T RGM steps). Give this, or noiseMultiplier: 0. */
+  readonly epsilon?: number;
+  /** Target delta of the whole run: delta_ptr + delta_rgm. */
+  readonly delta: number;
+  /** Only 0 is accepted: no test, no noise, NOT private (for testing convergence). */
+  readonly noiseMultiplier?: number;
+  readonly steps: number;
+  /** mu >= 0 of `000` eq. 9 (on the average loss). */
+  readonly regularization: number;
+  /** R_c > 0: rows are clipped to x^T C^-1 x <= R_c^2. */
+  readonly featureClip: number;
+  /** B > 0: the products x~_i y_i are clipped to L2 norm B. */
+  readonly bClip: number;
+  /** Public SPD d x d matrix C (row-major). Default: identity. Must not depend on the data. */
+  readonly clipMatrix?: Float64Array;
+  /** The proposed rho > 0. Default: `000` Prop. 3 (assumes rows ~ N(0, C)). */
+  readonly rho?: number;
+  /** Optional proposed bound on ||b~||, tested by the same PTR; tightens R_rel. Must be < bClip to matter. */
+  readonly bNormBound?: number;
+  /** Fraction of epsilon given to the PTR test, in (0, 1) (default 0.1). */
+  readonly ptrEpsilonFraction?: number;
+  /** Fraction of delta given to the PTR test, in (0, 1) (default 0.5). */
+  readonly ptrDeltaFraction?: number;
+  /** Step size tau; default 1/((1 + d gamma) L) with the public L (file comment). */
+  readonly learningRate?: number;
+  readonly featureNames?: readonly string[];
+  readonly rng?: Rng;
+}
+
+export interface RgmSensitivity {
+  readonly eta: number;
+  readonly rRel: number;
+  /** s = sqrt(kappa_C) R_c^2 / rho, the bound on ||x~ x~^T A~^-1||. */
+  readonly s: number;
+}
+
+/**
+ * eta and R_rel of the ridge gradient on clipped data when A~ >= rho C (file comment, from
+ * `000` eq. 10-11 and Prop. 1 with the kappa_C factor), rounded up.
+ */
+export function rgmRidgeSensitivity(options: {
+  n: number;
+  featureClip: number;
+  rho: number;
+  bClip: number;
+  conditionNumber?: number;
+  bNormBound?: number;
+}): RgmSensitivity {
+  const n = requireInteger('n', options.n, 1);
+  const rc = requirePositive('featureClip', options.featureClip);
+  const rho = requirePositive('rho', options.rho);
+  const bClip = requirePositive('bClip', options.bClip);
+  const kappa = options.conditionNumber ?? 1;
+  if (!(kappa >= 1 && Number.isFinite(kappa))) throw new InvalidParameterError('conditionNumber', kappa, 'a finite number >= 1');
+  const bNorm = Math.min(bClip, options.bNormBound === undefined ? bClip : requirePositive('bNormBound', options.bNormBound));
+  const up = 1 + 16 * Number.EPSILON;
+  const s = ((Math.sqrt(kappa) * rc * rc) / rho) * up;
+  const eta = ((Math.sqrt(6) * s) / n) * up;
+  const rRel = ((2 * Math.sqrt(3) * (s * bNorm + bClip)) / n) * up;
+  return { eta, rRel, s };
+}
+
+export interface RgmGdPrivacyReport extends PrivacyReport {
+  /** The PTR part: epsilon_ptr (pure DP, Laplace), delta_ptr, and the released test outcome. */
+  readonly ptr: { readonly epsilon: number; readonly delta: number; readonly passed: boolean; readonly noisyStatistic: number; readonly threshold: number };
+  /** delta = rdp (conversion of the composed RDP curve) + ptr (an unsafe dataset passing the test). */
+  readonly deltaComponents: { readonly rdp: number; readonly ptr: number };
+}
+
+export interface RgmGdDiagnostics {
+  readonly method: 'rgmgd';
+  readonly message: string;
+  readonly steps: number;
+  readonly learningRate: number;
+  readonly rho: number;
+  readonly eta: number;
+  readonly rRel: number;
+  readonly gamma: number;
+  readonly baselineStd: number;
+  readonly conditionNumber: number;
+  /** Fractions of rows whose features / products were clipped: data-dependent, NOT private (as DP-GD's clippedFraction). */
+  readonly clippedFeatureFraction: number;
+  readonly clippedProductFraction: number;
+}
+
+export interface RgmGdResult {
+  /** undefined when the PTR test rejected: the mechanism released nothing else. */
+  readonly model: LinearModel | undefined;
+  readonly privacy: RgmGdPrivacyReport | PrivacyReport;
+  readonly diagnostics: RgmGdDiagnostics;
+}
+
+interface ClippedData {
+  readonly gram: Float64Array;
+  readonly b: Float64Array;
+  readonly clippedFeatures: number;
+  readonly clippedProducts: number;
+}
+
+/** Clips features (Mahalanobis, radius R_c) and products (L2, B), and forms A~ and b~. */
+function clipAndAggregate(data: GlmData, cFactor: Float64Array, featureClip: number, bClip: number, regularization: number): ClippedData {
+  const { n, d, x, y } = data;
+  const gram = new Float64Array(d * d);
+  const b = new Float64Array(d);
+  const row = new Float64Array(d);
+  const solved = new Float64Array(d);
+  // Clip a hair inside the radius so that rounding never leaves a row above it.
+  const radius = featureClip * (1 - 1e-9);
+  let clippedFeatures = 0;
+  let clippedProducts = 0;
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < d; k++) {
+      const v = x[i * d + k];
+      if (!Number.isFinite(v)) throw new InvalidParameterError(`data.x[${i * d + k}]`, v, 'a finite number');
+      row[k] = v;
+    }
+    const yi = y[i];
+    if (!Number.isFinite(yi)) throw new InvalidParameterError(`data.y[${i}]`, yi, 'a finite number');
+    choleskySolve(cFactor, d, row, solved);
+    let q = 0;
+    for (let k = 0; k < d; k++) q += row[k] * solved[k];
+    const m = Math.sqrt(Math.max(q, 0));
+    if (m > radius) {
+      const factor = radius / m;
+      for (let k = 0; k < d; k++) row[k] *= factor;
+      clippedFeatures++;
+    }
+    let norm = 0;
+    for (let k = 0; k < d; k++) norm += row[k] * row[k];
+    norm = Math.sqrt(norm);
+    let yc = yi;
+    const product = norm * Math.abs(yi);
+    if (product > bClip * (1 - 1e-9)) {
+      yc = yi * ((bClip * (1 - 1e-9)) / product);
+      clippedProducts++;
+    }
+    for (let r = 0; r < d; r++) {
+      b[r] += row[r] * yc;
+      for (let c = 0; c <= r; c++) gram[r * d + c] += row[r] * row[c];
+    }
+  }
+  for (let r = 0; r < d; r++) {
+    b[r] /= n;
+    for (let c = 0; c <= r; c++) {
+      const v = gram[r * d + c] / n + (r === c ? regularization : 0);
+      gram[r * d + c] = v;
+      gram[c * d + r] = v;
+    }
+  }
+  return { gram, b, clippedFeatures, clippedProducts };
+}
+
+function identity(d: number): Float64Array {
+  const m = new Float64Array(d * d);
+  for (let k = 0; k < d; k++) m[k * d + k] = 1;
+  return m;
+}
+
+function requireClipMatrix(matrix: Float64Array | undefined, d: number): { matrix: Float64Array; factor: Float64Array; conditionNumber: number; lambdaMax: number } {
+  const c = matrix ?? identity(d);
+  if (!(c instanceof Float64Array) || c.length !== d * d) throw new InvalidParameterError('clipMatrix', c, `a Float64Array of length d * d = ${d * d}`);
+  for (let r = 0; r < d; r++) {
+    for (let k = 0; k < d; k++) {
+      const v = c[r * d + k];
+      if (!Number.isFinite(v)) throw new InvalidParameterError(`clipMatrix[${r}, ${k}]`, v, 'a finite number');
+      if (k < r && v !== c[k * d + r]) throw new InvalidParameterError(`clipMatrix[${r}, ${k}]`, v, `symmetric (== clipMatrix[${k}, ${r}] = ${c[k * d + r]})`);
+    }
+  }
+  const factor = choleskyFactor(c, d);
+  if (factor === null) throw new InvalidParameterError('clipMatrix', 'not positive definite', 'symmetric positive definite (000 Prop. 1 uses C^-1)');
+  const eye = identity(d);
+  const lambdaMin = pencilMinEigenvalue(c, eye, d);
+  const negC = Float64Array.from(c, (v) => -v);
+  const lambdaMax = -pencilMinEigenvalue(negC, eye, d);
+  if (!(lambdaMin > 0)) throw new InvalidParameterError('clipMatrix', `lambda_min ${lambdaMin}`, 'positive definite');
+  // Pessimistic: the bisection ends are on the safe sides; widen by a relative 1e-9 more.
+  const conditionNumber = Math.max(1, (lambdaMax / lambdaMin) * (1 + 1e-9));
+  return { matrix: c, factor, conditionNumber, lambdaMax };
+}
+
+/**
+ * Trains ridge regression by RGM gradient descent after a Propose-Test-Release check (file comment).
+ * Returns model: undefined when the test rejects (diagnostics.message says so; the test's budget is spent).
+ *
+ * @example
+ * const r = trainRgmGd(data, { epsilon: 1, delta: 1e-6, steps: 100, regularization: 0.05, featureClip: 4, bClip: 12 });
+ * if (r.model === undefined) console.log(r.diagnostics.message);
+ */
+export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
+  // ---- validate everything before touching the data or the randomness
+  const n = requireInteger('data.n', data.n, 1);
+  const d = requireInteger('data.d', data.d, 1);
+  if (!(data.x instanceof Float64Array) || data.x.length !== n * d) throw new InvalidParameterError('data.x', data.x, `a Float64Array of length n * d = ${n * d}`);
+  if (!(data.y instanceof Float64Array) || data.y.length !== n) throw new InvalidParameterError('data.y', data.y, `a Float64Array of length n = ${n}`);
+  if ((options.epsilon === undefined) === (options.noiseMultiplier === undefined)) {
+    throw new InvalidParameterError('epsilon', options.epsilon, 'given, or noiseMultiplier: 0 given instead (exactly one of the two)');
+  }
+  if (options.noiseMultiplier !== undefined && options.noiseMultiplier !== 0) {
+    throw new InvalidParameterError('noiseMultiplier', options.noiseMultiplier, '0 (RGM-GD calibrates its noise from a target epsilon; 0 means no noise, NOT private)');
+  }
+  const privateRun = options.epsilon !== undefined;
+  const steps = requireInteger('steps', options.steps, 1);
+  const regularization = requireNonNegative('regularization', options.regularization);
+  const featureClip = requirePositive('featureClip', options.featureClip);
+  const bClip = requirePositive('bClip', options.bClip);
+  const clip = requireClipMatrix(options.clipMatrix, d);
+  const rho = options.rho === undefined ? gaussianFeatureRho(d, featureClip) : requirePositive('rho', options.rho);
+  const bNormBound = options.bNormBound === undefined ? undefined : requirePositive('bNormBound', options.bNormBound);
+  const ptrEpsilonFraction = requireOpenUnit('ptrEpsilonFraction', options.ptrEpsilonFraction ?? 0.1);
+  const ptrDeltaFraction = requireOpenUnit('ptrDeltaFraction', options.ptrDeltaFraction ?? 0.5);
+  const learningRateOption = options.learningRate === undefined ? undefined : requirePositive('learningRate', options.learningRate);
+  const rng = options.rng ?? defaultRng();
+  const publicSmoothness = clip.lambdaMax * featureClip * featureClip + regularization;
+  const testB = bNormBound !== undefined && bNormBound < bClip;
+
+  let epsilon = 0;
+  let delta = 0;
+  let gamma = 0;
+  let baselineStd = 0;
+  let sensitivity: RgmSensitivity = { eta: 0, rRel: 0, s: 0 };
+  let event: DpEvent | undefined;
+  let ptrEpsilon = 0;
+  let ptrDelta = 0;
+  if (privateRun) {
+    epsilon = requirePositive('epsilon', options.epsilon);
+    delta = requireOpenUnit('delta', options.delta);
+    ptrEpsilon = epsilon * ptrEpsilonFraction;
+    ptrDelta = delta * ptrDeltaFraction;
+    const rdpDelta = delta - ptrDelta;
+    sensitivity = rgmRidgeSensitivity({ n, featureClip, rho, bClip, conditionNumber: clip.conditionNumber, bNormBound: testB ? bNormBound : undefined });
+    const { eta, rRel } = sensitivity;
+    const makeEvent = (g: number): DpEvent =>
+      composeEvent([
+        laplaceEvent(1 / ptrEpsilon),
+        selfComposeEvent(relativeGaussianEvent({ eta, gamma: g, dimension: d, baselineStd: relativeGaussianMinBaselineStd(eta, g, rRel, 1), rRel }), steps),
+      ]);
+    // 000 Sec. 4.1: no gamma reaches every target; the floor is the limit gamma -> infinity.
+    const floor = rdpEpsilon(makeEvent(1e200), rdpDelta).epsilon;
+    if (!(epsilon > floor * (1 + 1e-6))) {
+      throw new InvalidParameterError(
+        'epsilon',
+        epsilon,
+        `> ${floor}`,
+        `000 Thm. 1: RGM's epsilon over ${steps} steps at eta = ${eta} (n = ${n}, R_c = ${featureClip}, rho = ${rho}), d = ${d}, delta_rgm = ${rdpDelta} never falls below this floor, whatever gamma; use more rows, a smaller R_c, a larger rho or fewer steps`,
+      );
+    }
+    const gamma0 = (2 * steps * eta * eta * Math.max(1, -Math.log(rdpDelta))) / (epsilon * epsilon);
+    const calibration = calibrateNoiseMultiplier((z) => makeEvent(z * gamma0), { targetEpsilon: epsilon, delta: rdpDelta });
+    gamma = calibration.noiseMultiplier * gamma0;
+    baselineStd = relativeGaussianMinBaselineStd(eta, gamma, rRel, 1);
+    event = calibration.event;
+  }
+
+  // ---- the data: clipping and the sufficient statistics of the quadratic (000 eq. 9)
+  const clipped = clipAndAggregate(data, clip.factor, featureClip, bClip, regularization);
+  const defaultRate = 1 / ((1 + d * gamma) * publicSmoothness);
+  const learningRate = learningRateOption ?? defaultRate;
+  const common = {
+    method: 'rgmgd' as const,
+    steps,
+    learningRate,
+    rho,
+    eta: sensitivity.eta,
+    rRel: sensitivity.rRel,
+    gamma,
+    baselineStd,
+    conditionNumber: clip.conditionNumber,
+    clippedFeatureFraction: clipped.clippedFeatures / n,
+    clippedProductFraction: clipped.clippedProducts / n,
+  };
+
+  let ptrOutcome: ReturnType<typeof proposeTestRelease> | undefined;
+  if (privateRun) {
+    const statistic = ptrStatistic({
+      gram: clipped.gram,
+      clipMatrix: clip.matrix,
+      d,
+      n,
+      rho,
+      regularization,
+      featureClip,
+      ...(testB ? { bNorm: { value: Math.hypot(...clipped.b), bound: bNormBound as number, bClip } } : {}),
+    });
+    ptrOutcome = proposeTestRelease(statistic.value, { epsilon: ptrEpsilon, delta: ptrDelta, rng, sensitivity: statistic.sensitivity });
+    if (!ptrOutcome.passed) {
+      const report = privacyReport(ptrOutcome.event, ptrDelta, {
+        relation: 'replaceOne',
+        rng,
+        warnings: [
+          `PTR rejected: only the test's outcome was released (Laplace, epsilon_ptr = ${ptrEpsilon} pure DP); this report is its cost. Ex ante the whole mechanism was (${epsilon}, ${delta})-DP: charge that if your budget must be fixed before outcomes are seen`,
+        ],
+      });
+      const privacy: RgmGdPrivacyReport = {
+        ...report,
+        delta: ptrDelta,
+        ptr: { epsilon: ptrEpsilon, delta: ptrDelta, passed: false, noisyStatistic: ptrOutcome.noisyStatistic, threshold: ptrOutcome.threshold },
+        deltaComponents: { rdp: 0, ptr: ptrDelta },
+      };
+      const message = `Propose-Test-Release rejected rho = ${rho}: the noisy distance to a dataset where A~ >= rho C fails (${ptrOutcome.noisyStatistic.toFixed(3)}) is not above log(1/delta_ptr)/epsilon_ptr = ${ptrOutcome.threshold.toFixed(3)} (000 Prop. 2). No model is released; the test's budget is spent. Propose a smaller rho, clip harder, or use more rows.`;
+      return { model: undefined, privacy: Object.freeze(privacy), diagnostics: { ...common, message } };
+    }
+  }
+
+  // ---- T steps of 000 eq. (7)
+  const theta = new Float64Array(d);
+  const gradient = new Float64Array(d);
+  const noise = new Float64Array(d);
+  for (let t = 0; t < steps; t++) {
+    let normSquared = 0;
+    for (let r = 0; r < d; r++) {
+      let s = -clipped.b[r];
+      for (let c = 0; c < d; c++) s += clipped.gram[r * d + c] * theta[c];
+      gradient[r] = s;
+      normSquared += s * s;
+    }
+    if (privateRun) fillGaussian(rng, noise, Math.sqrt(gamma * normSquared + baselineStd * baselineStd));
+    for (let r = 0; r < d; r++) theta[r] -= learningRate * (gradient[r] + noise[r]);
+  }
+  const model = linearModel(squaredLoss, theta, options.featureNames);
+
+  if (!privateRun) {
+    const privacy = nonPrivateReport(rng.description);
+    return { model: { ...model, privacy }, privacy, diagnostics: { ...common, message: 'no noise and no test: this model is NOT private' } };
+  }
+  const rdpDelta = delta - ptrDelta;
+  const outcome = ptrOutcome as ReturnType<typeof proposeTestRelease>;
+  const report = privacyReport(event as DpEvent, rdpDelta, {
+    relation: 'replaceOne',
+    rng,
+    warnings: [
+      `delta = ${rdpDelta} (RDP conversion of the composed event) + ${ptrDelta} (PTR: an unsafe dataset passes the test with at most this probability, 000 Prop. 2)`,
+      ...(options.rho === undefined ? [`rho = ${rho} is 000 Prop. 3's proposal, which assumes rows ~ N(0, C); the guarantee does not depend on that assumption`] : []),
+    ],
+  });
+  const privacy: RgmGdPrivacyReport = Object.freeze({
+    ...report,
+    delta,
+    ptr: { epsilon: ptrEpsilon, delta: ptrDelta, passed: true, noisyStatistic: outcome.noisyStatistic, threshold: outcome.threshold },
+    deltaComponents: { rdp: rdpDelta, ptr: ptrDelta },
+  });
+  const message = `PTR passed (rho = ${rho}); ${steps} RGM steps with eta = ${sensitivity.eta.toExponential(3)}, gamma = ${gamma.toExponential(3)}, sigma = ${baselineStd.toExponential(3)}`;
+  return { model: { ...model, privacy }, privacy, diagnostics: { ...common, message } };
+}
