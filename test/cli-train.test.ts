@@ -152,3 +152,42 @@ test('dpfit train --method objpert | amp: 003 learners, add/remove-one, the even
   assert.equal(wrong.code, 2);
   assert.match(wrong.stderr, /--noise-multiplier/);
 });
+
+test('dpfit train --method rgm: ridge by RGM gradient descent; a Propose-Test-Release rejection writes no model', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dpfit-rgm-'));
+  const rng = seededRng(21);
+  const schema = join(dir, 'schema.json');
+  writeFileSync(schema, JSON.stringify({
+    version: 1,
+    columns: [
+      { name: 'a', type: 'numeric', lower: -4, upper: 4, scale: 'none' },
+      { name: 'b', type: 'numeric', lower: -4, upper: 4, scale: 'none' },
+      { name: 'y', type: 'label', lower: -10, upper: 10 },
+    ],
+  }));
+  const write = (name: string, rows: number, degenerate: boolean) => {
+    const lines = ['a,b,y'];
+    for (let i = 0; i < rows; i++) {
+      const a = Math.max(-4, Math.min(4, sampleGaussian(rng)));
+      const b = degenerate ? 0 : Math.max(-4, Math.min(4, sampleGaussian(rng)));
+      lines.push(`${a},${b},${(a - 0.5 * b + 0.3 * sampleGaussian(rng)).toFixed(4)}`);
+    }
+    writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
+    return join(dir, name);
+  };
+  const good = write('good.csv', 30000, false);
+  const trained = await run('train', '--data', good, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '50', '--seed', '3', '--json');
+  assert.equal(trained.code, 0, trained.stderr);
+  const result = JSON.parse(trained.stdout);
+  assert.notEqual(result.model, null, JSON.stringify(result.diagnostics));
+  assert.ok(result.privacy.epsilon <= 2);
+  assert.ok(result.metrics.training.mse < 1, `mse ${result.metrics.training.mse}`);
+  const singular = write('singular.csv', 2000, true);
+  const out = join(dir, 'never.json');
+  const rejected = await run('train', '--data', singular, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--seed', '4', '--out', out, '--json');
+  assert.equal(rejected.code, 0, rejected.stderr);
+  const report = JSON.parse(rejected.stdout);
+  assert.equal(report.model, null);
+  assert.ok(!existsSync(out), 'no model file when PTR rejects');
+  assert.ok(report.privacy.epsilon > 0, 'the test itself was paid for');
+});

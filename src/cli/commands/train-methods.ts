@@ -16,6 +16,7 @@ import type { LinearModel } from '../../learners/model.js';
 import { trainAmp } from '../../learners/amp.js';
 import { trainObjectivePerturbation } from '../../learners/objective-perturbation.js';
 import { trainOutputPerturbation } from '../../learners/output-perturbation.js';
+import { trainRgmGd } from '../../learners/rgm-gd.js';
 import { trainOutputPerturbationSgd } from '../../learners/output-perturbation-sgd.js';
 import type { PrivacyReport } from '../../learners/privacy-report.js';
 import { tuneGradientMethodHonestly } from '../../learners/tune-gradient-method.js';
@@ -47,6 +48,11 @@ export interface TrainFlags {
   outputNoiseStd?: number;
   accountant?: string;
   parameterNormBound?: number;
+  featureClip?: number;
+  bClip?: number;
+  rho?: number;
+  bNormBound?: number;
+  ptrFraction?: number;
   tune?: number;
   tuneLearningRates?: number[];
   validation?: string;
@@ -56,7 +62,7 @@ export interface TrainFlags {
   json?: boolean;
 }
 
-export const METHODS = ['dpsgd', 'dpgd', 'shuffled', 'output', 'output-sgd', 'objpert', 'amp'] as const;
+export const METHODS = ['dpsgd', 'dpgd', 'shuffled', 'output', 'output-sgd', 'objpert', 'amp', 'rgm'] as const;
 
 export interface MethodResult {
   readonly model: LinearModel | undefined;
@@ -207,6 +213,31 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
           ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
         }),
       );
+    case 'rgm': {
+      if (lossByName(flags.model).name !== 'squared') {
+        throw new InvalidParameterError('--model', flags.model, "'linear' with --method rgm (000 Sec. 5 is ridge regression)");
+      }
+      if (flags.noiseMultiplier !== undefined && flags.noiseMultiplier !== 0) {
+        throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, '0 (no test, no noise, NOT private) or absent with --method rgm: its noise is calibrated from --epsilon');
+      }
+      const featureClip = flags.featureClip ?? prepared.rowNormBound;
+      const result = trainRgmGd(prepared.dataset, {
+        ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
+        ...(flags.noiseMultiplier === undefined ? {} : { noiseMultiplier: flags.noiseMultiplier }),
+        delta: flags.delta,
+        steps: flags.steps ?? 100,
+        regularization: flags.regularization ?? 0,
+        featureClip,
+        bClip: flags.bClip ?? featureClip * prepared.labelBound,
+        ...(flags.rho === undefined ? {} : { rho: flags.rho }),
+        ...(flags.bNormBound === undefined ? {} : { bNormBound: flags.bNormBound }),
+        ...(flags.ptrFraction === undefined ? {} : { ptrEpsilonFraction: flags.ptrFraction }),
+        ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
+        featureNames: prepared.dataset.featureNames,
+        rng: context.rng,
+      });
+      return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
+    }
     default:
       throw new InvalidParameterError('--method', flags.method, METHODS.join(', '));
   }

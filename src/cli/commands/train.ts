@@ -51,7 +51,8 @@ export function registerTrain(program: Command, io: CliIo): void {
       '--method <M>',
       'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one) | shuffled (004 Alg. 1, replace-one) | ' +
         'output (noise on the regularised ERM minimiser, Chaudhuri et al. 2011) | output-sgd (noise on the SGD output, 004 Sec. 3.2.2) | ' +
-        'objpert (objective perturbation, 003 Thm. 3.1/3.2, add/remove-one) | amp (Approximate Minima Perturbation, 003 Alg. 1)',
+        'objpert (objective perturbation, 003 Thm. 3.1/3.2, add/remove-one) | amp (Approximate Minima Perturbation, 003 Alg. 1) | ' +
+        'rgm (ridge by Relative Gaussian Mechanism gradient descent after a Propose-Test-Release check, 000 Sec. 5; may release nothing)',
       'dpsgd',
     )
     .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
@@ -74,6 +75,11 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--output-noise-std <S>', 'amp: std of the output noise (default 0.15, 003 Sec. 5)', parseNumberFlag('--output-noise-std'))
     .option('--accountant <A>', "objpert/amp: calibrate with 'rdp' (default, 003 Sec. 5) or 'pld' (tighter)")
     .option('--parameter-norm-bound <P>', 'objpert with --model linear: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
+    .option('--feature-clip <RC>', 'rgm: rows clipped to norm RC (default: the schema row-norm bound)', parseNumberFlag('--feature-clip'))
+    .option('--b-clip <B>', 'rgm: x_i y_i clipped to norm B (default RC times the label bound)', parseNumberFlag('--b-clip'))
+    .option('--rho <RHO>', "rgm: proposed lower bound on the Gram matrix's smallest eigenvalue (default 000 Prop. 3, Gaussian features)", parseNumberFlag('--rho'))
+    .option('--b-norm-bound <NB>', 'rgm: proposed bound on the norm of the averaged x_i y_i, tested by the same PTR (tightens the noise)', parseNumberFlag('--b-norm-bound'))
+    .option('--ptr-fraction <F>', 'rgm: fraction of epsilon spent on the Propose-Test-Release check (default 0.1)', parseNumberFlag('--ptr-fraction'))
     .option('--tune <MEAN>', 'honest learning-rate tuning (Papernot & Steinke 2022): K ~ Poisson(MEAN) private runs, the best released; epsilon covers all of it', parseNumberFlag('--tune'))
     .option('--tune-learning-rates <LIST>', 'comma-separated PUBLIC candidate learning rates for --tune (default 10 log-spaced in [1e-3, 10])', parseNumberListFlag('--tune-learning-rates'))
     .option('--validation <FILE>', 'PUBLIC labelled data (not part of --data) that scores the --tune candidates')
