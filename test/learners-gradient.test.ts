@@ -5,6 +5,7 @@ import { parseEvent } from '../src/accounting/events.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
+import { createClippedGradientPool, shareGlmData } from '../src/learners/glm/parallel-clipped-sum.js';
 import { trainDpSgd } from '../src/learners/dp-sgd.js';
 import { glmObjective } from '../src/learners/glm/objective.js';
 import { logisticLoss } from '../src/learners/glm/logistic.js';
@@ -78,5 +79,19 @@ test('degenerate inputs get clear errors naming the problem', () => {
   ];
   for (const [fn, param] of cases) {
     assert.throws(fn, (e: unknown) => e instanceof InvalidParameterError && e.param === param, `expected an error naming ${param}`);
+  }
+});
+
+test('DP-GD on the worker pool gives the same model bit for bit as the serial sums (same seed)', async () => {
+  const data = makeLogisticData(70_000, 5, 3);
+  const options = { clipNorm: 0.5, steps: 3, learningRate: 1, epsilon: 1, delta: 1e-5 };
+  const serial = trainDpGd(data, { ...options, rng: seededRng(1) });
+  const pool = await createClippedGradientPool({ threads: 2 });
+  try {
+    const parallel = trainDpGd(data, { ...options, rng: seededRng(1), gradientSummer: { prepare: shareGlmData, sum: pool.sumClippedGradients.bind(pool) } });
+    assert.deepEqual(parallel.model.theta, serial.model.theta);
+    assert.equal(parallel.diagnostics.clippedFraction, serial.diagnostics.clippedFraction);
+  } finally {
+    await pool.close();
   }
 });

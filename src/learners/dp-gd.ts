@@ -37,6 +37,16 @@ export interface DpGdOptions extends NoiseOptions {
   readonly regularization?: number;
   readonly featureNames?: readonly string[];
   readonly onStep?: (step: number, steps: number) => void;
+  /**
+   * Another implementation of `sumClippedGradients` giving the same sums bit for bit (e.g. the
+   * Node worker pool of `glm/parallel-clipped-sum.ts`), with the data preparation it needs.
+   */
+  readonly gradientSummer?: GradientSummer;
+}
+
+export interface GradientSummer {
+  prepare<T extends GlmData>(data: T): T;
+  sum: typeof sumClippedGradients;
 }
 
 export interface TrainResult {
@@ -61,6 +71,8 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
   const target = noiseTarget(options);
   const rng = options.rng ?? defaultRng();
   const { n, d } = glmData;
+  const summer = options.gradientSummer;
+  const summed = summer === undefined ? glmData : summer.prepare(glmData);
 
   let noiseMultiplier: number;
   if (target.kind === 'target') {
@@ -78,7 +90,7 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
   const gradient = new Float64Array(d);
   let clippedFraction = 0;
   for (let t = 0; t < steps; t++) {
-    const { clippedCount } = sumClippedGradients(loss, glmData, theta, { clipNorm, out: gradient });
+    const { clippedCount } = (summer?.sum ?? sumClippedGradients)(loss, summed, theta, { clipNorm, out: gradient });
     clippedFraction += clippedCount / n / steps;
     if (noiseStd > 0) fillGaussian(rng, noise, noiseStd);
     for (let j = 0; j < d; j++) theta[j] -= learningRate * (gradient[j] / n + noise[j] + regularization * theta[j]);

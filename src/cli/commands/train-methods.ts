@@ -6,7 +6,7 @@
  */
 import type { PreparedData } from '../../data/schema.js';
 import { InvalidParameterError } from '../../errors.js';
-import type { TrainResult } from '../../learners/dp-gd.js';
+import type { GradientSummer, TrainResult } from '../../learners/dp-gd.js';
 import type { Optimizer, Schedule } from '../../learners/dp-sgd.js';
 import { glmConstants } from '../../learners/glm/constants.js';
 import type { GradientMethodOptions } from '../../learners/gradient-methods.js';
@@ -75,6 +75,8 @@ export interface MethodContext {
   readonly onStep?: (step: number, steps: number) => void;
   /** PUBLIC labelled validation data (--validation), for honest tuning's scores. */
   readonly validation?: LabelledData;
+  /** DP-GD's full-pass gradient sums on several threads (same sums bit for bit). */
+  readonly gradientSummer?: GradientSummer;
 }
 
 /** Ten learning rates log-spaced over [1e-3, 10]: the default public grid of --tune. */
@@ -100,7 +102,7 @@ function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: Met
     featureNames: prepared.dataset.featureNames,
     ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
   };
-  if (method === 'dpgd') return { method, ...common, steps: flags.steps ?? 100 };
+  if (method === 'dpgd') return { method, ...common, steps: flags.steps ?? 100, ...(context.gradientSummer === undefined ? {} : { gradientSummer: context.gradientSummer }) };
   if (method === 'dpsgd') {
     return {
       method,

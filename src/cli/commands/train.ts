@@ -18,6 +18,8 @@ import { evaluate, parseModel, predict, type LinearModel } from '../../learners/
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { progressReporter } from '../progress.js';
+import { createClippedGradientPool, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
+import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { runTrainingMethod, type TrainFlags } from './train-methods.js';
 
 
@@ -113,7 +115,15 @@ relation and whether the guarantee is proven. Default randomness is the secure g
       const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
       const rng = flags.seed === undefined ? defaultRng() : seededRng(flags.seed);
       const onStep = progressReporter(`training (${flags.method})`, !flags.json);
-      const result = runTrainingMethod(flags, prepared, { rng, onStep, validation });
+      // DP-GD's full passes over large data run on all CPUs (bit-identical sums; glm/parallel-clipped-sum.ts).
+      const pool = flags.method === 'dpgd' && prepared.dataset.n >= 2 * CHUNK_ROWS ? await createClippedGradientPool() : undefined;
+      let result;
+      try {
+        const gradientSummer = pool === undefined ? undefined : { prepare: shareGlmData, sum: pool.sumClippedGradients.bind(pool) };
+        result = runTrainingMethod(flags, prepared, { rng, onStep, validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
+      } finally {
+        await pool?.close();
+      }
       const model: LinearModel | undefined = result.model === undefined ? undefined : { ...result.model, schema };
       const metrics = model === undefined ? undefined : evaluate(model, prepared.dataset);
       if (flags.out !== undefined && model !== undefined) writeFileAtomic(flags.out, `${toJson(model)}\n`);
