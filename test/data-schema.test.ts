@@ -294,3 +294,23 @@ test('local copies of Adult with an added header line are restored to the origin
     ],
   );
 });
+
+test('a multi-class label: "classes" encodes y as the class index; unknown values and mixed declarations are refused', () => {
+  const schema = parseSchema({
+    version: 1,
+    columns: [
+      { name: 'v', type: 'numeric', lower: 0, upper: 1 },
+      { name: 'species', type: 'label', classes: ['setosa', 'versicolor', 'virginica'] },
+    ],
+  });
+  const table = parseCsv(new TextEncoder().encode('v,species\n0.5,virginica\n0.1,setosa\n0.2,versicolor\n'), schemaCsvOptions(schema));
+  const { dataset } = applySchema(table, schema);
+  assert.deepEqual(Array.from(dataset.y), [2, 0, 1]);
+  assert.equal(parseSchema(schemaToJson(schema)).columns[1].type, 'label', 'a serialised schema round-trips');
+  assert.equal(parseSchema(JSON.parse(JSON.stringify(schema))).columns[1].type, 'label', 'the parsed object (as embedded in a model) round-trips');
+  assert.throws(() => applySchema(parseCsv(new TextEncoder().encode('v,species\n0.5,rose\n'), schemaCsvOptions(schema)), schema), /unknown label value 'rose' \(classes: "setosa"/);
+  const bad = (label: Record<string, unknown>) => () => parseSchema({ version: 1, columns: [{ name: 'v', type: 'numeric', lower: 0, upper: 1 }, { name: 'c', type: 'label', ...label }] });
+  assert.throws(bad({ classes: ['a'] }), /at least two classes/);
+  assert.throws(bad({ classes: ['a', 'a'] }), /repeat/);
+  assert.throws(bad({ classes: ['a', 'b'], positive: ['a'] }), /"classes" only/);
+});

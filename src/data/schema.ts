@@ -103,6 +103,11 @@ export interface LabelColumnSpec {
   readonly positive?: readonly (string | number)[];
   /** Binary label: the values of the negative class; any value in neither list is an error. */
   readonly negative?: readonly (string | number)[];
+  /**
+   * Multi-class label: the public list of class values; class k is encoded y = k (any other value
+   * is an error). Give this instead of positive/negative.
+   */
+  readonly classes?: readonly (string | number)[];
   /** Binary label encoding: "zeroOne" (default, y in {0, 1}) or "plusMinusOne" (y in {-1, +1}). */
   readonly encoding: 'zeroOne' | 'plusMinusOne';
   /** Numeric label (regression): public bounds; values are clipped to them. */
@@ -232,7 +237,18 @@ function parseColumn(source: string, index: number, raw: unknown, defaultMissing
       return { name, type: 'categorical', categories: [...(raw.categories as string[])], missing, ...(note ? { note } : {}) };
     }
     case 'label': {
-      checkKeys(source, where, raw, ['name', 'type', 'positive', 'negative', 'encoding', 'lower', 'upper', 'missing', 'note']);
+      checkKeys(source, where, raw, ['name', 'type', 'positive', 'negative', 'classes', 'encoding', 'lower', 'upper', 'missing', 'note']);
+      if (raw.classes !== undefined) {
+        const classes = labelValues(source, `${where}.classes`, raw.classes) as (string | number)[];
+        if (raw.positive !== undefined || raw.negative !== undefined || raw.lower !== undefined || raw.upper !== undefined || (raw.encoding !== undefined && raw.encoding !== 'zeroOne')) {
+          fail(source, where, 'a multi-class label gives "classes" only (not "positive"/"negative", "lower"/"upper", or an "encoding": y is the class index)');
+        }
+        if (classes.length < 2) fail(source, `${where}.classes`, 'must list at least two classes');
+        if (new Set(classes.map((v) => typeof v)).size > 1) fail(source, `${where}.classes`, 'class values must be all strings or all numbers');
+        if (new Set(classes.map(String)).size !== classes.length) fail(source, `${where}.classes`, 'must not repeat a class');
+        const missingPolicy = oneOf(source, `${where}.missing`, raw.missing, ['error', 'dropRow'] as const, 'error');
+        return { name, type: 'label', classes, encoding: 'zeroOne', missing: missingPolicy, ...(note ? { note } : {}) };
+      }
       const positive = labelValues(source, `${where}.positive`, raw.positive);
       const negative = labelValues(source, `${where}.negative`, raw.negative);
       const encoding = oneOf(source, `${where}.encoding`, raw.encoding, ['zeroOne', 'plusMinusOne'] as const, 'zeroOne');
@@ -418,15 +434,17 @@ export function schemaRowNormBound(schema: Schema): number {
   return schema.intercept === null ? bound : roundUp(Math.hypot(bound, schema.intercept));
 }
 
-/** The public bound on |y|: 1 for binary labels, max(|lower|, |upper|) for numeric ones. */
+/** The public bound on |y|: 1 for binary labels, K - 1 for K classes (y is the class index), max(|lower|, |upper|) for numeric ones. */
 export function schemaLabelBound(schema: Schema): number {
   const label = labelColumn(schema);
   if (label.positive !== undefined) return 1;
+  if (label.classes !== undefined) return label.classes.length - 1;
   return Math.max(Math.abs(label.lower as number), Math.abs(label.upper as number));
 }
 
 /** Whether the label's declared values are numbers (then files are read with a numeric label column). */
 function labelIsNumeric(label: LabelColumnSpec): boolean {
+  if (label.classes !== undefined) return typeof label.classes[0] === 'number';
   if (label.positive === undefined) return true;
   return typeof label.positive[0] === 'number';
 }
@@ -485,30 +503,27 @@ export interface PreparedData {
   readonly privateDiagnostics: PrivateDiagnostics;
 }
 
-type LabelClass = 1 | 0 | -1; // positive, negative, unknown
-
-/** Maps each raw label to 1 (positive), 0 (negative) or -1 (not declared). */
-function labelClassifier(label: LabelColumnSpec, column: RawColumn): (row: number) => LabelClass | undefined {
-  const positive = label.positive as readonly (string | number)[];
-  const negative = label.negative as readonly (string | number)[];
+/**
+ * Maps each raw label to its class: for a binary label 1 (positive) or 0 (negative), for a
+ * multi-class label the class index; -1 when the value is not declared, undefined when missing.
+ */
+function labelClassifier(label: LabelColumnSpec, column: RawColumn): (row: number) => number | undefined {
+  const groups: readonly (readonly (string | number)[])[] = label.classes !== undefined
+    ? label.classes.map((v) => [v])
+    : [label.negative as readonly (string | number)[], label.positive as readonly (string | number)[]];
   if (column.kind === 'categorical') {
-    const classes = column.levels.map((level): LabelClass => {
+    const classes = column.levels.map((level): number => {
       const trimmed = level.trim();
       const matches = (v: string | number): boolean => (typeof v === 'number' ? trimmed !== '' && Number(trimmed) === v : v === trimmed);
-      if (positive.some(matches)) return 1;
-      if (negative.some(matches)) return 0;
-      return -1;
+      return groups.findIndex((group) => group.some(matches));
     });
     return (row) => (column.codes[row] < 0 ? undefined : classes[column.codes[row]]);
   }
-  const pos = positive.map(Number).filter((v) => !Number.isNaN(v));
-  const neg = negative.map(Number).filter((v) => !Number.isNaN(v));
+  const numeric = groups.map((group) => group.map(Number).filter((v) => !Number.isNaN(v)));
   return (row) => {
     const v = column.values[row];
     if (Number.isNaN(v)) return undefined;
-    if (pos.includes(v)) return 1;
-    if (neg.includes(v)) return 0;
-    return -1;
+    return numeric.findIndex((group) => group.includes(v));
   };
 }
 
@@ -540,7 +555,8 @@ export function applySchema(table: RawTable, schema: Schema): PreparedData {
   };
   const featureColumns = features.map(resolve);
   const labelRaw = resolve(label);
-  const binary = label.positive !== undefined;
+  const multiClass = label.classes !== undefined;
+  const binary = label.positive !== undefined || multiClass;
   if (!binary && labelRaw.kind !== 'numeric') throw new DataFormatError(table.source, 'the label is declared numeric (lower/upper) but the column holds text', undefined, label.name);
   const classify = binary ? labelClassifier(label, labelRaw) : undefined;
 
@@ -597,14 +613,12 @@ export function applySchema(table: RawTable, schema: Schema): PreparedData {
         throw tableError(table, i, label.name, 'missing label (the schema says "missing": "error")');
       }
       if (cls === -1) {
-        throw tableError(
-          table,
-          i,
-          label.name,
-          `unknown label value '${labelRaw.kind === 'categorical' ? labelRaw.levels[labelRaw.codes[i]] : labelRaw.values[i]}' (positive: ${describeValues(label.positive as (string | number)[])}; negative: ${describeValues(label.negative as (string | number)[])})`,
-        );
+        const declared = multiClass
+          ? `classes: ${describeValues(label.classes as (string | number)[])}`
+          : `positive: ${describeValues(label.positive as (string | number)[])}; negative: ${describeValues(label.negative as (string | number)[])}`;
+        throw tableError(table, i, label.name, `unknown label value '${labelRaw.kind === 'categorical' ? labelRaw.levels[labelRaw.codes[i]] : labelRaw.values[i]}' (${declared})`);
       }
-      yi = cls === 1 ? positiveValue : negativeValue;
+      yi = multiClass ? cls : cls === 1 ? positiveValue : negativeValue;
     } else {
       const v = (labelRaw as { values: Float64Array }).values[i];
       if (Number.isNaN(v)) {
@@ -676,7 +690,7 @@ export function applySchema(table: RawTable, schema: Schema): PreparedData {
       }
     }
     y[kept] = yi;
-    if (classify !== undefined && yi === positiveValue) positives++;
+    if (classify !== undefined && !multiClass && yi === positiveValue) positives++;
     kept++;
   }
   const encoded: Dataset = {
@@ -714,7 +728,7 @@ export function applySchema(table: RawTable, schema: Schema): PreparedData {
       clipped,
       other,
       missing,
-      ...(classify !== undefined ? { positives } : {}),
+      ...(classify !== undefined && !multiClass ? { positives } : {}),
     },
   };
 }
