@@ -240,7 +240,7 @@ export { calibrateCompositeNoise, gradientRunEvent, trainGradientMethod } from '
 export type { TuneGradientMethodOptions } from './learners/tune-gradient-method.js';
 export { poissonMeanForGrid, tuneGradientMethodHonestly } from './learners/tune-gradient-method.js';
 export type { OneVsRestModel, OneVsRestOptions } from './learners/one-vs-rest.js';
-export { evaluateOneVsRest, predictClasses, trainOneVsRest } from './learners/one-vs-rest.js';
+export { evaluateOneVsRest, parseOneVsRestModel, predictClasses, trainOneVsRest } from './learners/one-vs-rest.js';
 export type { ObjectivePerturbationOptions } from './learners/objective-perturbation.js';
 export { minimizePerturbedObjective, trainObjectivePerturbation } from './learners/objective-perturbation.js';
 export type { AmpOptions } from './learners/amp.js';

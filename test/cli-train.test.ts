@@ -191,3 +191,45 @@ test('dpfit train --method rgm: ridge by RGM gradient descent; a Propose-Test-Re
   assert.ok(!existsSync(out), 'no model file when PTR rejects');
   assert.ok(report.privacy.epsilon > 0, 'the test itself was paid for');
 });
+
+test('dpfit train on a multi-class label: one-vs-rest, the composed event <= target; evaluate and predict read the model', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dpfit-ovr-'));
+  const rng = seededRng(31);
+  const centres: Record<string, [number, number]> = { red: [2, 0], green: [-1, 2], blue: [-1, -2] };
+  const lines = ['u,v,colour'];
+  for (let i = 0; i < 1500; i++) {
+    const colour = ['red', 'green', 'blue'][i % 3];
+    const [cu, cv] = centres[colour];
+    lines.push(`${(cu + 0.7 * sampleGaussian(rng)).toFixed(3)},${(cv + 0.7 * sampleGaussian(rng)).toFixed(3)},${colour}`);
+  }
+  const data = join(dir, 'colours.csv');
+  writeFileSync(data, `${lines.join('\n')}\n`);
+  const schema = join(dir, 'schema.json');
+  writeFileSync(schema, JSON.stringify({
+    version: 1,
+    intercept: true,
+    columns: [
+      { name: 'u', type: 'numeric', lower: -5, upper: 5, scale: 'symmetric' },
+      { name: 'v', type: 'numeric', lower: -5, upper: 5, scale: 'symmetric' },
+      { name: 'colour', type: 'label', classes: ['red', 'green', 'blue'] },
+    ],
+  }));
+  const out = join(dir, 'model.json');
+  const trained = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '100', '--learning-rate', '5', '--epsilon', '2', '--seed', '1', '--out', out, '--json');
+  assert.equal(trained.code, 0, trained.stderr);
+  const result = JSON.parse(trained.stdout);
+  assert.equal(result.model.format, 'dpfit-one-vs-rest-model/1');
+  assert.deepEqual(result.model.classes, ['red', 'green', 'blue']);
+  const event = parseEvent(result.privacy.event);
+  assert.ok(event.kind === 'selfCompose' && event.count === 3, 'the three binary runs compose');
+  assert.ok(result.privacy.epsilon <= 2);
+  assert.ok(result.metrics.training.accuracy > 0.8, `accuracy ${result.metrics.training.accuracy}`);
+  const evaluated = JSON.parse((await run('evaluate', '--model', out, '--data', data, '--json')).stdout);
+  assert.equal(evaluated.accuracy, result.metrics.training.accuracy);
+  const predicted = JSON.parse((await run('predict', '--model', out, '--data', data, '--json')).stdout);
+  assert.equal(predicted.predictions.length, 1500);
+  assert.ok(predicted.predictions.every((p: string) => ['red', 'green', 'blue'].includes(p)));
+  const refused = await run('train', '--data', data, '--schema', schema, '--method', 'amp', '--epsilon', '1');
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /multi-class/);
+});

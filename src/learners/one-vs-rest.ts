@@ -19,7 +19,7 @@ import { requireOpenUnit, requirePositive } from '../validate.js';
 import { nonPrivateReport } from './dp-gd.js';
 import type { GlmData } from './glm/types.js';
 import { calibrateCompositeNoise, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
-import { predictMargins, type FeatureMatrix, type LinearModel } from './model.js';
+import { parseModel, predictMargins, type FeatureMatrix, type LinearModel } from './model.js';
 import { privacyReport, type PrivacyReport } from './privacy-report.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 
@@ -125,4 +125,22 @@ export function evaluateOneVsRest(model: OneVsRestModel, data: FeatureMatrix & {
   let correct = 0;
   for (let i = 0; i < data.n; i++) if (predicted[i] === data.y[i]) correct++;
   return { accuracy: correct / data.n };
+}
+
+/** Checks a JSON value is a one-vs-rest model (each class model a valid linear model). */
+export function parseOneVsRestModel(json: unknown): OneVsRestModel {
+  const record = json as Partial<OneVsRestModel> | null;
+  if (record === null || typeof record !== 'object' || record.format !== 'dpfit-one-vs-rest-model/1') {
+    throw new InvalidParameterError('model', typeof json, "a dpfit one-vs-rest model (format 'dpfit-one-vs-rest-model/1')");
+  }
+  if (!Array.isArray(record.classes) || record.classes.length < 2 || !record.classes.every((c) => typeof c === 'string')) {
+    throw new InvalidParameterError('model.classes', record.classes, 'a list of at least two class names');
+  }
+  if (!Array.isArray(record.models) || record.models.length !== record.classes.length) {
+    throw new InvalidParameterError('model.models', record.models, `one linear model per class (${record.classes.length})`);
+  }
+  const models = record.models.map((m) => parseModel(m));
+  const d = models[0].theta.length;
+  if (!models.every((m) => m.theta.length === d)) throw new InvalidParameterError('model.models', 'theta lengths differ', 'every class model with the same number of features');
+  return { ...(record as OneVsRestModel), models };
 }

@@ -4,7 +4,8 @@
  * (model undefined when the mechanism released nothing: K = 0 runs in honest tuning, a
  * Propose-Test-Release rejection).
  */
-import type { PreparedData } from '../../data/schema.js';
+import { labelColumn, type PreparedData, type Schema } from '../../data/schema.js';
+import { trainOneVsRest, type OneVsRestModel } from '../../learners/one-vs-rest.js';
 import { InvalidParameterError } from '../../errors.js';
 import type { GradientSummer, TrainResult } from '../../learners/dp-gd.js';
 import type { Optimizer, Schedule } from '../../learners/dp-sgd.js';
@@ -65,12 +66,14 @@ export interface TrainFlags {
 export const METHODS = ['dpsgd', 'dpgd', 'shuffled', 'output', 'output-sgd', 'objpert', 'amp', 'rgm'] as const;
 
 export interface MethodResult {
-  readonly model: LinearModel | undefined;
+  readonly model: LinearModel | OneVsRestModel | undefined;
   readonly privacy: PrivacyReport;
   readonly diagnostics: Record<string, unknown>;
 }
 
 export interface MethodContext {
+  /** The public schema the data were prepared with (its label says binary, multi-class or numeric). */
+  readonly schema: Schema;
   readonly rng: Rng;
   readonly onStep?: (step: number, steps: number) => void;
   /** PUBLIC labelled validation data (--validation), for honest tuning's scores. */
@@ -148,6 +151,24 @@ function fromTrainResult(result: TrainResult): MethodResult {
   return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
 }
 
+/** A multi-class label: one-vs-rest over a gradient method, the K runs composed (`one-vs-rest.ts`). */
+function runOneVsRest(flags: TrainFlags, prepared: PreparedData, context: MethodContext, classes: string[]): MethodResult {
+  if (!['dpgd', 'dpsgd', 'shuffled'].includes(flags.method)) {
+    throw new InvalidParameterError('--method', flags.method, `dpgd, dpsgd or shuffled for a multi-class label (one-vs-rest over ${classes.length} classes)`);
+  }
+  if (flags.tune !== undefined) throw new InvalidParameterError('--tune', flags.tune, 'not given with a multi-class label (tuning one-vs-rest is not implemented)');
+  if (lossByName(flags.model).labels !== 'signed') throw new InvalidParameterError('--model', flags.model, 'a classification loss (logistic, huber or smoothedHinge) for a multi-class label');
+  const result = trainOneVsRest(prepared.dataset, {
+    classes,
+    base: gradientOptions(flags, prepared, context),
+    ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
+    ...(flags.noiseMultiplier === undefined ? {} : { noiseMultiplier: flags.noiseMultiplier }),
+    delta: flags.delta,
+    rng: context.rng,
+  });
+  return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
+}
+
 /** Runs the method the flags name; throws InvalidParameterError naming the flag for misuse. */
 export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, context: MethodContext): MethodResult {
   if (!(METHODS as readonly string[]).includes(flags.method)) {
@@ -159,6 +180,8 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
   if (flags.tune === undefined && (flags.tuneLearningRates !== undefined || flags.validation !== undefined)) {
     throw new InvalidParameterError(flags.tuneLearningRates !== undefined ? '--tune-learning-rates' : '--validation', 'given', 'used only with --tune');
   }
+  const label = labelColumn(context.schema);
+  if (label.classes !== undefined) return runOneVsRest(flags, prepared, context, label.classes.map(String));
   switch (flags.method) {
     case 'dpgd':
     case 'dpsgd':

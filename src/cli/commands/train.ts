@@ -15,6 +15,8 @@ import { trainShuffledSgd } from '../../learners/shuffled-sgd.js';
 import { glmConstants } from '../../learners/glm/constants.js';
 import { lossByName } from '../../learners/losses.js';
 import { evaluate, parseModel, predict, type LinearModel } from '../../learners/model.js';
+import { evaluateOneVsRest, parseOneVsRestModel, predictClasses, type OneVsRestModel } from '../../learners/one-vs-rest.js';
+import type { Dataset } from '../../data/dataset.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { progressReporter } from '../progress.js';
@@ -22,6 +24,13 @@ import { createClippedGradientPool, shareGlmData } from '../../learners/glm/para
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { runTrainingMethod, type TrainFlags } from './train-methods.js';
 
+
+type AnyModel = LinearModel | OneVsRestModel;
+
+/** Metrics of either kind of model: one-vs-rest models report their (multi-class) accuracy. */
+function evaluateAny(model: AnyModel, data: Dataset): Record<string, number> {
+  return model.format === 'dpfit-one-vs-rest-model/1' ? evaluateOneVsRest(model, data) : { ...evaluate(model, data) };
+}
 
 /** Writes a file atomically: a temporary file renamed into place, so no partial output remains. */
 export function writeFileAtomic(path: string, text: string): void {
@@ -120,19 +129,19 @@ relation and whether the guarantee is proven. Default randomness is the secure g
       let result;
       try {
         const gradientSummer = pool === undefined ? undefined : { prepare: shareGlmData, sum: pool.sumClippedGradients.bind(pool) };
-        result = runTrainingMethod(flags, prepared, { rng, onStep, validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
+        result = runTrainingMethod(flags, prepared, { schema, rng, onStep, validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
       } finally {
         await pool?.close();
       }
-      const model: LinearModel | undefined = result.model === undefined ? undefined : { ...result.model, schema };
-      const metrics = model === undefined ? undefined : evaluate(model, prepared.dataset);
+      const model: AnyModel | undefined = result.model === undefined ? undefined : { ...result.model, schema };
+      const metrics = model === undefined ? undefined : evaluateAny(model, prepared.dataset);
       if (flags.out !== undefined && model !== undefined) writeFileAtomic(flags.out, `${toJson(model)}\n`);
       const output = { model: model ?? null, privacy: result.privacy, metrics: metrics === undefined ? {} : { training: metrics }, diagnostics: result.diagnostics };
       printResult(io, Boolean(flags.json), output, () =>
         [
           model === undefined
             ? `no model released: ${String((result.diagnostics as { message?: unknown }).message ?? 'the mechanism released nothing')}`
-            : `trained ${model.loss.name} by ${flags.method}${flags.tune !== undefined ? ' (honestly tuned)' : ''} on ${prepared.dataset.n} rows x ${prepared.dataset.d} features`,
+            : `trained ${model.format === 'dpfit-one-vs-rest-model/1' ? `one-vs-rest ${model.classes.length}-class ${model.models[0].loss.name}` : model.loss.name} by ${flags.method}${flags.tune !== undefined ? ' (honestly tuned)' : ''} on ${prepared.dataset.n} rows x ${prepared.dataset.d} features`,
           metrics === undefined ? '' : `  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`,
           `  privacy  (epsilon = ${formatNumber(result.privacy.epsilon, 6)}, delta = ${formatNumber(result.privacy.delta)}), ${result.privacy.guarantee}, ${result.privacy.accountant} accountant, ${result.privacy.neighboringRelation}`,
           ...result.privacy.warnings.map((w) => `  warning  ${w}`),
@@ -144,7 +153,7 @@ relation and whether the guarantee is proven. Default randomness is the secure g
       );
     });
 
-  const readModel = (path: string): LinearModel => {
+  const readModel = (path: string): AnyModel => {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -152,13 +161,14 @@ relation and whether the guarantee is proven. Default randomness is the secure g
       throw new InvalidParameterError('--model', path, 'a readable model file', (error as NodeJS.ErrnoException).code);
     }
     try {
-      return parseModel(JSON.parse(text));
+      const json = JSON.parse(text) as { format?: unknown };
+      return json?.format === 'dpfit-one-vs-rest-model/1' ? parseOneVsRestModel(json) : parseModel(json);
     } catch (error) {
       if (error instanceof SyntaxError) throw new InvalidParameterError('--model', path, 'a dpfit model JSON file', error.message);
       throw error;
     }
   };
-  const schemaFor = async (model: LinearModel, schemaPath: string | undefined): Promise<Schema> => {
+  const schemaFor = async (model: AnyModel, schemaPath: string | undefined): Promise<Schema> => {
     if (schemaPath !== undefined) return readSchemaFile(schemaPath);
     if (model.schema === undefined) throw new InvalidParameterError('--schema', undefined, 'given (the model has no embedded schema)');
     return parseSchema(model.schema);
@@ -174,7 +184,7 @@ relation and whether the guarantee is proven. Default randomness is the secure g
     .action(async (flags: { model: string; data: string; schema?: string; json?: boolean }) => {
       const model = readModel(flags.model);
       const prepared = await loadDataset(flags.data, await schemaFor(model, flags.schema));
-      const metrics = evaluate(model, prepared.dataset);
+      const metrics = evaluateAny(model, prepared.dataset);
       printResult(io, Boolean(flags.json), metrics, () =>
         Object.entries(metrics)
           .map(([k, v]) => `${k.padEnd(9)} ${formatNumber(v as number, 6)}`)
@@ -184,7 +194,7 @@ relation and whether the guarantee is proven. Default randomness is the secure g
 
   program
     .command('predict')
-    .description('predictions of a saved model (probabilities for classification)')
+    .description('predictions of a saved model (probabilities for binary classification, class names for one-vs-rest models)')
     .requiredOption('--model <FILE>', 'a model written by dpfit train --out')
     .requiredOption('--data <FILE>', 'data with the schema columns (the label column may hold any declared value)')
     .option('--schema <FILE>', "schema (default: the model's embedded schema)")
@@ -192,6 +202,11 @@ relation and whether the guarantee is proven. Default randomness is the secure g
     .action(async (flags: { model: string; data: string; schema?: string; json?: boolean }) => {
       const model = readModel(flags.model);
       const prepared = await loadDataset(flags.data, await schemaFor(model, flags.schema));
+      if (model.format === 'dpfit-one-vs-rest-model/1') {
+        const classes = Array.from(predictClasses(model, prepared.dataset), (k) => model.classes[k]);
+        printResult(io, Boolean(flags.json), { predictions: classes }, () => classes.join('\n'));
+        return;
+      }
       const predictions = Array.from(predict(model, prepared.dataset));
       printResult(io, Boolean(flags.json), { predictions }, () => predictions.map((p) => formatNumber(p, 8)).join('\n'));
     });
