@@ -10,7 +10,7 @@
  *
  * RGM-GD settings, fixed from the public Gaussian assumption before looking at any data:
  * R_c = sqrt(3 d) (1 % of N(0, I_5) rows clipped), B = 4 R_c (|y| <= 4), rho from Prop. 3, and
- * optionally a PTR-tested ||b|| <= 1.5 (sqrt(lambda_max(Sigma) E y^2) with a declared E y^2 <= 2.25).
+ * optionally a PTR-tested ‖b‖ <= 1.5 (sqrt(lambda_max(Sigma) E y^2) with a declared E y^2 <= 2.25).
  * DP-GD clipping: "tuned" is `000` App. C's c = max_i ||grad l_i(theta_ridge)|| computed on the
  * private data (NOT private, shown for honesty); the others are that value times 10, 100, 1/10, 1/100.
  *
@@ -72,13 +72,13 @@ for (const seed of SEEDS) {
 
   const rgmBase = { epsilon: EPSILON, delta: DELTA, steps: STEPS, regularization: MU, featureClip: RC, bClip: 4 * RC, learningRate: RATE };
   const rgm = trainRgmGd(train, { ...rgmBase, bNormBound: 1.5, rng: seededRng(seed) });
-  if (rgm.model === undefined) notes.push(`seed ${seed}: RGM-GD (tested ||b||) rejected by PTR`);
-  record('RGM-GD + PTR, tested ||b|| <= 1.5', mse(rgm.model, test));
+  if (rgm.model === undefined) notes.push(`seed ${seed}: RGM-GD (tested ‖b‖) rejected by PTR`);
+  record('RGM-GD + PTR, tested ‖b‖ <= 1.5', mse(rgm.model, test));
   const rgmPlain = trainRgmGd(train, { ...rgmBase, rng: seededRng(seed) });
   if (rgmPlain.model === undefined) notes.push(`seed ${seed}: RGM-GD rejected by PTR`);
-  record('RGM-GD + PTR, ||b|| <= B only', mse(rgmPlain.model, test));
+  record('RGM-GD + PTR, ‖b‖ <= B only', mse(rgmPlain.model, test));
   if (seed === SEEDS[0]) {
-    notes.push(`RGM-GD (seed ${seed}): eta = ${rgm.diagnostics.eta.toExponential(3)}, gamma = ${rgm.diagnostics.gamma.toExponential(3)}, sigma = ${rgm.diagnostics.baselineStd.toExponential(3)} (tested ||b||) / ${rgmPlain.diagnostics.baselineStd.toExponential(3)} (B only); reported epsilon = ${rgm.privacy.epsilon.toFixed(4)}, delta = ${rgm.privacy.delta}`);
+    notes.push(`RGM-GD (seed ${seed}): eta = ${rgm.diagnostics.eta.toExponential(3)}, gamma = ${rgm.diagnostics.gamma.toExponential(3)}, sigma = ${rgm.diagnostics.baselineStd.toExponential(3)} (tested ‖b‖) / ${rgmPlain.diagnostics.baselineStd.toExponential(3)} (B only); reported epsilon = ${rgm.privacy.epsilon.toFixed(4)}, delta = ${rgm.privacy.delta}`);
     notes.push(`DP-GD tuned clipping threshold (seed ${seed}): c = ${tuned.toFixed(3)}`);
   }
 
