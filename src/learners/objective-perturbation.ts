@@ -59,9 +59,7 @@ import type { DpEvent } from '../accounting/events.js';
 import { pldEpsilon } from '../accounting/pld/accountant.js';
 import { selectObjectivePerturbationParameters } from '../accounting/select-amp-parameters.js';
 import { CalibrationError, InvalidParameterError, NumericalError } from '../errors.js';
-import { lbfgs } from '../math/lbfgs.js';
 import { norm2 } from '../math/linear-algebra.js';
-import { newton } from '../math/newton.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
@@ -69,7 +67,7 @@ import type { TrainResult } from './dp-gd.js';
 import { glmConstants, mulUp } from './glm/constants.js';
 import { huberLoss } from './glm/huber.js';
 import { validateGlmData } from './glm/data.js';
-import { glmHessianCallback, glmObjective } from './glm/objective.js';
+import { minimizeGlmObjective, NEWTON_MAX_DIMENSION } from './glm/minimize.js';
 import type { GlmConstants, GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
@@ -231,9 +229,6 @@ export function objectivePerturbationReport(event: DpEvent, delta: number, rng: 
   return privacyReport(event, delta, { relation: 'addOrRemoveOne', rng, pld: () => pld, warnings: extra });
 }
 
-/** Largest dimension for which Newton's method is the default optimiser. */
-const NEWTON_MAX_DIMENSION = 200;
-
 /**
  * Minimises the perturbed objective SUM l + lambda/2 ||theta||^2 + b.theta with b given, to
  * ||grad|| <= gradTolerance, checked on a fresh gradient evaluation at the returned point; throws
@@ -246,27 +241,14 @@ export function minimizePerturbedObjective(
   b: Float64Array,
   options: { regularization: number; gradTolerance: number; maxIterations?: number; optimizer?: 'newton' | 'lbfgs' },
 ): { theta: Float64Array; optimizer: 'newton' | 'lbfgs'; iterations: number } {
-  const objectiveOptions = { regularization: options.regularization, linear: b };
-  const objective = glmObjective(loss, data, objectiveOptions);
-  const optimizer = options.optimizer ?? (data.d <= NEWTON_MAX_DIMENSION ? 'newton' : 'lbfgs');
-  if (optimizer !== 'newton' && optimizer !== 'lbfgs') throw new InvalidParameterError('optimizer', optimizer, "'newton' or 'lbfgs'");
-  const start = new Float64Array(data.d);
-  const result = optimizer === 'newton'
-    ? newton(objective, glmHessianCallback(loss, data, objectiveOptions), start, {
-      gradTolerance: options.gradTolerance,
-      maxIterations: requireInteger('maxIterations', options.maxIterations ?? 100, 1),
-    })
-    : lbfgs(objective, start, { gradTolerance: options.gradTolerance, maxIterations: requireInteger('maxIterations', options.maxIterations ?? 10000, 1) });
-  const gradient = new Float64Array(data.d);
-  objective(result.x, gradient);
-  const gradNorm = norm2(gradient);
-  if (!result.converged || !(gradNorm <= options.gradTolerance)) {
+  const result = minimizeGlmObjective(loss, data, { regularization: options.regularization, linear: b }, options);
+  if (!result.met) {
     throw new NumericalError(
-      `objective perturbation: the optimiser (${optimizer}) stopped (${result.reason}) with ||grad|| = ${gradNorm} > ${options.gradTolerance}; ` +
+      `objective perturbation: the optimiser (${result.optimizer}) stopped (${result.reason}) with ||grad|| = ${result.gradNorm} > ${options.gradTolerance}; ` +
         '003 Thm. 3.1/3.2 hold only for the exact minimiser, so nothing is released (raise maxIterations, or use trainAmp, whose guarantee covers approximate minimisers)',
     );
   }
-  return { theta: result.x, optimizer, iterations: result.iterations };
+  return { theta: result.theta, optimizer: result.optimizer, iterations: result.iterations };
 }
 
 /**

@@ -26,15 +26,13 @@
 import { gaussianEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError, NumericalError } from '../errors.js';
-import { lbfgs } from '../math/lbfgs.js';
-import { newton } from '../math/newton.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
 import { nonPrivateReport, type TrainResult } from './dp-gd.js';
 import { glmConstants, mulUp } from './glm/constants.js';
 import { maxRowNorm } from './glm/data.js';
-import { glmHessianCallback, glmObjective } from './glm/objective.js';
+import { minimizeGlmObjective } from './glm/minimize.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
@@ -124,9 +122,6 @@ export function releaseWithGaussianNoise(theta: Float64Array, sensitivity: numbe
   return { theta: out, noiseMultiplier, noiseStd, privacy };
 }
 
-/** Largest dimension for which the exact minimiser is found by Newton's method (else L-BFGS). */
-const NEWTON_MAX_DIMENSION = 200;
-
 /**
  * Output perturbation of the regularised ERM minimiser (Chaudhuri et al. 2011). Randomness: only
  * the output noise (d Gaussians from `rng`).
@@ -134,7 +129,7 @@ const NEWTON_MAX_DIMENSION = 200;
 export function trainOutputPerturbation(data: GlmData, options: OutputPerturbationOptions): TrainResult {
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
-  const { n, d } = glmData;
+  const { n } = glmData;
   const lambda = requirePositive('regularization', options.regularization);
   if (lambda === Infinity) throw new InvalidParameterError('regularization', lambda, 'finite');
   const target = noiseTarget(options);
@@ -145,19 +140,9 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
   const maxIterations = requireInteger('maxIterations', options.maxIterations ?? 1000, 1);
 
   // The SUM objective n F: its gradient is n grad F, so the test ||grad F|| <= tau is ||grad|| <= n tau.
-  const objectiveOptions = { regularization: n * lambda, clipNorm };
-  const objective = glmObjective(loss, glmData, objectiveOptions);
-  const sumTolerance = n * tau * (1 - 1e-12);
-  const start = new Float64Array(d);
-  const result = d <= NEWTON_MAX_DIMENSION
-    ? newton(objective, glmHessianCallback(loss, glmData, objectiveOptions), start, { gradTolerance: sumTolerance, maxIterations })
-    : lbfgs(objective, start, { gradTolerance: sumTolerance, maxIterations });
-  const gradient = new Float64Array(d);
-  objective(result.x, gradient);
-  let gradNorm = 0;
-  for (let j = 0; j < d; j++) gradNorm += gradient[j] * gradient[j];
-  gradNorm = Math.sqrt(gradNorm) / n;
-  if (!result.converged || !(gradNorm <= tau)) {
+  const result = minimizeGlmObjective(loss, glmData, { regularization: n * lambda, clipNorm }, { gradTolerance: n * tau * (1 - 1e-12), maxIterations });
+  const gradNorm = result.gradNorm / n;
+  if (!result.met || !(gradNorm <= tau)) {
     throw new NumericalError(
       `output perturbation: the optimiser stopped (${result.reason}) with ||grad F|| = ${gradNorm} > gradTolerance ${tau}; ` +
         'the sensitivity bound needs the tolerance to be met, so nothing is released (raise maxIterations or gradTolerance)',
@@ -166,7 +151,7 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
   // Delta = 2L/(n lambda) + 2 tau/lambda, rounded up.
   const sensitivity = mulUp(2 * (lipschitz / n + tau), 1 / lambda) * (1 + 4 * Number.EPSILON);
   const delta = target.kind === 'target' ? target.delta : options.delta;
-  const release = releaseWithGaussianNoise(result.x, sensitivity, target, delta, rng);
+  const release = releaseWithGaussianNoise(result.theta, sensitivity, target, delta, rng);
   const model = linearModel(loss, release.theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = {
     method: 'output',
@@ -178,7 +163,7 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
     lipschitz,
     regularization: lambda,
     gradTolerance: tau,
-    optimizer: d <= NEWTON_MAX_DIMENSION ? 'newton' : 'lbfgs',
+    optimizer: result.optimizer,
   };
   return { model: { ...model, privacy: release.privacy }, privacy: release.privacy, diagnostics };
 }
