@@ -189,7 +189,7 @@ test('PTR test: on an unsafe dataset (statistic 0) it passes with probability <=
   assert.equal(proposeTestRelease(0, { epsilon: 1, delta: 0.05, rng }).threshold, Math.log(20));
 });
 
-test('PTR rejects on a nearly singular A (all rows on one axis): no model, the test budget reported', () => {
+test('PTR rejects on a nearly singular A (all rows on one axis): no model; the headline is still the whole mechanism\'s guarantee', () => {
   const n = 5000;
   const x = new Float64Array(2 * n);
   const y = new Float64Array(n);
@@ -205,9 +205,14 @@ test('PTR rejects on a nearly singular A (all rows on one axis): no model, the t
     assert.match(result.diagnostics.message, /rejected/);
     const privacy = result.privacy as RgmGdPrivacyReport;
     assert.equal(privacy.ptr.passed, false);
-    // Only the Laplace test was released: epsilon_ptr = 0.1 * 2 (pure DP), at delta_ptr = 0.5e-6.
-    assert.ok(Math.abs(privacy.epsilon - 0.2) < 1e-12, `${privacy.epsilon}`);
-    assert.deepEqual(parseEvent(privacy.event), { kind: 'laplace', noiseMultiplier: 5 });
+    // Only the Laplace test was released (epsilon_ptr = 0.1 * 2, pure DP, in privacy.ptr), but the
+    // headline stays the mechanism's ex-ante guarantee: the test's outcome depends on the data.
+    assert.equal(privacy.ptr.epsilon, 0.2);
+    assert.ok(privacy.epsilon <= 2 && privacy.epsilon > 1.9, `${privacy.epsilon}`);
+    assert.equal(privacy.delta, 1e-6);
+    const event = parseEvent(privacy.event);
+    assert.equal(event.kind, 'compose');
+    assert.deepEqual(event.kind === 'compose' && event.events[0], { kind: 'laplace', noiseMultiplier: 5 });
     assert.ok(privacy.ptr.noisyStatistic <= privacy.ptr.threshold);
   }
 });
