@@ -7,8 +7,8 @@
  * EXPERIMENT, not a release). Exact objective perturbation (Newton) is run once per epsilon for
  * comparison.
  *
- * Needs the data: `node bin/dpfit.js data fetch adult --from ../shared/datasets/adult --dir /tmp/h2-adult`.
- * Run: `node --import tsx experiments/adult-amp-check.ts [/tmp/h2-adult] [rdp|pld]`
+ * Needs the data: `node bin/dpfit.js data fetch adult --from ../shared/datasets/adult --dir data/adult`.
+ * Run: `node --import tsx experiments/adult-amp-check.ts [data/adult] [rdp|pld]`
  */
 import { join } from 'node:path';
 import { adultSchema } from '../src/data/adult.js';
@@ -22,7 +22,7 @@ import { trainObjectivePerturbation } from '../src/learners/objective-perturbati
 import { lbfgs } from '../src/math/lbfgs.js';
 import { seededRng } from '../src/random/rng.js';
 
-const dir = process.argv[2] ?? '/tmp/h2-adult';
+const dir = process.argv[2] ?? 'data/adult';
 const accountant = (process.argv[3] ?? 'rdp') as 'rdp' | 'pld';
 const schema = adultSchema();
 const train = (await loadDataset(join(dir, 'adult.data'), schema)).dataset;
