@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ADULT_DOCUMENTED, type RemoteFile } from '../src/data/adult.js';
+import { ADULT_DOCUMENTED, ADULT_SCHEMA_JSON, type RemoteFile } from '../src/data/adult.js';
 import { parseCsv } from '../src/data/csv.js';
 import { maxRowNorm, type Dataset } from '../src/data/dataset.js';
 import { convertCsvToParquet, readCsvWithDuckDb, readParquetFile } from '../src/data/node/duckdb.js';
@@ -191,6 +191,12 @@ test('fetch --from: a copy with added header lines is restored, verified, instal
   const again = await fetchAdult({ dir: target, from, files: manifest });
   assert.deepEqual(again.files.slice(0, 2).map((f) => f.status), ['already present', 'already present']);
   assert.equal(again.schemaWritten, false);
+  assert.equal(again.schemaDiffersFromShipped, undefined, 'the kept schema is the shipped one');
+  // A kept schema from an older version (or edited) is kept, and the report says it differs.
+  await writeFile(join(target, 'adult.schema.json'), JSON.stringify({ ...ADULT_SCHEMA_JSON, intercept: false }));
+  const stale = await fetchAdult({ dir: target, from, files: manifest });
+  assert.equal(stale.schemaWritten, false);
+  assert.equal(stale.schemaDiffersFromShipped, true);
   // A damaged copy: nothing is written.
   await writeFile(join(from, 'adult.test'), files['adult.test'].replace('25', '26'));
   const fresh = join(dir, 'fresh');

@@ -186,6 +186,7 @@ Examples:
           `${name}: installed in ${report.dir} (${report.license})`,
           ...report.files.map((f) => `  ${f.name.padEnd(12)} ${f.status}${f.bytes > 0 ? `, ${f.bytes} bytes, SHA-256 ok` : ''}${f.changes.length > 0 ? ` (${f.changes.join('; ')})` : ''}`),
           `  ${report.schema} ${report.schemaWritten ? 'written' : 'kept (already there)'}: ${result.featureCount} features, row transform ${schema.rowTransform}`,
+          ...(report.schemaDiffersFromShipped ? [`  warning: ${report.schema} differs from the schema this dpfit ships (older version or edited); delete it and fetch again to get the current one`] : []),
           ...Object.entries(parts).map(([part, p]) => `  ${part.padEnd(5)} ${p.rows} rows, ${formatNumber(100 * p.positiveRate, 4)}% positive, largest row norm ${formatNumber(p.maxRowNorm)}`),
           '',
           `Next: dpfit data inspect ${report.parts.train ?? Object.values(report.parts)[0]} --schema ${report.schema}`,

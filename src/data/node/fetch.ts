@@ -171,6 +171,8 @@ export interface FetchReport {
   readonly schema: string;
   /** false when a schema file was already there (it is never overwritten). */
   readonly schemaWritten: boolean;
+  /** A kept schema file that differs from the one dpfit ships now (e.g. from an older version, or edited). */
+  readonly schemaDiffersFromShipped?: boolean;
   readonly license: string;
   /** The data files by part ("train", "test"). */
   readonly parts: Readonly<Record<string, string>>;
@@ -195,9 +197,18 @@ export async function fetchAdult(options: FetchAdultOptions = {}): Promise<Fetch
     files,
     schema: schemaPath,
     schemaWritten: existing === undefined,
+    ...(existing !== undefined && !sameJson(new TextDecoder().decode(existing), ADULT_SCHEMA_JSON) ? { schemaDiffersFromShipped: true } : {}),
     license: 'CC BY 4.0 (UCI Machine Learning Repository; Becker & Kohavi 1996)',
     parts: { train: join(dir, 'adult.data'), test: join(dir, 'adult.test') },
   };
+}
+
+function sameJson(text: string, value: unknown): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
 }
 
 /** Fetchers by data set name (the CLI's `dpfit data fetch NAME`). */
