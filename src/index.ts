@@ -235,6 +235,8 @@ export type { DpSgdOptions } from './learners/dp-sgd.js';
 export { trainDpSgd } from './learners/dp-sgd.js';
 export { trainShuffledSgd } from './learners/shuffled-sgd.js';
 export { gridSearchNotPrivate, tuneHonestly } from './learners/tuning.js';
+export type { TrainMethod, TrainOptions, TrainOutcome } from './learners/train.js';
+export { train, TRAIN_METHODS } from './learners/train.js';
 export type { GradientMethod, GradientMethodOptions } from './learners/gradient-methods.js';
 export { calibrateCompositeNoise, gradientRunEvent, trainGradientMethod } from './learners/gradient-methods.js';
 export type { TuneGradientMethodOptions } from './learners/tune-gradient-method.js';
