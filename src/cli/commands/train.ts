@@ -143,6 +143,9 @@ relation and whether the guarantee is proven. Default randomness is the secure g
             ? `no model released: ${String((result.diagnostics as { message?: unknown }).message ?? 'the mechanism released nothing')}`
             : `trained ${model.format === 'dpfit-one-vs-rest-model/1' ? `one-vs-rest ${model.classes.length}-class ${model.models[0].loss.name}` : model.loss.name} by ${flags.method}${flags.tune !== undefined ? ' (honestly tuned)' : ''} on ${prepared.dataset.n} rows x ${prepared.dataset.d} features`,
           metrics === undefined ? '' : `  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`,
+          flags.tune !== undefined && model !== undefined
+            ? `  tuned    learning rate ${String(result.diagnostics.learningRate)} (validation score ${formatNumber(Number(result.diagnostics.validationScore), 4)}; the number of runs and the other runs stay private)`
+            : '',
           `  privacy  (epsilon = ${formatNumber(result.privacy.epsilon, 6)}, delta = ${formatNumber(result.privacy.delta)}), ${result.privacy.guarantee}, ${result.privacy.accountant} accountant, ${result.privacy.neighboringRelation}`,
           ...result.privacy.warnings.map((w) => `  warning  ${w}`),
           flags.out !== undefined && model !== undefined ? `  model written to ${flags.out}` : '',
