@@ -136,7 +136,13 @@ relation and whether the guarantee is proven. Default randomness is the secure g
       const model: AnyModel | undefined = result.model === undefined ? undefined : { ...result.model, schema };
       const metrics = model === undefined ? undefined : evaluateAny(model, prepared.dataset);
       if (flags.out !== undefined && model !== undefined) writeFileAtomic(flags.out, `${toJson(model)}\n`);
-      const output = { model: model ?? null, privacy: result.privacy, metrics: metrics === undefined ? {} : { training: metrics }, diagnostics: result.diagnostics };
+      const output = {
+        model: model ?? null,
+        privacy: result.privacy,
+        metrics: metrics === undefined ? {} : { training: metrics },
+        diagnostics: result.diagnostics,
+        note: 'metrics.training and diagnostics are computed from the private data for its owner: they are not covered by the privacy guarantee (publish the model, not this output)',
+      };
       printResult(io, Boolean(flags.json), output, () =>
         [
           model === undefined
