@@ -53,13 +53,12 @@ import { defaultRng } from '../random/rng.js';
 import { requireInteger, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
 import { glmConstants } from './glm/constants.js';
-import { checkTheta, validateGlmData } from './glm/data.js';
+import { checkedRowNormBound, checkTheta, validateGlmData } from './glm/data.js';
 import { glmObjective } from './glm/objective.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
 import { objectivePerturbationNoise, objectivePerturbationReport, type ObjectivePerturbationNoiseOptions } from './objective-perturbation.js';
-import { checkRowNormBound } from './output-perturbation.js';
 import type { TrainingDiagnostics } from './training.js';
 
 export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
@@ -110,7 +109,7 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
   const glmData = dataForLoss(loss, data);
   validateGlmData(loss, glmData);
   const { n, d } = glmData;
-  const rowNormBound = checkRowNormBound(glmData, options.rowNormBound ?? 1);
+  const rowNormBound = checkedRowNormBound(glmData, options.rowNormBound ?? 1);
   const clipNorm = requirePositive('clipNorm', options.clipNorm ?? DEFAULT_AMP_CLIP_NORM);
   const tau = requirePositive('gradTolerance', options.gradTolerance ?? DEFAULT_AMP_GRAD_TOLERANCE);
   const outputNoiseStd = requirePositive('outputNoiseStd', options.outputNoiseStd ?? DEFAULT_AMP_OUTPUT_NOISE_STD);

@@ -66,12 +66,11 @@ import { requireInteger, requireOpenUnit, requirePositive } from '../validate.js
 import type { TrainResult } from './dp-gd.js';
 import { glmConstants, mulUp } from './glm/constants.js';
 import { huberLoss } from './glm/huber.js';
-import { validateGlmData } from './glm/data.js';
+import { checkedRowNormBound, validateGlmData } from './glm/data.js';
 import { minimizeGlmObjective, NEWTON_MAX_DIMENSION } from './glm/minimize.js';
 import type { GlmConstants, GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
-import { checkRowNormBound } from './output-perturbation.js';
 import { privacyReport, type ExtraAccountant, type PrivacyReport } from './privacy-report.js';
 import type { TrainingDiagnostics } from './training.js';
 
@@ -131,7 +130,7 @@ export interface ResolvedObjectiveLoss {
  * for a row above R, or a loss with no finite Lipschitz constant.
  */
 export function objectivePerturbationLoss(loss: GlmLoss, data: GlmData, options: Pick<ObjectivePerturbationOptions, 'rowNormBound' | 'labelBound' | 'parameterNormBound' | 'huberThreshold'>): ResolvedObjectiveLoss {
-  const rowNormBound = checkRowNormBound(data, options.rowNormBound ?? 1);
+  const rowNormBound = checkedRowNormBound(data, options.rowNormBound ?? 1);
   if (loss.name !== 'squared') {
     const constants = glmConstants(loss, { rowNormBound });
     if (!Number.isFinite(constants.lipschitz)) {

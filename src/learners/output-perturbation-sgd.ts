@@ -36,11 +36,12 @@ import { defaultRng } from '../random/rng.js';
 import { requireInteger, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
 import { glmConstants, mulUp } from './glm/constants.js';
+import { checkedRowNormBound } from './glm/data.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
-import { checkRowNormBound, outputPerturbationLipschitz, releaseWithGaussianNoise, type OutputPerturbationCommonOptions } from './output-perturbation.js';
+import { outputPerturbationLipschitz, releaseWithGaussianNoise, type OutputPerturbationCommonOptions } from './output-perturbation.js';
 import { noiseTarget, type TrainingDiagnostics } from './training.js';
 
 export interface OutputPerturbationSgdOptions extends OutputPerturbationCommonOptions {
@@ -88,8 +89,8 @@ export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturb
   if (options.rowNormBound === undefined) {
     throw new InvalidParameterError('rowNormBound', undefined, 'a public bound on the row norms (the smoothness beta, hence the contraction, depends on it)');
   }
-  const rowNormBound = checkRowNormBound(glmData, options.rowNormBound);
-  const { lipschitz, clipNorm } = outputPerturbationLipschitz(loss, glmData, options);
+  const rowNormBound = checkedRowNormBound(glmData, options.rowNormBound);
+  const { lipschitz, clipNorm } = outputPerturbationLipschitz(loss, options.clipNorm, rowNormBound);
   const beta = glmConstants(loss, { rowNormBound }).smoothness + mu; // beta' = beta + mu (beta is rounded up)
   const maxRate = 2 / (beta + mu);
   const learningRate = options.learningRate ?? 1 / beta;

@@ -31,7 +31,7 @@ import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
 import { nonPrivateReport, type TrainResult } from './dp-gd.js';
 import { glmConstants, mulUp } from './glm/constants.js';
-import { maxRowNorm } from './glm/data.js';
+import { checkedRowNormBound } from './glm/data.js';
 import { minimizeGlmObjective } from './glm/minimize.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
@@ -63,37 +63,25 @@ export interface OutputPerturbationOptions extends OutputPerturbationCommonOptio
   readonly maxIterations?: number;
 }
 
-/** The loss's Lipschitz constant L (the per-example gradient-norm bound) and the clipping norm to use. */
-export function outputPerturbationLipschitz(loss: GlmLoss, data: GlmData, options: OutputPerturbationCommonOptions): { lipschitz: number; clipNorm: number } {
-  if (options.clipNorm !== undefined) {
-    const clipNorm = requirePositive('clipNorm', options.clipNorm);
+/**
+ * The loss's Lipschitz constant L (the per-example gradient-norm bound) and the clipping norm to
+ * use: C when a clipping norm is given, else the loss's own bound for rows with ||x|| <= R, R the
+ * public bound ALREADY CHECKED against the data (`checkedRowNormBound`).
+ */
+export function outputPerturbationLipschitz(loss: GlmLoss, clipNormOption: number | undefined, rowNormBound: number | undefined): { lipschitz: number; clipNorm: number } {
+  if (clipNormOption !== undefined) {
+    const clipNorm = requirePositive('clipNorm', clipNormOption);
     if (clipNorm === Infinity) throw new InvalidParameterError('clipNorm', clipNorm, 'finite (it is the Lipschitz constant L of the clipped loss)');
     return { lipschitz: clipNorm, clipNorm };
   }
-  if (options.rowNormBound === undefined) {
+  if (rowNormBound === undefined) {
     throw new InvalidParameterError('rowNormBound', undefined, 'a public bound on the row norms, or clipNorm instead (the sensitivity needs a Lipschitz constant L)');
   }
-  const rowNormBound = checkRowNormBound(data, options.rowNormBound);
   const { lipschitz } = glmConstants(loss, { rowNormBound });
   if (!Number.isFinite(lipschitz)) {
     throw new InvalidParameterError('clipNorm', undefined, `given: the ${loss.name} loss has no finite Lipschitz bound on R^d (clipping makes it C-Lipschitz)`);
   }
   return { lipschitz, clipNorm: Infinity };
-}
-
-/**
- * Checks a PUBLIC row-norm bound R against the data (every ||x_i|| <= R) and returns the bound to
- * compute constants with: R, or the largest row norm when rows normalised to R exceed it by
- * rounding (at most 1e-12 relative: the constants then use that larger value, so they stay bounds).
- */
-export function checkRowNormBound(data: GlmData, rowNormBound: number | undefined): number {
-  const bound = requirePositive('rowNormBound', rowNormBound);
-  const largest = maxRowNorm(data);
-  if (largest > bound && largest <= bound * (1 + 1e-12)) return largest;
-  if (largest > bound) {
-    throw new InvalidParameterError('rowNormBound', bound, `>= every row norm (a row has norm ${largest}); normalise or clip the rows`);
-  }
-  return bound;
 }
 
 /** The outcome of adding calibrated Gaussian noise to a point of known L2 sensitivity. */
@@ -134,7 +122,8 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
   if (lambda === Infinity) throw new InvalidParameterError('regularization', lambda, 'finite');
   const target = noiseTarget(options);
   const rng = options.rng ?? defaultRng();
-  const { lipschitz, clipNorm } = outputPerturbationLipschitz(loss, glmData, options);
+  const rowNormBound = options.clipNorm === undefined && options.rowNormBound !== undefined ? checkedRowNormBound(glmData, options.rowNormBound) : undefined;
+  const { lipschitz, clipNorm } = outputPerturbationLipschitz(loss, options.clipNorm, rowNormBound);
   const tau = options.gradTolerance === undefined ? (1e-6 * lipschitz) / n : requirePositiveOrInfinity('gradTolerance', options.gradTolerance);
   if (!Number.isFinite(tau)) throw new InvalidParameterError('gradTolerance', tau, 'finite');
   const maxIterations = requireInteger('maxIterations', options.maxIterations ?? 1000, 1);

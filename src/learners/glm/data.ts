@@ -3,7 +3,7 @@
  * privacy constants, and the per-row clipping thresholds of the clipped-gradient loss).
  */
 import { InvalidParameterError } from '../../errors.js';
-import { requireInteger } from '../../validate.js';
+import { requireInteger, requirePositive } from '../../validate.js';
 import { checkLabels } from './constants.js';
 import type { GlmData, GlmLoss } from './types.js';
 
@@ -61,4 +61,20 @@ export function maxRowNorm(data: GlmData): number {
   let m = 0;
   for (const r of rowNorms(data)) if (r > m) m = r;
   return m;
+}
+
+/**
+ * Checks a PUBLIC row-norm bound R against the data (every ||x_i|| <= R) and returns the bound to
+ * compute the learners' constants with: R, or the largest row norm when rows normalised to R
+ * exceed it by rounding (at most 1e-12 relative: the constants then use that larger value, so
+ * they stay bounds). `src/data`'s `checkRowNormBound` is the strict check that names the row.
+ */
+export function checkedRowNormBound(data: GlmData, rowNormBound: number | undefined): number {
+  const bound = requirePositive('rowNormBound', rowNormBound);
+  const largest = maxRowNorm(data);
+  if (largest > bound && largest <= bound * (1 + 1e-12)) return largest;
+  if (largest > bound) {
+    throw new InvalidParameterError('rowNormBound', bound, `>= every row norm (a row has norm ${largest}); normalise or clip the rows`);
+  }
+  return bound;
 }
