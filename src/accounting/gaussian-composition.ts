@@ -71,13 +71,19 @@ export function gaussianCompositionEpsilon(event: DpEvent, delta: number): Priva
  * (epsilon, delta)-DP by the exact profile above: sqrt(count) times the analytic Gaussian
  * multiplier (Balle & Wang 2018), enlarged by 1e-9 relative so that this module's pessimistic
  * re-accounting (which rounds the composed noise down and epsilon up, ~1e-12 relative) also stays
- * <= epsilon; checked, and enlarged further if it did not.
+ * <= epsilon; checked, and enlarged further if it did not. `makeEvent` is the event actually
+ * released at z when it is another Gaussian-only event of the same precision count / z^2 (e.g.
+ * shuffled SGD's compositions of gaussian(z / 2)): the check is made on it.
  */
-export function exactGaussianCompositionNoiseMultiplier(epsilon: number, delta: number, count = 1): number {
+export function exactGaussianCompositionNoiseMultiplier(
+  epsilon: number,
+  delta: number,
+  count = 1,
+  makeEvent: (noiseMultiplier: number) => DpEvent = (z) => (count === 1 ? gaussianEvent(z) : selfComposeEvent(gaussianEvent(z), count)),
+): number {
   let z = Math.sqrt(count) * analyticGaussianNoiseMultiplier(epsilon, delta) * (1 + 1e-9);
   for (let attempt = 0; attempt < 20; attempt++) {
-    const event: DpEvent = count === 1 ? gaussianEvent(z) : selfComposeEvent(gaussianEvent(z), count);
-    if ((gaussianCompositionEpsilon(event, delta)?.epsilon ?? Infinity) <= epsilon) return z;
+    if ((gaussianCompositionEpsilon(makeEvent(z), delta)?.epsilon ?? Infinity) <= epsilon) return z;
     z *= 1 + 1e-9 * 2 ** attempt;
   }
   throw new NumericalError(`exactGaussianCompositionNoiseMultiplier: could not verify a noise multiplier for epsilon ${epsilon}, delta ${delta}`);
