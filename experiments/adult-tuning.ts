@@ -63,9 +63,8 @@ import { glmObjective } from '../src/learners/glm/objective.js';
 import { evaluate, linearModel, type LinearModel } from '../src/learners/model.js';
 import { trainAmp } from '../src/learners/amp.js';
 import { calibrateCompositeNoise } from '../src/learners/gradient-methods.js';
-import { poissonMeanForGrid, tuneGradientMethodHonestly } from '../src/learners/tune-gradient-method.js';
+import { poissonMeanForGrid, poissonTailAbove, tuneGradientMethodHonestly } from '../src/learners/tune-gradient-method.js';
 import { gridSearchNotPrivate } from '../src/learners/tuning.js';
-import { logFactorial } from '../src/math/gamma.js';
 import { lbfgs } from '../src/math/lbfgs.js';
 import { seededRng } from '../src/random/rng.js';
 
@@ -98,13 +97,6 @@ function logSpaced(lo: number, hi: number, count: number): number[] {
   return Array.from({ length: count }, (_, k) => 10 ** (Math.log10(lo) + ((Math.log10(hi) - Math.log10(lo)) * k) / (count - 1)));
 }
 const LEARNING_RATES = GRID_NAME === 'paper' ? logSpaced(1e-8, 1e-1, GRID_SIZE) : logSpaced(1e-4, 1, GRID_SIZE);
-
-/** P[K > s] for K ~ Poisson(mu), summed in log space (printed as a check of the library's mu). */
-function poissonTailAbove(s: number, mu: number): number {
-  let below = 0;
-  for (let k = 0; k <= s; k++) below += Math.exp(-mu + k * Math.log(mu) - logFactorial(k));
-  return 1 - below;
-}
 
 /** mu with P[K > 10] >= 0.9 (`003` Sec. 5: "mu ~ 15.4"; scipy: 15.406641171976522). */
 const MU = poissonMeanForGrid(GRID_SIZE, 0.9);

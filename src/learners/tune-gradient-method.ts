@@ -15,7 +15,7 @@ import { InvalidParameterError } from '../errors.js';
 import { defaultRng } from '../random/rng.js';
 import { requireOpenUnit, requirePositive } from '../validate.js';
 import type { GlmData } from './glm/types.js';
-import { calibrateCompositeNoise, gradientMethodRelation, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
+import { calibrateCompositeNoise, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { tuneHonestly, type RunCountDistribution, type ScoringOptions, type TuningResult } from './tuning.js';
 import type { Rng } from '../random/rng.js';
 
@@ -32,26 +32,27 @@ export interface TuneGradientMethodOptions extends ScoringOptions {
   readonly rng?: Rng;
 }
 
+/** P[K > s] for K ~ Poisson(mu): 1 - sum_{k <= s} e^-mu mu^k / k!. */
+export function poissonTailAbove(s: number, mu: number): number {
+  let term = Math.exp(-mu);
+  let cdf = term;
+  for (let k = 1; k <= s; k++) {
+    term *= mu / k;
+    cdf += term;
+  }
+  return 1 - cdf;
+}
+
 /** mu with P[K > s] >= probability for K ~ Poisson(mu) (`003` Sec. 5: s = 10, probability 0.9 gives mu ~ 15.4). */
 export function poissonMeanForGrid(gridSize: number, probability = 0.9): number {
   if (!(Number.isInteger(gridSize) && gridSize >= 0)) throw new InvalidParameterError('gridSize', gridSize, 'an integer >= 0');
   requireOpenUnit('probability', probability);
-  const tailAbove = (mu: number) => {
-    // P[K > s] = 1 - sum_{k<=s} e^-mu mu^k / k!
-    let term = Math.exp(-mu);
-    let cdf = term;
-    for (let k = 1; k <= gridSize; k++) {
-      term *= mu / k;
-      cdf += term;
-    }
-    return 1 - cdf;
-  };
   let lo = 0;
   let hi = gridSize + 1;
-  while (tailAbove(hi) < probability) hi *= 2;
+  while (poissonTailAbove(gridSize, hi) < probability) hi *= 2;
   for (let i = 0; i < 100; i++) {
     const mid = (lo + hi) / 2;
-    if (tailAbove(mid) >= probability) hi = mid;
+    if (poissonTailAbove(gridSize, mid) >= probability) hi = mid;
     else lo = mid;
   }
   return hi;
@@ -66,13 +67,12 @@ export function tuneGradientMethodHonestly(data: GlmData, options: TuneGradientM
   const distribution = options.distribution ?? { kind: 'poisson', mean: 10 };
   const shape = distribution.kind === 'poisson' ? Infinity : distribution.shape;
   if (distribution.kind === 'truncatedNegativeBinomial') truncatedNegativeBinomialGamma(distribution.mean, distribution.shape); // validates
-  const { noiseMultiplier, event } = calibrateCompositeNoise(base, data.n, (run) => repeatAndSelectEvent(run, distribution.mean, shape), { epsilon, delta });
-  if (event.kind !== 'repeatAndSelect') throw new Error('unreachable: the calibrated event is a repeatAndSelect');
+  const { noiseMultiplier } = calibrateCompositeNoise(base, data.n, (run) => repeatAndSelectEvent(run, distribution.mean, shape), { epsilon, delta });
   const rng = options.rng ?? defaultRng();
   const result = tuneHonestly(data, {
     candidates: learningRates,
     train: (d, learningRate, runRng) => trainGradientMethod(d, { ...base, learningRate }, { noiseMultiplier, delta, rng: runRng }),
-    perRunEvent: event.event,
+    perRunEvent: gradientRunEvent(base, data.n, noiseMultiplier),
     distribution,
     delta,
     relation: gradientMethodRelation(base.method),
