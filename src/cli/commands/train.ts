@@ -124,7 +124,9 @@ relation and whether the guarantee is proven. Default randomness is the secure g
       let result;
       try {
         const gradientSummer = pool === undefined ? undefined : { prepare: shareGlmData, sum: pool.sumClippedGradients.bind(pool) };
-        result = runTrainingMethod(flags, prepared, { schema, rng, onStep, validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
+        // Features copied into shared memory once, not by every run (tuning and one-vs-rest train several).
+        const data = pool === undefined ? prepared : { ...prepared, dataset: shareGlmData(prepared.dataset) };
+        result = runTrainingMethod(flags, data, { schema, rng, onStep, validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
       } finally {
         await pool?.close();
       }
