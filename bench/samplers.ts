@@ -3,10 +3,14 @@
  * in the same run (DESIGN.md, "Benchmarks": absolute times on these machines mean little, ratios
  * do). `npm run bench -- samplers`, or standalone: `node --import tsx bench/samplers.ts`.
  *
+ * The last column is the cost of exact discrete noise: time per sample relative to the secure
+ * continuous Gaussian (`fillGaussian`) measured in the same run. The learners draw their noise with
+ * `fillDiscreteGaussian` at an integer sigma (grid steps), typically 1e3 to 1e8.
+ *
  * Each case runs for a warm-up, then 5 rounds of ~0.3 s; the median round's throughput is printed.
  */
 import { pathToFileURL } from 'node:url';
-import { fillGaussian, sampleDiscreteGaussian, secureRng } from '../src/random/index.js';
+import { fillDiscreteGaussian, fillGaussian, sampleDiscreteGaussianVariance, secureRng } from '../src/random/index.js';
 
 interface Case {
   name: string;
@@ -54,12 +58,12 @@ function boxMullerFill(out: Float64Array): void {
 export async function runSamplersBench(): Promise<void> {
   const rng = secureRng();
   const buffer = new Float64Array(65536);
-  const discreteGaussianCase = (sigma: number, note: string): Case => ({
-    name: `secure discrete Gaussian, sigma = ${sigma} (${note})`,
+  const discrete = new Float64Array(10_000);
+  const discreteGaussianCase = (sigma: number, label: string, note: string): Case => ({
+    name: `secure discrete Gaussian, sigma = ${label} (${note})`,
     batch: () => {
-      let sum = 0;
-      for (let i = 0; i < 10_000; i++) sum += sampleDiscreteGaussian(rng, sigma);
-      return [10_000, sum];
+      fillDiscreteGaussian(rng, discrete, sigma);
+      return [discrete.length, discrete[0]];
     },
   });
   const baseline: Case = {
@@ -86,20 +90,41 @@ export async function runSamplersBench(): Promise<void> {
         return [buffer.length, buffer[0]];
       },
     },
-    discreteGaussianCase(1, 'plain numbers'),
-    discreteGaussianCase(100, 'plain numbers'),
-    discreteGaussianCase(1e5, 'BigInt'),
-    discreteGaussianCase(3.7, 'BigInt: 53-bit significand'),
+    discreteGaussianCase(1, '1', 'plain numbers'),
+    discreteGaussianCase(1e3, '1e3', 'plain numbers'),
+    discreteGaussianCase(1e5, '1e5', 'doubles + error bound'),
+    discreteGaussianCase(1e7, '1e7', 'doubles + error bound'),
+    discreteGaussianCase(2 ** 40, '2^40', 'doubles + error bound'),
+    discreteGaussianCase(3.7e5 + 0.3, '3.7e5 + 0.3', 'doubles + error bound'),
+    discreteGaussianCase(3.7, '3.7', 'doubles + error bound'),
+    {
+      name: 'secure discrete Gaussian, sigma^2 = (10^11 + 1)/3 (Variance)',
+      batch: () => {
+        let sum = 0;
+        for (let i = 0; i < 10_000; i++) sum += sampleDiscreteGaussianVariance(rng, 100_000_000_001n, 3n);
+        return [10_000, sum];
+      },
+    },
+    {
+      name: 'secure discrete Gaussian, sigma^2 = (10^11 + i)/3, a new rational per draw',
+      batch: () => {
+        let sum = 0;
+        for (let i = 0; i < 1000; i++) sum += sampleDiscreteGaussianVariance(rng, 100_000_000_000n + BigInt(i), 3n);
+        return [1000, sum];
+      },
+    },
   ];
 
   const results = cases.map((c) => ({ name: c.name, ...measure(c.batch) }));
   const base = results[0].perSecond;
+  const continuous = results.find((r) => r.name.startsWith('secure Gaussian (fillGaussian'))?.perSecond ?? NaN;
   const width = Math.max(...results.map((r) => r.name.length));
-  process.stdout.write(`${'sampler'.padEnd(width)}  M samples/s  vs baseline\n`);
+  process.stdout.write(`${'sampler'.padEnd(width)}  M samples/s  vs baseline  cost vs fillGaussian\n`);
   for (const r of results) {
     const rate = (r.perSecond / 1e6).toFixed(r.perSecond < 1e7 ? 2 : 1).padStart(11);
     const ratio = `${(r.perSecond / base).toFixed(r.perSecond < base / 10 ? 3 : 2)}x`.padStart(11);
-    process.stdout.write(`${r.name.padEnd(width)}  ${rate}  ${ratio}\n`);
+    const cost = `${(continuous / r.perSecond).toFixed(1)}x`.padStart(20);
+    process.stdout.write(`${r.name.padEnd(width)}  ${rate}  ${ratio}  ${cost}\n`);
   }
   // Printing the checksums would clutter the table; using them keeps every batch's work alive.
   if (results.some((r) => Number.isNaN(r.checksum))) process.stdout.write('warning: NaN checksum\n');

@@ -14,4 +14,11 @@ export {
   samplePoisson,
   shuffleInPlace,
 } from './discrete.js';
-export { doubleToRational, sampleBernoulliExpRational, sampleDiscreteGaussian, sampleDiscreteLaplace } from './exact.js';
+export {
+  doubleToRational,
+  fillDiscreteGaussian,
+  sampleBernoulliExpRational,
+  sampleDiscreteGaussian,
+  sampleDiscreteGaussianVariance,
+  sampleDiscreteLaplace,
+} from './exact.js';
