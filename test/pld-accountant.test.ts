@@ -29,9 +29,12 @@ test('supports: continuous mechanisms, subsampling and compositions yes; RDP-onl
   const accountant = new PldAccountant();
   for (const e of SUPPORTED) assert.ok(accountant.supports(e), JSON.stringify(e));
   assert.ok(accountant.supports(E.composeEvent([dpsgd(0.01, 1, 10), E.gaussianEvent(2)])));
+  // Discrete noise: a gridded discrete Gaussian (smoothing coupling) and the discrete Laplace (pure-DP
+  // pair) are supported; a discrete Gaussian whose grid std is not recorded is not (test/accounting-discrete.test.ts).
+  assert.ok(accountant.supports(E.poissonSampledEvent(0.01, E.gaussianEvent(1, { discrete: true, gridNoiseStd: 1024 }))));
+  assert.ok(accountant.supports(E.laplaceEvent(1, { discrete: true })));
   for (const e of [
     E.gaussianEvent(1, { discrete: true }),
-    E.laplaceEvent(1, { discrete: true }),
     E.relativeGaussianEvent({ eta: 0.01, gamma: 0.01, dimension: 5 }),
     E.sampledWithoutReplacementEvent(1000, 20, E.gaussianEvent(1)),
     E.repeatAndSelectEvent(dpsgd(0.01, 1.1, 10), 5, 1),

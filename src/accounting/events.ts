@@ -24,10 +24,18 @@ export interface GaussianEvent {
   /**
    * true when the noise is the discrete Gaussian (Canonne, Kamath, Steinke 2020) on a grid. Its
    * Rényi/zCDP guarantee equals the continuous one (CKS 2020, Thm. 4 and Sec. 4 for products),
-   * but its privacy profile differs slightly: tight (PLD) accountants must not assume the
-   * continuous curve.
+   * but its privacy profile differs slightly: without `gridNoiseStd` only the RDP accountant
+   * handles it.
    */
   readonly discrete?: boolean;
+  /**
+   * s: the integer std parameter of the discrete Gaussian in GRID STEPS (>= 16; only with
+   * `discrete`); then noiseMultiplier = s / (L2 sensitivity in grid steps). With it every
+   * accountant handles the release tightly through the smoothing coupling
+   * (`discrete-coupling.ts`): it is the continuous Gaussian mechanism with multiplier
+   * z sqrt(1 - 64/s^2), up to a factor e^{+-1e-500}.
+   */
+  readonly gridNoiseStd?: number;
 }
 
 /** Laplace mechanism: scale b divided by the L1 sensitivity. */
@@ -58,6 +66,13 @@ export interface RelativeGaussianEvent {
   readonly dimension: number;
   readonly baselineStd?: number;
   readonly rRel?: number;
+  /** true when the noise is exact discrete Gaussian on a grid (only with baselineStd and rRel). */
+  readonly discrete?: boolean;
+  /**
+   * s_b = baselineStd / g, the baseline std in grid steps (>= 16; only with `discrete`): the
+   * accountants use RGM with baseline baselineStd sqrt(1 - 64/s_b^2) (`discrete-coupling.ts`).
+   */
+  readonly gridBaselineStd?: number;
 }
 
 /** Objective perturbation for GLMs (`003`, Thm. 3.1 / 3.2): objective = SUM of losses + lambda/2 |theta|^2 + b.theta. */
@@ -67,6 +82,15 @@ export interface ObjectivePerturbationEvent {
   readonly lipschitz: number;
   readonly smoothness: number;
   readonly regularization: number;
+  /** true when b was drawn as exact discrete Gaussian noise on a grid (g K, K ~ discrete Gaussian). */
+  readonly discrete?: boolean;
+  /**
+   * s = noiseStd / g, the std parameter of b in grid steps (>= 16; only with `discrete`): the
+   * accountants use the continuous noise std noiseStd sqrt(1 - 64/s^2) of the coupling
+   * (`discrete-coupling.ts`, "Scope": the guarantee of the exact minimiser for the coupled
+   * continuous noise, which AMP's tolerance pays for).
+   */
+  readonly gridNoiseStd?: number;
 }
 
 /** Poisson subsampling with probability q (add/remove-one adjacency). */
@@ -174,9 +198,31 @@ export const EVENT_KINDS: readonly DpEventKind[] = Object.freeze([
 // ---------------------------------------------------------------------------------------------
 // Constructors (validated, frozen)
 
-export function gaussianEvent(noiseMultiplier: number, options: { discrete?: boolean } = {}): GaussianEvent {
+/** The smallest grid noise std (in grid steps) the events accept: the coupling needs s > 8. */
+export const MIN_GRID_NOISE_STD = 16;
+
+/**
+ * Checks a grid std field: absent, or a finite number >= 16 given together with discrete: true.
+ * Returns the fields to store ({} or {discrete: true, [field]: value}).
+ */
+function gridFields<F extends string>(field: F, value: unknown, discrete: boolean | undefined): { discrete?: true } & Partial<Record<F, number>> {
+  if (value === undefined) return (discrete ? { discrete: true } : {}) as { discrete?: true } & Partial<Record<F, number>>;
+  if (discrete !== true) {
+    throw new InvalidParameterError(field, value, 'absent unless discrete is true (it is the std of exact discrete noise, in grid steps)');
+  }
+  if (!(typeof value === 'number' && Number.isFinite(value) && value >= MIN_GRID_NOISE_STD)) {
+    throw new InvalidParameterError(
+      field,
+      value,
+      `a finite number >= ${MIN_GRID_NOISE_STD} (the noise std in grid steps; the smoothing coupling of accounting/discrete-coupling.ts needs it above 8, and 16 keeps its noise factor sqrt(1 - 64/s^2) >= 0.866)`,
+    );
+  }
+  return { discrete: true, [field]: value } as { discrete?: true } & Partial<Record<F, number>>;
+}
+
+export function gaussianEvent(noiseMultiplier: number, options: { discrete?: boolean; gridNoiseStd?: number } = {}): GaussianEvent {
   requirePositive('noiseMultiplier', noiseMultiplier);
-  return Object.freeze(options.discrete ? { kind: 'gaussian', noiseMultiplier, discrete: true } : { kind: 'gaussian', noiseMultiplier });
+  return Object.freeze({ kind: 'gaussian', noiseMultiplier, ...gridFields('gridNoiseStd', options.gridNoiseStd, options.discrete) });
 }
 
 export function laplaceEvent(noiseMultiplier: number, options: { discrete?: boolean } = {}): LaplaceEvent {
@@ -196,6 +242,8 @@ export function relativeGaussianEvent(params: {
   dimension: number;
   baselineStd?: number;
   rRel?: number;
+  discrete?: boolean;
+  gridBaselineStd?: number;
 }): RelativeGaussianEvent {
   const { eta, gamma, dimension, baselineStd, rRel } = params;
   requirePositive('eta', eta);
@@ -204,12 +252,16 @@ export function relativeGaussianEvent(params: {
   if ((baselineStd === undefined) !== (rRel === undefined)) {
     throw new InvalidParameterError('baselineStd', baselineStd, 'given together with rRel (or both omitted)');
   }
+  const grid = gridFields('gridBaselineStd', params.gridBaselineStd, params.discrete);
   if (baselineStd !== undefined && rRel !== undefined) {
     requirePositive('baselineStd', baselineStd);
     requireNonNegative('rRel', rRel);
-    return Object.freeze({ kind: 'relativeGaussian', eta, gamma, dimension, baselineStd, rRel });
+    return Object.freeze({ kind: 'relativeGaussian', eta, gamma, dimension, baselineStd, rRel, ...grid });
   }
-  return Object.freeze({ kind: 'relativeGaussian', eta, gamma, dimension });
+  if (params.gridBaselineStd !== undefined) {
+    throw new InvalidParameterError('gridBaselineStd', params.gridBaselineStd, 'absent unless baselineStd and rRel are given (the coupling reduces the baseline std)');
+  }
+  return Object.freeze({ kind: 'relativeGaussian', eta, gamma, dimension, ...grid });
 }
 
 export function objectivePerturbationEvent(params: {
@@ -217,6 +269,8 @@ export function objectivePerturbationEvent(params: {
   lipschitz: number;
   smoothness: number;
   regularization: number;
+  discrete?: boolean;
+  gridNoiseStd?: number;
 }): ObjectivePerturbationEvent {
   const { noiseStd, lipschitz, smoothness, regularization } = params;
   requirePositive('noiseStd', noiseStd);
@@ -226,7 +280,8 @@ export function objectivePerturbationEvent(params: {
   if (!(regularization > smoothness)) {
     throw new InvalidParameterError('regularization', regularization, `> smoothness (${smoothness})`, '003 Thm. 3.1 needs lambda > beta');
   }
-  return Object.freeze({ kind: 'objectivePerturbation', noiseStd, lipschitz, smoothness, regularization });
+  const grid = gridFields('gridNoiseStd', params.gridNoiseStd, params.discrete);
+  return Object.freeze({ kind: 'objectivePerturbation', noiseStd, lipschitz, smoothness, regularization, ...grid });
 }
 
 export function poissonSampledEvent(samplingProbability: number, event: DpEvent): PoissonSampledEvent {
@@ -295,11 +350,11 @@ export function eventToJson(event: DpEvent): unknown {
 }
 
 const FIELDS: Record<DpEventKind, readonly string[]> = {
-  gaussian: ['noiseMultiplier', 'discrete'],
+  gaussian: ['noiseMultiplier', 'discrete', 'gridNoiseStd'],
   laplace: ['noiseMultiplier', 'discrete'],
   randomizedResponse: ['noiseParameter', 'numBuckets'],
-  relativeGaussian: ['eta', 'gamma', 'dimension', 'baselineStd', 'rRel'],
-  objectivePerturbation: ['noiseStd', 'lipschitz', 'smoothness', 'regularization'],
+  relativeGaussian: ['eta', 'gamma', 'dimension', 'baselineStd', 'rRel', 'discrete', 'gridBaselineStd'],
+  objectivePerturbation: ['noiseStd', 'lipschitz', 'smoothness', 'regularization', 'discrete', 'gridNoiseStd'],
   poissonSampled: ['samplingProbability', 'event'],
   sampledWithoutReplacement: ['sourceDatasetSize', 'sampleSize', 'event'],
   compose: ['events'],
@@ -340,12 +395,14 @@ export function parseEvent(input: unknown, path = 'event'): DpEvent {
   }
   const num = (field: string): number => readNumber(record, field, path);
   const sub = (field: string): DpEvent => parseEvent(required(record, field, path), `${path}.${field}`);
+  const optional = (field: string): number | undefined => (record[field] === undefined ? undefined : num(field));
+  const discrete = (): boolean => readBoolean(record, 'discrete', path);
   return withPath(path, () => {
     switch (kind as DpEventKind) {
       case 'gaussian':
-        return gaussianEvent(num('noiseMultiplier'), { discrete: readBoolean(record, 'discrete', path) });
+        return gaussianEvent(num('noiseMultiplier'), { discrete: discrete(), gridNoiseStd: optional('gridNoiseStd') });
       case 'laplace':
-        return laplaceEvent(num('noiseMultiplier'), { discrete: readBoolean(record, 'discrete', path) });
+        return laplaceEvent(num('noiseMultiplier'), { discrete: discrete() });
       case 'randomizedResponse':
         return randomizedResponseEvent(num('noiseParameter'), num('numBuckets'));
       case 'relativeGaussian':
@@ -353,8 +410,10 @@ export function parseEvent(input: unknown, path = 'event'): DpEvent {
           eta: num('eta'),
           gamma: num('gamma'),
           dimension: num('dimension'),
-          baselineStd: record.baselineStd === undefined ? undefined : num('baselineStd'),
-          rRel: record.rRel === undefined ? undefined : num('rRel'),
+          baselineStd: optional('baselineStd'),
+          rRel: optional('rRel'),
+          discrete: discrete(),
+          gridBaselineStd: optional('gridBaselineStd'),
         });
       case 'objectivePerturbation':
         return objectivePerturbationEvent({
@@ -362,6 +421,8 @@ export function parseEvent(input: unknown, path = 'event'): DpEvent {
           lipschitz: num('lipschitz'),
           smoothness: num('smoothness'),
           regularization: num('regularization'),
+          discrete: discrete(),
+          gridNoiseStd: optional('gridNoiseStd'),
         });
       case 'poissonSampled':
         return poissonSampledEvent(num('samplingProbability'), sub('event'));

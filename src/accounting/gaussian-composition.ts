@@ -6,25 +6,37 @@
  * z = 1/mu). So DP-GD's (epsilon, delta) is the exact Gaussian profile — tighter than any RDP
  * conversion, and what a PLD accountant approaches as its grid is refined.
  *
- * Applies only to compositions of continuous Gaussian events (and noOps); returns undefined for
- * anything else.
+ * Applies only to compositions of continuous Gaussian events, gridded discrete Gaussian events
+ * (`gridNoiseStd` recorded: counted with the smoothing coupling's z_eff = z sqrt(1 - 64/s^2),
+ * `discrete-coupling.ts`) and noOps; returns undefined for anything else (a discrete Gaussian
+ * without a grid std has a privacy profile this module does not know).
  */
 import { NumericalError } from '../errors.js';
 import { brentRoot } from '../math/root-finding.js';
 import { requireOpenUnit } from '../validate.js';
 import { analyticGaussianNoiseMultiplier } from './calibrate-gaussian.js';
+import { containsGriddedDiscreteNoise, couplingReducedNoise } from './discrete-coupling.js';
 import { gaussianEvent, selfComposeEvent, type DpEvent } from './events.js';
+import { nextDown, nextUp } from './float-steps.js';
 import { gaussianDelta, gaussianLogDelta } from './gaussian-profile.js';
 import type { PrivacyGuarantee } from './guarantee.js';
 import { neighboringRelationOf } from './neighboring.js';
 
-/** sum of 1/z^2 over the Gaussian releases, or undefined if the event is not a Gaussian composition. */
+/**
+ * sum of 1/z^2 over the Gaussian releases, or undefined if the event is not a Gaussian composition.
+ * A gridded discrete Gaussian counts with its coupled multiplier z_eff (rounded down).
+ */
 export function gaussianPrecision(event: DpEvent): number | undefined {
   switch (event.kind) {
     case 'noOp':
       return 0;
     case 'gaussian':
-      return event.discrete ? undefined : 1 / (event.noiseMultiplier * event.noiseMultiplier);
+      if (event.discrete) {
+        if (event.gridNoiseStd === undefined) return undefined;
+        const z = couplingReducedNoise(event.noiseMultiplier, event.gridNoiseStd);
+        return 1 / (z * z);
+      }
+      return 1 / (event.noiseMultiplier * event.noiseMultiplier);
     case 'selfCompose': {
       const inner = gaussianPrecision(event.event);
       return inner === undefined ? undefined : event.count * inner;
@@ -43,15 +55,39 @@ export function gaussianPrecision(event: DpEvent): number | undefined {
   }
 }
 
-/** The exact epsilon of a Gaussian composition at delta (undefined for other events). */
+/**
+ * The exact epsilon of a Gaussian composition at delta (undefined for other events). With gridded
+ * discrete noise it is the continuous surrogate's epsilon at nextDown(delta), rounded up one ulp,
+ * which bounds the discrete release's (`discrete-coupling.ts`, "Why one ulp dominates").
+ */
 export function gaussianCompositionEpsilon(event: DpEvent, delta: number): PrivacyGuarantee | undefined {
   requireOpenUnit('delta', delta);
   const precision = gaussianPrecision(event);
   if (precision === undefined) return undefined;
   const base = { delta, accountant: 'exactGaussian' as const, neighboringRelation: neighboringRelationOf(event), guarantee: 'proven' as const };
   if (precision === 0) return { ...base, epsilon: 0, warnings: [] };
+  if (containsGriddedDiscreteNoise(event)) {
+    const epsilon = continuousCompositionEpsilon(precision, nextDown(delta));
+    return {
+      ...base,
+      epsilon: nextUp(epsilon),
+      warnings: [
+        'exact up to one ulp: the discrete Gaussian releases are accounted as continuous Gaussians with noise multiplier z sqrt(1 - 64/s^2) (smoothing coupling), composed exactly (Dong, Roth & Su 2022, Cor. 3.3)',
+      ],
+    };
+  }
+  const epsilon = continuousCompositionEpsilon(precision, delta);
+  return {
+    ...base,
+    epsilon,
+    warnings: epsilon === 0 ? [] : ['exact: a composition of Gaussian mechanisms is one Gaussian mechanism (Dong, Roth & Su 2022, Cor. 3.3)'],
+  };
+}
+
+/** The smallest epsilon (on the safe side) at which one Gaussian of precision 1/z^2 is (epsilon, delta)-DP. */
+function continuousCompositionEpsilon(precision: number, delta: number): number {
   const z = 1 / Math.sqrt(precision) / (1 + 4 * Number.EPSILON); // round the composed noise down: pessimistic
-  if (gaussianDelta(0, z) <= delta) return { ...base, epsilon: 0, warnings: [] };
+  if (gaussianDelta(0, z) <= delta) return 0;
   // delta(epsilon) decreases in epsilon; find where it crosses delta, return the upper end.
   const f = (epsilon: number) => gaussianLogDelta(epsilon, z) - Math.log(delta);
   let hi = 1;
@@ -59,11 +95,7 @@ export function gaussianCompositionEpsilon(event: DpEvent, delta: number): Priva
   const { hi: epsilon } = brentRoot(f, 0, hi, { xRelTol: 1e-12 });
   let safe = epsilon;
   while (gaussianDelta(safe, z) > delta) safe *= 1 + 1e-12;
-  return {
-    ...base,
-    epsilon: safe,
-    warnings: ['exact: a composition of Gaussian mechanisms is one Gaussian mechanism (Dong, Roth & Su 2022, Cor. 3.3)'],
-  };
+  return safe;
 }
 
 /**
@@ -73,7 +105,10 @@ export function gaussianCompositionEpsilon(event: DpEvent, delta: number): Priva
  * re-accounting (which rounds the composed noise down and epsilon up, ~1e-12 relative) also stays
  * <= epsilon; checked, and enlarged further if it did not. `makeEvent` is the event actually
  * released at z when it is another Gaussian-only event of the same precision count / z^2 (e.g.
- * shuffled SGD's compositions of gaussian(z / 2)): the check is made on it.
+ * shuffled SGD's compositions of gaussian(z / 2)): the check is made on it. It may also release
+ * gridded discrete Gaussians (`gridNoiseStd`), whose coupled multipliers are a little below z:
+ * when a check fails, z is scaled by the factor by which the made event's composed multiplier
+ * 1/sqrt(precision) falls short of the one needed (at least 1 + 1e-9 2^attempt).
  */
 export function exactGaussianCompositionNoiseMultiplier(
   epsilon: number,
@@ -81,10 +116,30 @@ export function exactGaussianCompositionNoiseMultiplier(
   count = 1,
   makeEvent: (noiseMultiplier: number) => DpEvent = (z) => (count === 1 ? gaussianEvent(z) : selfComposeEvent(gaussianEvent(z), count)),
 ): number {
-  let z = Math.sqrt(count) * analyticGaussianNoiseMultiplier(epsilon, delta) * (1 + 1e-9);
+  const needed = analyticGaussianNoiseMultiplier(epsilon, delta) * (1 + 1e-9);
+  const meets = (z: number) => (gaussianCompositionEpsilon(makeEvent(z), delta)?.epsilon ?? Infinity) <= epsilon;
+  let z = Math.sqrt(count) * needed;
+  let failed: number | undefined;
   for (let attempt = 0; attempt < 20; attempt++) {
-    if ((gaussianCompositionEpsilon(makeEvent(z), delta)?.epsilon ?? Infinity) <= epsilon) return z;
-    z *= 1 + 1e-9 * 2 ** attempt;
+    if (meets(z)) return failed === undefined || z <= failed * (1 + 1e-8) ? z : tighten(failed, z);
+    failed = z;
+    const precision = gaussianPrecision(makeEvent(z));
+    const shortfall = precision !== undefined && precision > 0 ? needed * Math.sqrt(precision) : 1;
+    z *= Math.max(shortfall, 1 + 1e-9 * 2 ** attempt);
   }
   throw new NumericalError(`exactGaussianCompositionNoiseMultiplier: could not verify a noise multiplier for epsilon ${epsilon}, delta ${delta}`);
+
+  /**
+   * A large step (when the made event's precision is not exactly count / z^2, e.g. a grid std that
+   * grows with z) may overshoot: bisect on log z between the last failure and the first success,
+   * returning only values that were checked.
+   */
+  function tighten(lo: number, hi: number): number {
+    for (let i = 0; i < 60 && hi > lo * (1 + 1e-9); i++) {
+      const mid = Math.sqrt(lo * hi);
+      if (meets(mid)) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
 }

@@ -5,7 +5,13 @@
  */
 import type { NeighboringRelation } from './neighboring.js';
 
-export type GuaranteeKind = 'proven' | 'conjecture';
+/**
+ * What holds: `proven` (a theorem whose every assumption holds for what was run), `conjecture`
+ * (a bound that rests on an unproven statement, or on an assumption the run cannot meet, such
+ * as an exact minimiser), `none` (no guarantee: e.g. no noise, seeded noise, floating-point
+ * noise, a schema read from the private data). Reports say why in their warnings.
+ */
+export type GuaranteeKind = 'proven' | 'conjecture' | 'none';
 
 export interface PrivacyGuarantee {
   readonly epsilon: number;

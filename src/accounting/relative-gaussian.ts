@@ -16,6 +16,7 @@ import { CalibrationError, InvalidParameterError } from '../errors.js';
 import { brentMinimize } from '../math/minimize.js';
 import { brentRoot } from '../math/root-finding.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { couplingReducedNoise } from './discrete-coupling.js';
 import type { RdpConversion } from './rdp/conversion.js';
 import { rdpToEpsilon } from './rdp/conversion.js';
 
@@ -30,6 +31,13 @@ export interface RelativeGaussianParams {
   readonly baselineStd?: number;
   /** Additive term R_rel of the relative sensitivity (`000` Def. 2). */
   readonly rRel?: number;
+  /**
+   * The baseline in grid steps when the noise is exact discrete Gaussian on a grid (as in a
+   * gridded RelativeGaussianEvent): Thm. 1's condition is then checked with the smoothing
+   * coupling's continuous baseline sigma sqrt(1 - 64/s_b^2) (`discrete-coupling.ts`), so that
+   * passing such an event here is never optimistic.
+   */
+  readonly gridBaselineStd?: number;
 }
 
 function validate(params: RelativeGaussianParams): void {
@@ -38,6 +46,16 @@ function validate(params: RelativeGaussianParams): void {
   requireInteger('dimension', params.dimension, 1);
   if (params.baselineStd !== undefined) requirePositive('baselineStd', params.baselineStd);
   if (params.rRel !== undefined) requireNonNegative('rRel', params.rRel);
+  const grid = params.gridBaselineStd;
+  if (grid !== undefined && !(typeof grid === 'number' && Number.isFinite(grid) && grid >= 16)) {
+    throw new InvalidParameterError('gridBaselineStd', grid, 'a finite number >= 16 (the baseline std in grid steps; the smoothing coupling of accounting/discrete-coupling.ts needs it above 8)');
+  }
+}
+
+/** What Thm. 1's sigma condition is checked on: sigma, or the coupled sigma of a gridded baseline. */
+function conditionNote(params: RelativeGaussianParams): string {
+  const base = '000 Thm. 1 needs sigma^2 >= gamma eta^-2 [1 - eta (alpha - 1)] R_rel^2';
+  return params.gridBaselineStd === undefined ? base : `${base}, with sigma = baselineStd sqrt(1 - 64/gridBaselineStd^2) for discrete noise (smoothing coupling)`;
 }
 
 /** Thm. 1's order domain: 1 <= alpha < (1+eta)^2 / (2 eta + eta^2) = 1 + 1/(eta (2 + eta)). */
@@ -51,7 +69,9 @@ export function relativeGaussianMaxOrder(eta: number): number {
  * holds (1 when sigma and R_rel are not both given, or when the condition holds at alpha = 1).
  */
 export function relativeGaussianMinOrder(params: RelativeGaussianParams): number {
-  const { eta, gamma, baselineStd, rRel } = params;
+  const { eta, gamma, rRel } = params;
+  const baselineStd =
+    params.baselineStd !== undefined && params.gridBaselineStd !== undefined ? couplingReducedNoise(params.baselineStd, params.gridBaselineStd) : params.baselineStd;
   if (baselineStd === undefined || rRel === undefined || rRel === 0) return 1;
   // 1 - eta (alpha - 1) <= sigma^2 eta^2 / (gamma R^2)  <=>  alpha >= 1 + (1 - sigma^2 eta^2 / (gamma R^2)) / eta.
   const ratio = (baselineStd * baselineStd * eta * eta) / (gamma * rRel * rRel);
@@ -96,7 +116,7 @@ export function relativeGaussianRdp(params: RelativeGaussianParams, order: numbe
       'baselineStd',
       params.baselineStd,
       `>= ${needed} at order ${order}`,
-      '000 Thm. 1 needs sigma^2 >= gamma eta^-2 [1 - eta (alpha - 1)] R_rel^2',
+      conditionNote(params),
     );
   }
   return rdpFormula(params.eta, params.gamma, params.dimension, order);
@@ -152,7 +172,7 @@ export function relativeGaussianEpsilon(params: RelativeGaussianParams, delta: n
       'baselineStd',
       params.baselineStd,
       `>= ${relativeGaussianMinBaselineStd(params.eta, params.gamma, params.rRel ?? 0, maxOrder)}`,
-      '000 Thm. 1: no order satisfies sigma^2 >= gamma eta^-2 [1 - eta (alpha - 1)] R_rel^2',
+      `no order satisfies it (${conditionNote(params)})`,
     );
   }
   const at = (order: number) => {

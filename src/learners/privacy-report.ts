@@ -5,7 +5,7 @@
  * used. The headline (epsilon, delta) is the tightest valid one among the accountants.
  */
 import { eventToJson, type DpEvent } from '../accounting/events.js';
-import type { PrivacyGuarantee } from '../accounting/guarantee.js';
+import type { GuaranteeKind, PrivacyGuarantee } from '../accounting/guarantee.js';
 import { neighboringRelationOf, type NeighboringRelation } from '../accounting/neighboring.js';
 import { rdpEpsilon, type RdpAccountantOptions } from '../accounting/rdp/accountant.js';
 import type { Rng } from '../random/rng.js';
@@ -16,7 +16,7 @@ export interface PrivacyReport {
   readonly accountant: string;
   readonly event: unknown;
   readonly neighboringRelation: NeighboringRelation;
-  readonly guarantee: 'proven' | 'conjecture';
+  readonly guarantee: GuaranteeKind;
   readonly rdp: { readonly epsilon: number; readonly order?: number };
   readonly pld?: { readonly epsilon: number; readonly epsilonLower?: number };
   /** Other bounds computed for comparison (e.g. basic composition as in `002` Claim 2.3). */

@@ -13,10 +13,20 @@
  *
  * Interface as the RDP accountant and dp_accounting: `supports`, `compose(event, count)`,
  * `getEpsilon(delta)`, `getDelta(epsilon)`; the whole event is validated before the state changes.
+ *
+ * Gridded discrete noise (`../discrete-coupling.ts`). Such releases are composed as their
+ * continuous surrogates (z_eff = z sqrt(1 - 64/s^2)), queried one ulp inside (delta' =
+ * nextDown(delta), resp. epsilon' = nextDown(epsilon)) and rounded one ulp outward, which that
+ * module proves covers the coupling's factors e^{+-1e-500}. Their lower bounds (`epsilonLower`,
+ * `deltaLower`) come from a second composition of the continuous Gaussians with the larger
+ * multipliers z / sqrt(1 - 64/s^2), which the discrete releases dominate (same module, "Lower
+ * bounds"): the gap then also shows what the coupling costs.
  */
 import { DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
+import { containsGriddedDiscreteNoise, continuousLowerSurrogate } from '../discrete-coupling.js';
 import { selfComposeEvent, type DpEvent } from '../events.js';
+import { nextDown, nextUp } from '../float-steps.js';
 import type { PrivacyGuarantee } from '../guarantee.js';
 import { neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
 import type { ComposedPlds, Direction } from './compose.js';
@@ -73,6 +83,8 @@ export interface PldGuarantee extends PrivacyGuarantee {
 }
 
 const DEFAULT_RELATIVE_ACCURACY = 1e-4;
+const GRIDDED_WARNING =
+  'discrete Gaussian noise on a grid is accounted through the smoothing coupling (accounting/discrete-coupling.ts): the upper bound is that of continuous Gaussians with multipliers z sqrt(1 - 64/s^2), rounded one ulp outward; the lower bound that of multipliers z / sqrt(1 - 64/s^2)';
 const DEFAULT_TAIL_MASS_DELTA = 1e-18;
 const DEFAULT_TAIL_MASS_EPSILON = 1e-10;
 const TAIL_MASS_PER_DELTA = 1e-2;
@@ -129,6 +141,13 @@ export class PldAccountant {
   private relation: NeighboringRelation = 'relativeToSensitivity';
   private engine: PldEngine | undefined;
   private readonly cache = new Map<string, ComposedPlds>();
+  /** The options as given (for the lower-bound accountant of gridded discrete noise). */
+  private readonly given: PldAccountantOptions;
+  /** true once an event with gridded discrete noise was composed. */
+  private gridded = false;
+  /** Everything composed, as `continuousLowerSurrogate`s (used only when `gridded`). */
+  private readonly lowerEvents: DpEvent[] = [];
+  private lower: PldAccountant | undefined;
 
   constructor(options: PldAccountantOptions = {}) {
     if (options.valueDiscretization !== undefined) requirePositive('valueDiscretization', options.valueDiscretization);
@@ -140,6 +159,7 @@ export class PldAccountant {
     if (tailMassBound !== undefined) requireOpenUnit('tailMassBound', tailMassBound);
     const maxGridSize = requireInteger('maxGridSize', options.maxGridSize ?? DEFAULT_MAX_GRID, 16, 1 << 28);
     this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, maxGridSize };
+    this.given = { ...options };
   }
 
   /** Whether the accountant can handle the event (and all its sub-events). */
@@ -174,7 +194,29 @@ export class PldAccountant {
     this.relation = relation;
     this.engine = undefined;
     this.cache.clear();
+    this.gridded ||= containsGriddedDiscreteNoise(wrapped);
+    this.lowerEvents.push(continuousLowerSurrogate(wrapped));
+    this.lower = undefined;
     return this;
+  }
+
+  /** The accountant of the lower surrogates (continuous only: it never recurses). */
+  private lowerAccountant(): PldAccountant {
+    if (this.lower === undefined) this.lower = new PldAccountant(this.given).compose({ kind: 'compose', events: [...this.lowerEvents] });
+    return this.lower;
+  }
+
+  /** A lower bound from the lower accountant, or undefined (with a warning) when it fails. */
+  private lowerBound(query: (lower: PldAccountant) => number | undefined, warnings: string[]): number | undefined {
+    try {
+      const value = query(this.lowerAccountant());
+      if (value === undefined) return undefined;
+      return value > 0 ? nextDown(value) : 0; // absorbs the coupling's additive 2 N xi and factor e^{-N xi}
+    } catch (error) {
+      if (!(error instanceof NumericalError)) throw error;
+      warnings.push(`no lower bound: the composition of the continuous lower surrogates failed (${error.message})`);
+      return undefined;
+    }
   }
 
   /** The relation of everything composed so far and `event` (neighboring.ts rules); throws on a mix. */
@@ -343,6 +385,17 @@ export class PldAccountant {
   /** The smallest epsilon such that the composition is (epsilon, delta)-DP, with epsilonLower. */
   getEpsilon(delta: number): PldGuarantee {
     requireOpenUnit('delta', delta);
+    if (!this.gridded || this.nonPrivate) return this.epsilonOf(delta);
+    // Gridded discrete noise (module comment): query at nextDown(delta), round epsilon up one ulp.
+    const inner = this.epsilonOf(nextDown(delta));
+    const warnings = [...inner.warnings, GRIDDED_WARNING];
+    const above = nextUp(delta);
+    const lower = above < 1 ? this.lowerBound((l) => l.getEpsilon(above).epsilonLower, warnings) : 0;
+    const epsilon = nextUp(inner.epsilon);
+    return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { epsilonLower: Math.min(lower, epsilon) }, inner.discretization);
+  }
+
+  private epsilonOf(delta: number): PldGuarantee {
     const tailMass = this.options.tailMassBound ?? Math.min(DEFAULT_TAIL_MASS_EPSILON, TAIL_MASS_PER_DELTA * this.options.relativeAccuracy * delta);
     if (this.nonPrivate) return this.describe(Infinity, delta, [], { epsilonLower: Infinity }, this.trivialDiscretization(tailMass));
     if (this.merged.size === 0) return this.describe(0, delta, [], { epsilonLower: 0 }, this.trivialDiscretization(tailMass));
@@ -384,6 +437,17 @@ export class PldAccountant {
   /** The smallest delta such that the composition is (epsilon, delta)-DP, with deltaLower. */
   getDelta(epsilon: number): PldGuarantee {
     requireNonNegative('epsilon', epsilon);
+    if (!this.gridded || this.nonPrivate) return this.deltaOf(epsilon);
+    // Gridded discrete noise (module comment): query at nextDown(epsilon), round delta up one ulp.
+    const inner = this.deltaOf(epsilon > 0 ? nextDown(epsilon) : 0);
+    const warnings = [...inner.warnings, GRIDDED_WARNING];
+    const beyond = nextUp(epsilon);
+    const lower = Number.isFinite(beyond) ? this.lowerBound((l) => l.getDelta(beyond).deltaLower, warnings) : 0;
+    const delta = Math.min(1, nextUp(inner.delta));
+    return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { deltaLower: Math.min(lower, delta) }, inner.discretization);
+  }
+
+  private deltaOf(epsilon: number): PldGuarantee {
     const firstTail = this.options.tailMassBound ?? DEFAULT_TAIL_MASS_DELTA;
     if (this.nonPrivate) return this.describe(epsilon, 1, [], { deltaLower: 1 }, this.trivialDiscretization(firstTail));
     if (this.merged.size === 0) return this.describe(epsilon, 0, [], { deltaLower: 0 }, this.trivialDiscretization(firstTail));

@@ -5,18 +5,28 @@
  * anything is computed; an unsupported sub-event raises UnsupportedEventError naming it.
  *
  * Supported: continuous Gaussian and Laplace, randomized response, objective perturbation
- * (`003` Lemma D.6), Poisson subsampling (add/remove) of a continuous Gaussian or Laplace (or of
- * a non-private release), nested Poisson subsampling (rates multiply), compositions. Not supported,
- * with the reason in the error: discrete Gaussian/Laplace noise, the relative Gaussian mechanism
- * (RDP-only), sampling without replacement, private selection, the shuffled-SGD conjecture.
+ * (`003` Lemma D.6), Poisson subsampling (add/remove) of a Gaussian or Laplace (or of a
+ * non-private release), nested Poisson subsampling (rates multiply), compositions. Discrete noise:
+ * a gridded discrete Gaussian (`gridNoiseStd`) and a gridded objective perturbation are their
+ * continuous surrogates of the smoothing coupling (`../discrete-coupling.ts`: the continuous
+ * Gaussian pair at z_eff = z sqrt(1 - 64/s^2), a valid dominating pair up to a factor e^{+-1e-500}
+ * that the accountant's final rounding absorbs); the discrete Laplace, an epsilon-DP mechanism
+ * with epsilon = 1/z (exact for integer shifts), gets the pure-DP dominating pair
+ * (`pure-dp-pair.ts`, Kairouz, Oh & Viswanath 2015). Not supported, with the reason in the error:
+ * discrete Gaussian noise or objective perturbation whose grid std is not recorded, the relative
+ * Gaussian mechanism (RDP-only), sampling without replacement, private selection, the
+ * shuffled-SGD conjecture.
  */
 import { UnsupportedEventError } from '../../errors.js';
+import { continuousSurrogate } from '../discrete-coupling.js';
 import type { DpEvent } from '../events.js';
+import { pureEpsilon } from '../pure-dp.js';
 import { gaussianPair, laplacePair, type AdditivePair } from './additive-pair.js';
 import { gaussianLossModel } from './gaussian-model.js';
 import type { PrivacyLossModel } from './loss-model.js';
 import { objectivePerturbationLossModel } from './objective-perturbation.js';
 import { poissonSubsampledModel } from './poisson-model.js';
+import { pureDpLossModels } from './pure-dp-pair.js';
 import { atomicLossModel, randomizedResponseLossModel } from './randomized-response-model.js';
 
 /** One mechanism with its total count in the composition. */
@@ -41,17 +51,21 @@ const RDP_ONLY =
 export function checkPldSupport(event: DpEvent, root: DpEvent = event): void {
   switch (event.kind) {
     case 'gaussian':
-      if (event.discrete) {
-        throw new UnsupportedEventError(root, event, 'the discrete Gaussian has a privacy curve different from the continuous one (only its RDP is the same, CKS 2020 Thm. 4): use the RDP accountant');
+      if (event.discrete && event.gridNoiseStd === undefined) {
+        throw new UnsupportedEventError(
+          root,
+          event,
+          'the privacy curve of a discrete Gaussian depends on its std in grid steps: record gridNoiseStd in the event (the PLD accountant then uses the smoothing coupling of accounting/discrete-coupling.ts), or use the RDP accountant (CKS 2020 Thm. 4)',
+        );
+      }
+      return;
+    case 'objectivePerturbation':
+      if (event.discrete && event.gridNoiseStd === undefined) {
+        throw new UnsupportedEventError(root, event, 'objective perturbation with discrete noise is accounted through the smoothing coupling, which needs the std of b in grid steps: record gridNoiseStd in the event');
       }
       return;
     case 'laplace':
-      if (event.discrete) {
-        throw new UnsupportedEventError(root, event, 'the privacy curve of the discrete Laplace depends on the sensitivity in grid units, which the event does not record: use the RDP or pure-DP accountant');
-      }
-      return;
     case 'randomizedResponse':
-    case 'objectivePerturbation':
     case 'noOp':
     case 'nonPrivate':
       return;
@@ -113,7 +127,10 @@ function subsampledNonPrivate(q: number): { remove: PrivacyLossModel; add?: Priv
   };
 }
 
-/** Flattens a (supported) event into its mechanisms with counts; call `checkPldSupport` first. */
+/**
+ * Flattens a (supported) event into its mechanisms with counts; call `checkPldSupport` first.
+ * Gridded discrete noise enters as its continuous surrogate (`continuousSurrogate`).
+ */
 export function pldComponents(event: DpEvent): PldEventSummary {
   const byKey = new Map<string, { count: number; models: PldComponent['models'] }>();
   let nonPrivate = false;
@@ -138,6 +155,10 @@ export function pldComponents(event: DpEvent): PldEventSummary {
       }
       case 'laplace': {
         const b = e.noiseMultiplier;
+        if (e.discrete) {
+          const epsilon = pureEpsilon(e); // 1/b rounded up
+          return add(`laplaceDiscrete:${b}`, multiplicity, () => pureDpLossModels(epsilon));
+        }
         return add(`laplace:${b}`, multiplicity, () => ({ remove: poissonSubsampledModel(laplacePair(b), 1, 'remove') }));
       }
       case 'randomizedResponse': {
@@ -159,6 +180,10 @@ export function pldComponents(event: DpEvent): PldEventSummary {
         if (inner.kind === 'nonPrivate') return add(`poissonSampled:${q}:nonPrivate`, multiplicity, () => subsampledNonPrivate(q));
         if (q >= 1) return walk(inner, multiplicity);
         const innerEvent = inner;
+        if (innerEvent.kind === 'laplace' && innerEvent.discrete) {
+          const epsilon = pureEpsilon(innerEvent);
+          return add(`poissonSampled:${q}:laplaceDiscrete:${innerEvent.noiseMultiplier}`, multiplicity, () => pureDpLossModels(epsilon, q));
+        }
         const key = `poissonSampled:${q}:${inner.kind}:${(inner as { noiseMultiplier: number }).noiseMultiplier}`;
         return add(key, multiplicity, () => {
           const pair = additivePair(innerEvent);
@@ -174,7 +199,7 @@ export function pldComponents(event: DpEvent): PldEventSummary {
         throw new UnsupportedEventError(event, e, `internal error: ${e.kind} reached pldComponents unchecked`);
     }
   };
-  walk(event, 1);
+  walk(continuousSurrogate(event), 1);
   const components = [...byKey.entries()].map(([key, { count, models }]) => ({ key, count, models }));
   return { components, nonPrivate };
 }

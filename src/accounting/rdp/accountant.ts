@@ -3,6 +3,10 @@
  * to (epsilon, delta) with the best valid conversion (Mironov 2017, Prop. 3; Balle et al. 2020,
  * Thm. 21). Interface as dp_accounting's: `supports`, `compose(event, count)`, `getEpsilon(delta)`,
  * `getDelta(epsilon)`. The whole event is validated before the state changes.
+ *
+ * Events with gridded discrete noise (`../discrete-coupling.ts`) are partly accounted through the
+ * smoothing coupling, whose RDP correction (< 1e-514 at every order) is absorbed by rounding the
+ * final epsilon (delta) up by one ulp, as that module's comment proves.
  */
 import { DpfitError, InvalidParameterError } from '../../errors.js';
 import { requireInteger, requireNonNegative, requireOpenUnit } from '../../validate.js';
@@ -10,6 +14,8 @@ import { selfComposeEvent, type DpEvent } from '../events.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../guarantee.js';
 import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
 import { brentMinimize } from '../../math/minimize.js';
+import { containsGriddedDiscreteNoise } from '../discrete-coupling.js';
+import { nextDown, nextUp } from '../float-steps.js';
 import { deltaFromRdpCurve, epsilonFromRdpCurve, rdpToEpsilon, rdpToLogDelta } from './conversion.js';
 import { checkRdpSupport, rdpOfEvent, type RdpOptions } from './event-rdp.js';
 import { DEFAULT_ORDERS, mergeOrders } from './orders.js';
@@ -42,6 +48,7 @@ export class RdpAccountant {
   private readonly rdp: Float64Array;
   private relation: NeighboringRelation = 'relativeToSensitivity';
   private conjecture = false;
+  private gridded = false;
   private readonly composed: DpEvent[] = [];
   private readonly optimizeOrder: boolean;
 
@@ -80,6 +87,7 @@ export class RdpAccountant {
     }
     this.relation = relation;
     this.conjecture ||= containsConjecture(wrapped);
+    this.gridded ||= containsGriddedDiscreteNoise(wrapped);
     this.composed.push(wrapped);
     return this;
   }
@@ -112,13 +120,15 @@ export class RdpAccountant {
   /** The smallest epsilon such that the composition is (epsilon, delta)-DP by this accountant. */
   getEpsilon(delta: number): PrivacyGuarantee {
     requireOpenUnit('delta', delta);
+    // The conversions have slope 1 in the RDP value: one ulp up covers the coupling's correction.
+    const safe = (epsilon: number) => (this.gridded ? nextUp(epsilon) : epsilon);
     const best = epsilonFromRdpCurve(this.orders, this.rdpCurve(), delta);
     const refined = this.refine(best.index, (order, rdp) => rdpToEpsilon(order, rdp, delta).epsilon);
     if (refined !== undefined && refined.value < best.epsilon) {
       const { conversion } = rdpToEpsilon(refined.order, rdpOfEvent({ kind: 'compose', events: this.composed }, [refined.order], this.options)[0], delta);
-      return this.describe(refined.value, delta, refined.order, conversion, best.index);
+      return this.describe(safe(refined.value), delta, refined.order, conversion, best.index);
     }
-    return this.describe(best.epsilon, delta, best.order, best.conversion, best.index);
+    return this.describe(safe(best.epsilon), delta, best.order, best.conversion, best.index);
   }
 
   /**
@@ -140,13 +150,16 @@ export class RdpAccountant {
   /** The smallest delta such that the composition is (epsilon, delta)-DP by this accountant. */
   getDelta(epsilon: number): PrivacyGuarantee {
     requireNonNegative('epsilon', epsilon);
-    const best = deltaFromRdpCurve(this.orders, this.rdpCurve(), epsilon);
-    const refined = this.refine(best.index, (order, rdp) => rdpToLogDelta(order, rdp, epsilon));
+    // Gridded discrete noise: evaluate one ulp below epsilon and round delta up one ulp (discrete-coupling.ts).
+    const at = this.gridded && epsilon > 0 ? nextDown(epsilon) : epsilon;
+    const safe = (delta: number) => (this.gridded ? Math.min(1, nextUp(delta)) : delta);
+    const best = deltaFromRdpCurve(this.orders, this.rdpCurve(), at);
+    const refined = this.refine(best.index, (order, rdp) => rdpToLogDelta(order, rdp, at));
     if (refined !== undefined) {
       const delta = Math.min(1, Math.exp(refined.value) * (1 + 8 * Number.EPSILON));
-      if (delta < best.delta) return this.describe(epsilon, delta, refined.order, undefined, best.index);
+      if (delta < best.delta) return this.describe(epsilon, safe(delta), refined.order, undefined, best.index);
     }
-    return this.describe(epsilon, best.delta, best.order, undefined, best.index);
+    return this.describe(epsilon, safe(best.delta), best.order, undefined, best.index);
   }
 }
 

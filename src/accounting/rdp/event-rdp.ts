@@ -6,10 +6,20 @@
  * bounds of Zhu & Wang 2019 (Poisson) and Wang, Balle, Kasiviswanathan 2019 (without replacement,
  * `004` Thm. 3.2) otherwise.
  *
+ * Discrete noise (Canonne, Kamath, Steinke 2020, CKS). An unsampled discrete Gaussian keeps the
+ * continuous curve alpha / (2 z^2) (CKS Thm. 4, no correction). A Poisson-subsampled gridded one
+ * (`gridNoiseStd` recorded) gets the smaller of the EXACT subsampled-Gaussian curve at the
+ * coupling's z_eff = z sqrt(1 - 64/s^2) (`../discrete-coupling.ts`, whose correction of order
+ * 1e-514 the accountant's final nextUp absorbs) and the general Zhu-Wang bound on CKS's curve;
+ * without a grid std only the latter. Gridded objective perturbation and RGM are accounted as
+ * their continuous surrogates (`continuousSurrogate`); discrete ones without a grid std have no
+ * theorem here and are refused.
+ *
  * The whole event is checked (`checkRdpSupport`) before any curve is computed, so an unsupported
  * sub-event raises `UnsupportedEventError` naming it before an accountant changes state.
  */
 import { UnsupportedEventError } from '../../errors.js';
+import { continuousSurrogate, couplingReducedNoise } from '../discrete-coupling.js';
 import type { DpEvent } from '../events.js';
 import { relativeGaussianRdpOrInfinity } from '../relative-gaussian.js';
 import { gaussianRdp, laplaceRdp, objectivePerturbationRdp, randomizedResponseRdp } from './base-mechanisms.js';
@@ -33,6 +43,16 @@ export function checkRdpSupport(event: DpEvent, options: RdpOptions = {}, root: 
         throw new UnsupportedEventError(root, event, "004 Conj. 1-2 is a conjecture, not a theorem: opt in (allowConjecture / --allow-conjecture) to account it, and the result will say guarantee: 'conjecture'");
       }
       shuffledSgdConjectureCoefficient(event); // validates its assumption sigma >= 2L
+      return;
+    case 'relativeGaussian':
+      if (event.discrete && event.gridBaselineStd === undefined) {
+        throw new UnsupportedEventError(root, event, "000 Thm. 1 is proved for continuous noise; for discrete noise record gridBaselineStd (the baseline std in grid steps), which lets the accountants use the smoothing coupling (accounting/discrete-coupling.ts)");
+      }
+      return;
+    case 'objectivePerturbation':
+      if (event.discrete && event.gridNoiseStd === undefined) {
+        throw new UnsupportedEventError(root, event, "003 Thm. 3.1/3.2 are proved for continuous noise; for discrete noise record gridNoiseStd (the std of b in grid steps), which lets the accountants use the smoothing coupling (accounting/discrete-coupling.ts)");
+      }
       return;
     case 'compose':
       for (const e of event.events) checkRdpSupport(e, options, root);
@@ -68,11 +88,20 @@ export function rdpOfEvent(event: DpEvent, orders: readonly number[], options: R
       for (let i = 0; i < curve.length; i++) curve[i] = event.count === 0 ? 0 : curve[i] * event.count;
       return curve;
     }
-    case 'poissonSampled':
-      if (event.event.kind === 'gaussian' && !event.event.discrete) {
-        return poissonGaussianRdpCurve(event.samplingProbability, event.event.noiseMultiplier, orders);
+    case 'poissonSampled': {
+      const inner = event.event;
+      if (inner.kind === 'gaussian' && !inner.discrete) {
+        return poissonGaussianRdpCurve(event.samplingProbability, inner.noiseMultiplier, orders);
       }
-      return pointwise(orders, (order) => poissonSubsampledRdp(event.samplingProbability, rdpCurveOf(event.event, options), order));
+      const general = pointwise(orders, (order) => poissonSubsampledRdp(event.samplingProbability, rdpCurveOf(inner, options), order));
+      if (inner.kind === 'gaussian' && inner.gridNoiseStd !== undefined) {
+        // Both are valid bounds: the exact curve of the coupled continuous Gaussian (tight for large
+        // s) and Zhu-Wang on CKS's curve (better only when 64/s^2 is large).
+        const coupled = poissonGaussianRdpCurve(event.samplingProbability, couplingReducedNoise(inner.noiseMultiplier, inner.gridNoiseStd), orders);
+        for (let i = 0; i < general.length; i++) general[i] = Math.min(general[i], coupled[i]);
+      }
+      return general;
+    }
     case 'sampledWithoutReplacement': {
       const ratio = event.sampleSize / event.sourceDatasetSize;
       return pointwise(orders, (order) => withoutReplacementRdp(ratio, rdpCurveOf(event.event, options), order));
@@ -104,10 +133,14 @@ export function rdpCurveOf(event: DpEvent, options: RdpOptions = {}): RdpCurve {
     case 'randomizedResponse':
       return (order) =>
         order === Infinity ? Math.log1p((event.numBuckets * (1 - event.noiseParameter)) / event.noiseParameter) : randomizedResponseRdp(event.noiseParameter, event.numBuckets, order);
-    case 'relativeGaussian':
-      return (order) => relativeGaussianRdpOrInfinity(event, order);
-    case 'objectivePerturbation':
-      return (order) => (order === Infinity ? Infinity : objectivePerturbationRdp(event, order));
+    case 'relativeGaussian': {
+      const continuous = continuousSurrogate(event) as typeof event;
+      return (order) => relativeGaussianRdpOrInfinity(continuous, order);
+    }
+    case 'objectivePerturbation': {
+      const continuous = continuousSurrogate(event) as typeof event;
+      return (order) => (order === Infinity ? Infinity : objectivePerturbationRdp(continuous, order));
+    }
     case 'shuffledSgdConjecture': {
       const coefficient = shuffledSgdConjectureCoefficient(event);
       return (order) => coefficient * order;

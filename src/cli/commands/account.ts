@@ -19,10 +19,17 @@ import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliI
 export const EVENT_HELP = `
 Events (JSON, inline or @file; "Infinity" may be written as a string):
   {"kind":"gaussian","noiseMultiplier":Z}                 std / L2 sensitivity
+    optional "discrete":true (exact discrete Gaussian, CKS 2020) and "gridNoiseStd":S (its std in
+    grid steps, >= 16; Z = S / sensitivity in grid steps): with S every accountant (PLD, exact
+    Gaussian, RDP) accounts it tightly as the continuous Z sqrt(1 - 64/S^2) (smoothing coupling);
+    without S only the RDP accountant can (CKS 2020, Thm. 4)
   {"kind":"laplace","noiseMultiplier":B}                  scale / L1 sensitivity
+    optional "discrete":true (discrete Laplace: pure epsilon 1/B; PLD: the pure-DP pair)
   {"kind":"randomizedResponse","noiseParameter":P,"numBuckets":K}
   {"kind":"relativeGaussian","eta":H,"gamma":G,"dimension":D}        000 Thm. 1
+    optional "baselineStd":SIGMA,"rRel":R; then "discrete":true,"gridBaselineStd":SB (SIGMA in grid steps, >= 16)
   {"kind":"objectivePerturbation","noiseStd":S,"lipschitz":L,"smoothness":B,"regularization":LAMBDA}
+    optional "discrete":true,"gridNoiseStd":SG (the std of b in grid steps, >= 16)
   {"kind":"poissonSampled","samplingProbability":Q,"event":E}
   {"kind":"sampledWithoutReplacement","sourceDatasetSize":N,"sampleSize":M,"event":E}
   {"kind":"compose","events":[E,...]}   {"kind":"selfCompose","count":K,"event":E}
