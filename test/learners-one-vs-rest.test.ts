@@ -49,7 +49,7 @@ describe('one-vs-rest multi-class classification', () => {
       const accounted = gaussianCompositionEpsilon(event, 1e-5)?.epsilon ?? rdpEpsilon(event, 1e-5).epsilon;
       assert.ok(accounted <= 2 && accounted > 1.99, `${base.method}: ${accounted}`);
       // Each class got the same noise, larger than a single binary run at epsilon 2 would need.
-      const single = calibrateCompositeNoise(base, data.n, (run) => run, { epsilon: 2, delta: 1e-5 });
+      const single = calibrateCompositeNoise(base, data, (run) => run, { epsilon: 2, delta: 1e-5 });
       assert.ok(result.diagnostics.noiseMultiplier > single.noiseMultiplier);
       assert.ok(evaluateOneVsRest(result.model, blobs(300, 5)).accuracy > 0.8, base.method);
     }

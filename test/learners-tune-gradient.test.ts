@@ -19,7 +19,7 @@ describe('gradient methods behind one dispatcher', () => {
   it('the event announced before training is the event each learner reports', () => {
     const data = makeLogisticData(100, 3, 1);
     for (const options of METHODS) {
-      const announced = eventToJson(gradientRunEvent(options, data.n, 1.7));
+      const announced = eventToJson(gradientRunEvent(options, data, 1.7));
       const result = trainGradientMethod(data, options, { noiseMultiplier: 1.7, delta: 1e-5, rng: seededRng(2) });
       assert.deepEqual(result.privacy.event, announced, options.method);
     }
@@ -30,7 +30,7 @@ describe('gradient methods behind one dispatcher', () => {
     for (const options of METHODS) {
       for (const epsilon of [0.3, 2]) {
         const wrap = (run: ReturnType<typeof gradientRunEvent>) => selfComposeEvent(run, 3);
-        const { event } = calibrateCompositeNoise(options, n, wrap, { epsilon, delta: 1e-5 });
+        const { event } = calibrateCompositeNoise(options, { n, d: 3 }, wrap, { epsilon, delta: 1e-5 });
         const exact = gaussianCompositionEpsilon(event, 1e-5);
         const accounted = exact?.epsilon ?? rdpEpsilon(event, 1e-5).epsilon;
         assert.ok(accounted <= epsilon, `${options.method} ${epsilon}: ${accounted}`);
@@ -64,7 +64,7 @@ describe('honest learning-rate tuning of a gradient learner', () => {
     assert.equal(event.kind, 'repeatAndSelect');
     assert.ok(rdpEpsilon(event, 1e-5).epsilon <= 1);
     assert.ok(result.privacy.epsilon <= 1);
-    const single = calibrateCompositeNoise(base, data.n, (run) => run, { epsilon: 1, delta: 1e-5 });
+    const single = calibrateCompositeNoise(base, data, (run) => run, { epsilon: 1, delta: 1e-5 });
     assert.ok(result.noiseMultiplier > single.noiseMultiplier, 'tuning must cost noise');
     if (result.model !== undefined) {
       assert.ok([0.01, 0.1, 1, 10].includes(result.candidate as number));
@@ -79,7 +79,7 @@ describe('honest learning-rate tuning of a gradient learner', () => {
     assert.throws(() => tuneGradientMethodHonestly(data, { ...common, learningRates: [] }), InvalidParameterError);
     assert.throws(() => tuneGradientMethodHonestly(data, { ...common, learningRates: [0.1, -1] }), /learningRates\[1\]/);
     // An unknown composite is still accounted by RDP (compose of two runs).
-    const { event } = calibrateCompositeNoise(base, 50, (run) => composeEvent([run, run]), { epsilon: 1, delta: 1e-5 });
+    const { event } = calibrateCompositeNoise(base, { n: 50, d: 2 }, (run) => composeEvent([run, run]), { epsilon: 1, delta: 1e-5 });
     assert.ok((gaussianCompositionEpsilon(event, 1e-5)?.epsilon ?? Infinity) <= 1);
   });
 });

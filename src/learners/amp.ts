@@ -17,11 +17,17 @@
  * R, default 1; the data are checked — the proof bounds x^T H^{-1} x by ||x||^2 / lambda, see
  * `objective-perturbation.ts`), lambda > beta.
  *
- * Stopping test, honestly: after L-BFGS returns, the gradient of L^P at the returned point is
- * recomputed and the release goes ahead only if ||grad|| + (a bound on its rounding error) <= tau.
- * If the optimiser stops for any other reason (iteration or evaluation cap, failed line search),
- * Thm. 4.1's sensitivity bound would be void: `NumericalError`, nothing released. (The failure is
- * itself data-dependent; it releases one bit, which the caller learns whatever happens.)
+ * Stopping test, honestly and without a failure path: after L-BFGS returns, the gradient of L^P
+ * at the returned point is recomputed and accepted if ||grad|| + (a rigorous bound on its
+ * rounding error) <= tau; otherwise Nesterov's accelerated method runs for a number of steps that
+ * provably reaches tau (`glm/certified-minimum.ts`). No outcome depends on the data in a way the
+ * guarantee does not cover: an optimiser cap never makes AMP release nothing.
+ *
+ * Floating-point-safe noise. b is exact discrete Gaussian noise on a grid far below tau
+ * (`objectiveNoiseGrid`: the coupling with the ideal continuous b costs g_b 320 sqrt(d) of the
+ * tolerance, so the optimiser aims at tau minus that), and the output noise is exact discrete
+ * Gaussian noise on the grid of `mechanisms/grid-noise.ts` (the rounding paid in the sensitivity
+ * 2 tau / lambda). The event records both grids' noise (`discrete`, `gridNoiseStd`).
  *
  * Parameters (`003` Sec. 5): tau = 0.01 and sigma_out = 0.15, data-independent. With the SUM
  * objective, tau = 0.01 is a tight but reachable tolerance for L-BFGS in double precision (on
@@ -40,25 +46,34 @@
  * privacy. What is NOT free: choosing among several released (noisy) outputs, or changing tau,
  * sigma_out, C, lambda or sigma after looking at the data.
  *
- * Randomness, in this order: d draws for b (fillGaussian(rng, d, sigma)), then d draws for the
- * output noise (fillGaussian(rng, d, sigma_out)). Neither b nor theta~ is returned.
+ * Randomness, in this order: d draws for b, then d draws for the output noise. Neither b nor
+ * theta~ (nor any number computed from them) is returned or reported.
  */
 import { ampOutputNoiseMultiplier } from '../accounting/amp-event.js';
+import { composeEvent } from '../accounting/events.js';
 import { DEFAULT_AMP_GRAD_TOLERANCE, DEFAULT_AMP_OUTPUT_NOISE_STD } from '../accounting/select-amp-parameters.js';
-import { InvalidParameterError, NumericalError } from '../errors.js';
+import { InvalidParameterError } from '../errors.js';
 import { lbfgs } from '../math/lbfgs.js';
 import { norm2 } from '../math/linear-algebra.js';
+import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng } from '../random/rng.js';
 import { requireInteger, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
+import { certifiedMinimum, objectiveSmoothness } from './glm/certified-minimum.js';
 import { glmConstants } from './glm/constants.js';
 import { checkedRowNormBound, checkTheta, validateGlmData } from './glm/data.js';
-import { glmObjective } from './glm/objective.js';
+import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
-import { objectivePerturbationNoise, objectivePerturbationReport, type ObjectivePerturbationNoiseOptions } from './objective-perturbation.js';
+import {
+  griddedObjectivePerturbationEvent,
+  objectiveNoiseGrid,
+  objectivePerturbationNoise,
+  objectivePerturbationReport,
+  type ObjectivePerturbationNoiseOptions,
+} from './objective-perturbation.js';
 import type { TrainingDiagnostics } from './training.js';
 
 export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
@@ -74,7 +89,7 @@ export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
   // Optimiser settings: free (no privacy cost, see the module comment).
   /** L-BFGS memory (default 10). */
   readonly memory?: number;
-  /** L-BFGS step cap (default 5000); hitting it releases nothing. */
+  /** L-BFGS step cap (default 5000); beyond it the certified fallback takes over (nothing fails). */
   readonly maxIterations?: number;
   /** L-BFGS objective-call cap (default 20 maxIterations + 20). */
   readonly maxEvaluations?: number;
@@ -89,13 +104,13 @@ export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
 export const DEFAULT_AMP_CLIP_NORM = Math.SQRT2;
 
 /**
- * A bound on the rounding error of the computed gradient norm of the SUM objective:
- * each coordinate is a sum of n + 2 terms, so the error of the vector is at most about
- * (n + d + 2) u (SUM_i |f_C'(z_i)| ||x_i|| + lambda ||theta|| + ||b||) with u = 2^-53, and
- * SUM_i |f_C'| ||x_i|| <= n C. A factor 4 covers the rounding of f_C' itself and of the norm.
+ * The smallest tau AMP accepts: 16 times the floating-point floor of its gradient test
+ * (`glmGradientRoundingBound`) at n = 2^32, the most rows dpfit can index. n is private under
+ * add/remove-one, so this public bound replaces n; it keeps the certified fallback's rounding far
+ * below tau whatever the dataset (about 9.5e-4 C, so the default 0.01 passes for C <= 10).
  */
-export function gradientRoundingBound(n: number, d: number, clipNorm: number, regularization: number, theta: Float64Array, b: Float64Array): number {
-  return 4 * (n + d + 2) * Number.EPSILON * (n * clipNorm + regularization * norm2(theta) + norm2(b));
+export function ampToleranceFloor(d: number, clipNorm: number): number {
+  return 16 * glmGradientRoundingBound(2 ** 32, d, clipNorm, 0, 0, 0);
 }
 
 /**
@@ -112,6 +127,10 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
   const rowNormBound = checkedRowNormBound(glmData, options.rowNormBound ?? 1);
   const clipNorm = requirePositive('clipNorm', options.clipNorm ?? DEFAULT_AMP_CLIP_NORM);
   const tau = requirePositive('gradTolerance', options.gradTolerance ?? DEFAULT_AMP_GRAD_TOLERANCE);
+  const floor = ampToleranceFloor(d, clipNorm);
+  if (!(tau >= floor)) {
+    throw new InvalidParameterError('gradTolerance', tau, `>= ${floor} (16 times the floating-point floor of the gradient test for up to 2^32 rows: n is private, so the floor is taken at the largest n dpfit can index)`);
+  }
   const outputNoiseStd = requirePositive('outputNoiseStd', options.outputNoiseStd ?? DEFAULT_AMP_OUTPUT_NOISE_STD);
   const optimizerTolerance = requirePositive('optimizerTolerance', options.optimizerTolerance ?? tau / 2);
   if (!(optimizerTolerance <= tau)) throw new InvalidParameterError('optimizerTolerance', optimizerTolerance, `<= gradTolerance (${tau})`);
@@ -129,25 +148,42 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
   const lambda = noise.regularization;
   const rng = options.rng ?? defaultRng();
 
-  const b = fillGaussian(rng, new Float64Array(d), noise.noiseStd);
+  const grid = objectiveNoiseGrid(noise.noiseStd, d, tau);
+  const b = options.continuousNoise ? fillGaussian(rng, new Float64Array(d), noise.noiseStd) : grid.draw(rng);
+  // The optimiser aims below tau by the coupling's gap between b~ and the ideal continuous b.
+  const target = options.continuousNoise ? tau : tau - grid.toleranceCost;
   const objective = glmObjective(loss, glmData, { regularization: lambda, linear: b, clipNorm });
-  const result = lbfgs(objective, start, { gradTolerance: optimizerTolerance, maxIterations, maxEvaluations, memory });
-  const gradient = new Float64Array(d);
-  objective(result.x, gradient);
-  const gradNorm = norm2(gradient);
-  const bound = gradNorm + gradientRoundingBound(n, d, clipNorm, lambda, result.x, b);
-  if (!result.converged || !(bound <= tau)) {
-    throw new NumericalError(
-      `AMP: L-BFGS stopped (${result.reason}) at ||grad|| = ${gradNorm} (with its rounding bound ${bound}) against tau = ${tau}; ` +
-        '003 Thm. 4.1 needs ||grad|| <= tau at the released point, so its guarantee would be void and nothing is released ' +
-        '(raise maxIterations or maxEvaluations: the optimiser settings cost no privacy)',
-    );
+  const fast = lbfgs(objective, start, { gradTolerance: Math.min(optimizerTolerance, target / 2), maxIterations, maxEvaluations, memory });
+  const bNorm = norm2(b) * (1 + 4 * Number.EPSILON);
+  const certified = certifiedMinimum(objective, {
+    strongConvexity: lambda,
+    smoothness: objectiveSmoothness(loss, glmData, lambda),
+    tolerance: target,
+    roundingBound: (point) => glmGradientRoundingBound(n, d, constants.lipschitz, lambda, norm2(point) * (1 + 4 * Number.EPSILON), bNorm),
+    start: fast.x,
+  });
+  const theta = certified.theta;
+  const outputMultiplier = ampOutputNoiseMultiplier({ regularization: lambda, gradTolerance: tau, outputNoiseStd });
+  let event;
+  let granularities: Record<string, number> | undefined;
+  let granularity: number | undefined;
+  if (options.continuousNoise) {
+    const outputNoise = fillGaussian(rng, new Float64Array(d), outputNoiseStd);
+    for (let j = 0; j < d; j++) theta[j] += outputNoise[j];
+    event = noise.event;
+  } else {
+    // theta~ has L2 sensitivity 2 tau / lambda around theta^P (003 Remark 4.2); noise multiplier sigma_out lambda / (2 tau).
+    const plan = planGaussianGrid({ sensitivity: (2 * tau) / lambda, noiseMultiplier: outputMultiplier, dimension: d });
+    addGaussianGridNoise(theta, plan, rng);
+    event = composeEvent([griddedObjectivePerturbationEvent(grid, constants, lambda), plan.event]);
+    granularity = plan.granularity;
+    granularities = { objective: grid.granularity, output: plan.granularity };
   }
-  const theta = result.x;
-  const outputNoise = fillGaussian(rng, new Float64Array(d), outputNoiseStd);
-  for (let j = 0; j < d; j++) theta[j] += outputNoise[j];
 
-  const privacy = objectivePerturbationReport(noise.event, noise.delta, rng);
+  const privacy = objectivePerturbationReport(event, noise.delta, rng, {
+    ...(granularity === undefined ? {} : { granularity }),
+    ...(granularities === undefined ? {} : { granularities }),
+  });
   const model = linearModel(loss, theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = {
     method: 'amp',
@@ -161,7 +197,9 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
     rowNormBound,
     gradTolerance: tau,
     outputNoiseStd,
-    outputNoiseMultiplier: ampOutputNoiseMultiplier({ regularization: lambda, gradTolerance: tau, outputNoiseStd }),
+    outputNoiseMultiplier: outputMultiplier,
+    iterations: fast.iterations + certified.fallbackIterations,
+    certificate: certified.certificate,
     accountant: options.accountant ?? 'rdp',
     ...(noise.selection === undefined ? {} : { gaussianNoiseStd: noise.selection.gaussianNoiseStd, noiseFactor: noise.selection.noiseFactor }),
   };

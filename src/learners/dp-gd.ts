@@ -1,28 +1,31 @@
 /**
  * DP gradient descent (`002`, Sec. 2.2): T full-batch steps on the average loss; each step clips
- * every per-example gradient to norm C, averages, and adds N(0, lambda^2 I) with
- * lambda = z * 2C / n — the L2 sensitivity of the clipped average under replace-one neighbours
- * (`002` Sec. 2.5; n is public under replace-one). The regulariser's gradient reg * theta uses no
+ * every per-example gradient to norm C, sums, adds noise of std z * 2C — 2C is the L2 sensitivity
+ * of the clipped sum under replace-one neighbours (`002` Sec. 2.5) — and divides by n (public
+ * under replace-one: post-processing). The noise is exact discrete Gaussian noise on a public
+ * power-of-two grid (`mechanisms/grid-noise.ts`; the rounding to the grid and the floating-point
+ * error of the sum are paid in the sensitivity). The regulariser's gradient reg * theta uses no
  * data and costs nothing.
  *
  * Released: T Gaussian mechanisms with noise multiplier z, i.e. selfCompose(gaussian(z), T),
- * replace-one. The noise for a target (epsilon, delta) is calibrated EXACTLY: T composed Gaussians
+ * replace-one (gridded: the accountants use z sqrt(1 - 64/s^2), within 1e-4 of z). The noise for a target (epsilon, delta) is calibrated EXACTLY: T composed Gaussians
  * are one Gaussian with multiplier z / sqrt(T) (gaussian-composition.ts), so
  * z = sqrt(T) * analyticGaussianNoiseMultiplier(epsilon, delta). The report also gives what basic
  * composition (`002` Claim 2.3, epsilon <= 1, delta <= 1/2) and the RDP accountant would need.
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
-import { gaussianEvent, selfComposeEvent } from '../accounting/events.js';
+import { gaussianEvent, selfComposeEvent, type GaussianEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
+import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';
 import { fillGaussian } from '../random/continuous.js';
-import { defaultRng } from '../random/rng.js';
+import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
-import { sumClippedGradients } from './glm/per-example.js';
+import { clippedSumRoundingBound, sumClippedGradients } from './glm/per-example.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel, type LinearModel } from './model.js';
-import { privacyReport, type PrivacyReport } from './privacy-report.js';
+import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import type { NoiseOptions, TrainingDiagnostics } from './training.js';
 import { noiseTarget } from './training.js';
 
@@ -61,6 +64,59 @@ export function basicCompositionNoiseMultiplier(steps: number, epsilon: number, 
   return (steps * Math.sqrt(2 * Math.log((2 * steps) / delta))) / epsilon;
 }
 
+/** The noise one release of a sum of clipped gradients gets: its event, and how to add it. */
+export interface SumNoise {
+  readonly event: GaussianEvent;
+  /** Noise std in the units of the sum. */
+  readonly noiseStd: number;
+  /** The grid (undefined for continuous floating-point noise, opted into with `continuousNoise`). */
+  readonly granularity?: number;
+  /** Adds the noise to the sum in place. */
+  readonly add: (sum: Float64Array, rng: Rng) => void;
+}
+
+/**
+ * The noise of one release of a sum of at most `rows` clipped gradients (norm <= C) in d
+ * coordinates, of exact L2 sensitivity `sensitivity` (2C replace-one, C add/remove-one), with
+ * noise multiplier at least z. By default exact discrete Gaussian noise on a power-of-two grid
+ * (`mechanisms/grid-noise.ts`); the sensitivity also pays twice the public bound on the
+ * floating-point error of the computed sum (`clippedSumRoundingBound`). The event is a function
+ * of public quantities only, so it is known before any data is read.
+ */
+export function clippedSumNoise(params: { sensitivity: number; clipNorm: number; rows: number; d: number; noiseMultiplier: number; continuous?: boolean }): SumNoise {
+  const { sensitivity, noiseMultiplier: z, d } = params;
+  if (params.continuous) {
+    const noiseStd = z * sensitivity;
+    const noise = new Float64Array(d);
+    return {
+      event: gaussianEvent(z),
+      noiseStd,
+      add: (sum, rng) => {
+        fillGaussian(rng, noise, noiseStd);
+        for (let j = 0; j < d; j++) sum[j] += noise[j];
+      },
+    };
+  }
+  const plan = planGaussianGrid({
+    sensitivity,
+    noiseMultiplier: z,
+    dimension: d,
+    roundingSlack: 2 * clippedSumRoundingBound(params.rows, params.clipNorm, d),
+  });
+  const scratch = new Float64Array(d);
+  return { event: plan.event, noiseStd: plan.noiseStd, granularity: plan.granularity, add: (sum, rng) => addGaussianGridNoise(sum, plan, rng, scratch) };
+}
+
+/** DP-GD's per-step noise on n rows in d coordinates (replace-one: the clipped sum moves by <= 2C). */
+export function dpGdStepNoise(shape: { n: number; d: number }, clipNorm: number, noiseMultiplier: number, continuous = false): SumNoise {
+  return clippedSumNoise({ sensitivity: 2 * clipNorm, clipNorm, rows: shape.n, d: shape.d, noiseMultiplier, continuous });
+}
+
+/** The event of T DP-GD steps with noise multiplier z (calibrated for the continuous mechanism). */
+export function dpGdEvent(shape: { n: number; d: number }, clipNorm: number, noiseMultiplier: number, steps: number, continuous = false) {
+  return selfComposeEvent(dpGdStepNoise(shape, clipNorm, noiseMultiplier, continuous).event, steps);
+}
+
 export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
@@ -83,27 +139,29 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
   if (noiseMultiplier > 0 && clipNorm === Infinity) {
     throw new InvalidParameterError('clipNorm', clipNorm, 'finite when noise is added (the sensitivity is 2 clipNorm / n)');
   }
-  const noiseStd = noiseMultiplier === 0 ? 0 : (noiseMultiplier * 2 * clipNorm) / n;
+  const noise = noiseMultiplier === 0 ? undefined : dpGdStepNoise({ n, d }, clipNorm, noiseMultiplier, options.continuousNoise);
 
   const theta = new Float64Array(d);
-  const noise = new Float64Array(d);
   const gradient = new Float64Array(d);
   let clippedFraction = 0;
   for (let t = 0; t < steps; t++) {
     const { clippedCount } = (summer?.sum ?? sumClippedGradients)(loss, summed, theta, { clipNorm, out: gradient });
     clippedFraction += clippedCount / n / steps;
-    if (noiseStd > 0) fillGaussian(rng, noise, noiseStd);
-    for (let j = 0; j < d; j++) theta[j] -= learningRate * (gradient[j] / n + noise[j] + regularization * theta[j]);
+    // The released value is the noisy SUM; dividing it by the public n is post-processing.
+    noise?.add(gradient, rng);
+    for (let j = 0; j < d; j++) theta[j] -= learningRate * (gradient[j] / n + regularization * theta[j]);
     options.onStep?.(t + 1, steps);
   }
 
   const delta = target.kind === 'target' ? target.delta : options.delta;
   const model = linearModel(loss, theta, options.featureNames);
+  const noiseStd = noise === undefined ? 0 : noise.noiseStd / n;
   const diagnostics: TrainingDiagnostics = { method: 'dpgd', steps, noiseMultiplier, noiseStd, clippedFraction, clipNorm, learningRate };
-  if (noiseMultiplier === 0) {
-    return { model, privacy: nonPrivateReport(rng.description), diagnostics };
+  if (noise === undefined) {
+    const privacy = nonPrivateReport(rng, 'replaceOne');
+    return { model: { ...model, privacy }, privacy, diagnostics };
   }
-  const event = selfComposeEvent(gaussianEvent(noiseMultiplier), steps);
+  const event = selfComposeEvent(noise.event, steps);
   const accountDelta = requireOpenUnit('delta', delta);
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
   if (target.kind === 'target') {
@@ -112,21 +170,6 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
     const rdp = calibrateNoiseMultiplier((z) => selfComposeEvent(gaussianEvent(z), steps), { targetEpsilon: target.epsilon, delta: target.delta });
     comparisons.rdpCalibration = { epsilon: rdp.epsilon, delta: target.delta, noiseMultiplier: rdp.noiseMultiplier };
   }
-  const privacy = privacyReport(event, accountDelta, { relation: 'replaceOne', rng, pld: gaussianCompositionEpsilon, comparisons });
+  const privacy = privacyReport(event, accountDelta, { relation: 'replaceOne', rng, pld: gaussianCompositionEpsilon, comparisons, granularity: noise.granularity });
   return { model: { ...model, privacy }, privacy, diagnostics };
-}
-
-/** The report of a run with no noise: infinite epsilon, said plainly. */
-export function nonPrivateReport(randomness: string): PrivacyReport {
-  return Object.freeze({
-    epsilon: Infinity,
-    delta: 0,
-    accountant: 'none',
-    event: { kind: 'nonPrivate' },
-    neighboringRelation: 'replaceOne',
-    guarantee: 'proven',
-    rdp: { epsilon: Infinity },
-    randomness,
-    warnings: ['no noise was added: this model is NOT private'],
-  });
 }

@@ -1,26 +1,29 @@
 /**
  * DP-SGD (Abadi et al. 2016): each step draws a TRUE Poisson batch (every record independently
  * with probability q; empty batches happen and are kept), clips each per-example gradient to
- * norm C, sums, adds N(0, (zC)^2 I), and divides by the expected batch size qn (n treated as
+ * norm C, sums, adds noise of std zC — exact discrete Gaussian noise on a public power-of-two
+ * grid, the rounding and the sum's floating-point error paid in the sensitivity
+ * (`dp-gd.ts` `clippedSumNoise`) — and divides by the expected batch size qn (n treated as
  * public, as in Abadi et al. and Opacus). Momentum and Adam act on the noised gradient only:
  * post-processing, no privacy cost.
  *
  * Released: selfCompose(poissonSampled(q, gaussian(z)), T), add/remove-one. For a target
- * (epsilon, delta) the noise multiplier is calibrated by the RDP accountant (`calibrateDpsgd`:
- * the safe end of the search, re-accounted).
+ * (epsilon, delta) the noise multiplier is calibrated by the RDP accountant for the continuous
+ * mechanism (`calibrateDpsgd`: the safe end of the search); the gridded event's accounted
+ * multiplier is at least that one, and the report re-accounts it.
  */
-import { calibrateDpsgd, dpsgdEvent } from '../accounting/calibrate.js';
+import { calibrateDpsgd } from '../accounting/calibrate.js';
+import { poissonSampledEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
 import { InvalidParameterError } from '../errors.js';
-import { fillGaussian } from '../random/continuous.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
 import { defaultRng } from '../random/rng.js';
 import { requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
-import { nonPrivateReport, type TrainResult } from './dp-gd.js';
+import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
-import { privacyReport } from './privacy-report.js';
+import { nonPrivateReport, privacyReport } from './privacy-report.js';
 import { noiseTarget, type NoiseOptions, type TrainingDiagnostics } from './training.js';
 
 export type Optimizer = 'sgd' | 'momentum' | 'adam';
@@ -75,6 +78,16 @@ export function dpSgdSchedule(
   return { samplingProbability, steps };
 }
 
+/** DP-SGD's per-step noise on a batch of at most n rows (add/remove-one: the clipped sum moves by <= C). */
+export function dpSgdStepNoise(shape: { n: number; d: number }, clipNorm: number, noiseMultiplier: number, continuous = false): SumNoise {
+  return clippedSumNoise({ sensitivity: clipNorm, clipNorm, rows: shape.n, d: shape.d, noiseMultiplier, continuous });
+}
+
+/** The event of T DP-SGD steps: selfCompose(poissonSampled(q, step noise), T). */
+export function dpSgdRunEvent(samplingProbability: number, stepEvent: DpEvent, steps: number): DpEvent {
+  return selfComposeEvent(poissonSampledEvent(samplingProbability, stepEvent), steps);
+}
+
 export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
@@ -94,12 +107,12 @@ export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
 
   const calibration = target.kind === 'target' ? calibrateDpsgd({ samplingProbability: q, steps, targetEpsilon: target.epsilon, delta: target.delta }) : undefined;
   const noiseMultiplier = calibration?.noiseMultiplier ?? (target.kind === 'explicit' ? target.noiseMultiplier : 0);
-  const noiseStd = noiseMultiplier * clipNorm;
+  const noise = noiseMultiplier === 0 ? undefined : dpSgdStepNoise({ n, d }, clipNorm, noiseMultiplier, options.continuousNoise);
+  const noiseStd = noise?.noiseStd ?? 0;
   const expectedBatch = q * n;
 
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
-  const noise = new Float64Array(d);
   const m = new Float64Array(d);
   const v = new Float64Array(d);
   let clipped = 0;
@@ -115,10 +128,10 @@ export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
       clipped += result.clippedCount;
       used += result.count;
     }
-    if (noiseStd > 0) fillGaussian(rng, noise, noiseStd);
+    noise?.add(gradient, rng);
     const rate = learningRateAt(schedule, learningRate, t, steps);
     for (let j = 0; j < d; j++) {
-      const g = (gradient[j] + noise[j]) / expectedBatch + regularization * theta[j];
+      const g = gradient[j] / expectedBatch + regularization * theta[j];
       if (optimizer === 'sgd') theta[j] -= rate * g;
       else if (optimizer === 'momentum') {
         m[j] = beta1 * m[j] + g;
@@ -149,9 +162,13 @@ export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
     optimizer,
     schedule,
   };
-  if (noiseMultiplier === 0) return { model, privacy: nonPrivateReport(rng.description), diagnostics };
+  if (noise === undefined) {
+    const privacy = nonPrivateReport(rng, 'addOrRemoveOne');
+    return { model: { ...model, privacy }, privacy, diagnostics };
+  }
   const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
-  const event = calibration?.event ?? dpsgdEvent(q, noiseMultiplier, steps);
-  const privacy = privacyReport(event, delta, { relation: 'addOrRemoveOne', rng });
+  // The calibration was for the continuous multiplier; the gridded event's accounted multiplier is at least that.
+  const event = dpSgdRunEvent(q, noise.event, steps);
+  const privacy = privacyReport(event, delta, { relation: 'addOrRemoveOne', rng, granularity: noise.granularity });
   return { model: { ...model, privacy }, privacy, diagnostics };
 }

@@ -9,21 +9,27 @@
  *   dpsgd     selfCompose(poissonSampled(q, gaussian(z)), T)   add/remove-one  (dp-sgd.ts)
  *   shuffled  selfCompose(gaussian(z/2), P)                    replace-one     (shuffled-sgd.ts)
  */
-import { calibrateNoiseMultiplier, dpsgdEvent } from '../accounting/calibrate.js';
-import { gaussianEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
+import { selfComposeEvent, type DpEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
-import { requireInteger } from '../validate.js';
-import { trainDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
-import { dpSgdSchedule, trainDpSgd, type DpSgdOptions } from './dp-sgd.js';
+import { requireInteger, requirePositive } from '../validate.js';
+import { dpGdStepNoise, trainDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
+import { dpSgdRunEvent, dpSgdSchedule, dpSgdStepNoise, trainDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import type { GlmData } from './glm/types.js';
 import type { NoiseOptions } from './training.js';
-import { shuffledPartialEpochs, shuffledSgdEvent, trainShuffledSgd, type ShuffledSgdOptions } from './shuffled-sgd.js';
+import { shuffledPartialEpochs, shuffledSgdEvent, shuffledStepNoise, trainShuffledSgd, type ShuffledSgdOptions } from './shuffled-sgd.js';
 
 export type GradientMethod = 'dpgd' | 'dpsgd' | 'shuffled';
 export const GRADIENT_METHODS: readonly GradientMethod[] = ['dpgd', 'dpsgd', 'shuffled'];
 
-type WithoutNoise<T> = Omit<T, 'epsilon' | 'delta' | 'noiseMultiplier' | 'rng'>;
+type WithoutNoise<T> = Omit<T, 'epsilon' | 'delta' | 'noiseMultiplier' | 'rng' | 'continuousNoise'>;
+
+/** The public shape of the data a run's event depends on: n rows (public for these learners) and d features. */
+export interface RunShape {
+  readonly n: number;
+  readonly d: number;
+}
 
 /** The options of one method, without the noise (set by the composite release). */
 export type GradientMethodOptions =
@@ -43,20 +49,38 @@ export function gradientMethodRelation(method: GradientMethod): 'replaceOne' | '
   return method === 'dpsgd' ? 'addOrRemoveOne' : 'replaceOne';
 }
 
-/** The event one run releases with noise multiplier z on n rows. */
-export function gradientRunEvent(options: GradientMethodOptions, n: number, noiseMultiplier: number): DpEvent {
+/**
+ * What one run releases with noise multiplier z on data of the given shape: its event and the
+ * grid of its noise. By default the gridded discrete noise the learner draws; `continuous` gives
+ * the floating-point mechanism's event (what calibrations solve for: the gridded event's
+ * accounted multiplier is at least z). Depends on public quantities only.
+ */
+export function gradientRunNoise(options: GradientMethodOptions, shape: RunShape, noiseMultiplier: number, continuous = false): { event: DpEvent; granularity?: number } {
+  requirePositive('noiseMultiplier', noiseMultiplier);
+  const clipNorm = requirePositive('clipNorm', options.clipNorm);
   switch (options.method) {
-    case 'dpgd':
-      return selfComposeEvent(gaussianEvent(noiseMultiplier), requireInteger('steps', options.steps, 1));
-    case 'dpsgd': {
-      const { samplingProbability, steps } = dpSgdSchedule(n, options);
-      return dpsgdEvent(samplingProbability, noiseMultiplier, steps);
+    case 'dpgd': {
+      const steps = requireInteger('steps', options.steps, 1);
+      const noise = dpGdStepNoise(shape, clipNorm, noiseMultiplier, continuous);
+      return { event: selfComposeEvent(noise.event, steps), granularity: noise.granularity };
     }
-    case 'shuffled':
-      return shuffledSgdEvent(noiseMultiplier, shuffledPartialEpochs(options.epochs, options.fraction ?? 1));
+    case 'dpsgd': {
+      const { samplingProbability, steps } = dpSgdSchedule(shape.n, options);
+      const noise = dpSgdStepNoise(shape, clipNorm, noiseMultiplier, continuous);
+      return { event: dpSgdRunEvent(samplingProbability, noise.event, steps), granularity: noise.granularity };
+    }
+    case 'shuffled': {
+      const noise = shuffledStepNoise(shape.d, clipNorm, noiseMultiplier, continuous);
+      return { event: shuffledSgdEvent(noise.event, shuffledPartialEpochs(options.epochs, options.fraction ?? 1)), granularity: noise.granularity };
+    }
     default:
       throw new InvalidParameterError('method', (options as { method: unknown }).method, `one of ${GRADIENT_METHODS.join(', ')}`);
   }
+}
+
+/** The event of `gradientRunNoise`. */
+export function gradientRunEvent(options: GradientMethodOptions, shape: RunShape, noiseMultiplier: number, continuous = false): DpEvent {
+  return gradientRunNoise(options, shape, noiseMultiplier, continuous).event;
 }
 
 /** Trains one run with a target (epsilon, delta) or an explicit noise multiplier (reported at delta). */
@@ -71,23 +95,26 @@ export function trainGradientMethod(data: GlmData, options: GradientMethodOption
 
 /**
  * The smallest noise multiplier z (on the safe side) for which the composite release
- * `wrap(runEvent(z))` is (epsilon, delta)-DP. Compositions of Gaussians alone (DP-GD and shuffled
- * SGD under `selfCompose` wraps) are calibrated exactly; anything else by the RDP accountant.
+ * `wrap(runEvent(z))` is (epsilon, delta)-DP, solved for the continuous mechanism: compositions of
+ * Gaussians alone (DP-GD and shuffled SGD under `selfCompose` wraps) exactly, anything else by the
+ * RDP accountant. The returned event is the one the runs release (gridded discrete noise, whose
+ * accounted multiplier is at least z, hence at least as private).
  */
 export function calibrateCompositeNoise(
   options: GradientMethodOptions,
-  n: number,
+  shape: RunShape,
   wrap: (runEvent: DpEvent) => DpEvent,
   target: { readonly epsilon: number; readonly delta: number },
+  continuous = false,
 ): { noiseMultiplier: number; event: DpEvent } {
-  const probe = wrap(gradientRunEvent(options, n, 1));
-  const precision = gaussianPrecision(probe);
+  const continuousEvent = (z: number) => wrap(gradientRunEvent(options, shape, z, true));
+  const precision = gaussianPrecision(continuousEvent(1));
+  let noiseMultiplier: number;
   if (precision !== undefined && precision > 0) {
     // The composite is k Gaussians of multiplier z (k = precision at z = 1; shuffled SGD's z/2 gives 4 per use).
-    const makeEvent = (z: number) => wrap(gradientRunEvent(options, n, z));
-    const z = exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, precision, makeEvent);
-    return { noiseMultiplier: z, event: makeEvent(z) };
+    noiseMultiplier = exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, precision, continuousEvent);
+  } else {
+    noiseMultiplier = calibrateNoiseMultiplier(continuousEvent, { targetEpsilon: target.epsilon, delta: target.delta }).noiseMultiplier;
   }
-  const calibration = calibrateNoiseMultiplier((z) => wrap(gradientRunEvent(options, n, z)), { targetEpsilon: target.epsilon, delta: target.delta });
-  return { noiseMultiplier: calibration.noiseMultiplier, event: calibration.event };
+  return { noiseMultiplier, event: wrap(gradientRunEvent(options, shape, noiseMultiplier, continuous)) };
 }

@@ -91,14 +91,103 @@ export function evaluate(model: LinearModel, data: FeatureMatrix & { readonly y:
   };
 }
 
-/** Reads a model from its JSON form, checking the format. */
-export function parseModel(json: unknown): LinearModel {
+/**
+ * A number of a model file: JSON has no Infinity, so dpfit writes it as the string "Infinity"
+ * (`toJson` in the CLI, `eventToJson`); both forms are read back. NaN is never accepted.
+ */
+function readNumberish(value: unknown, param: string, expected: string, accept: (v: number) => boolean): number {
+  const number = value === 'Infinity' ? Infinity : value === '-Infinity' ? -Infinity : value;
+  if (typeof number !== 'number' || Number.isNaN(number) || !accept(number)) throw new InvalidParameterError(param, value, expected);
+  return number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const RELATIONS = ['addOrRemoveOne', 'replaceOne', 'relativeToSensitivity'];
+const GUARANTEES = ['proven', 'conjecture', 'none'];
+
+/**
+ * Checks the shape of a privacy report read from a model file, loosely: the fields dpfit reads
+ * must have their types (epsilon >= 0 or "Infinity", delta in [0, 1], a known guarantee, an event
+ * object, string warnings, a positive grid), other fields pass through. Numbers written as
+ * "Infinity" come back as Infinity. The event itself is only checked to be an object: `parseEvent`
+ * (and `dpfit verify`) check it fully.
+ */
+export function parsePrivacyReport(json: unknown, path = 'model.privacy'): PrivacyReport {
+  if (!isRecord(json)) throw new InvalidParameterError(path, json, 'a privacy report (a JSON object)');
+  const out: Record<string, unknown> = { ...json };
+  const nonNegative = (v: number) => v >= 0;
+  out.epsilon = readNumberish(json.epsilon, `${path}.epsilon`, 'a number >= 0 (or "Infinity")', nonNegative);
+  out.delta = readNumberish(json.delta, `${path}.delta`, 'a number in [0, 1]', (v) => v >= 0 && v <= 1);
+  if (!isRecord(json.event)) throw new InvalidParameterError(`${path}.event`, json.event, 'a DpEvent (a JSON object with a "kind")');
+  if (typeof json.guarantee !== 'string' || !GUARANTEES.includes(json.guarantee)) throw new InvalidParameterError(`${path}.guarantee`, json.guarantee, "'proven', 'conjecture' or 'none'");
+  for (const field of ['accountant', 'randomness']) {
+    if (json[field] !== undefined && typeof json[field] !== 'string') throw new InvalidParameterError(`${path}.${field}`, json[field], 'a string');
+  }
+  if (json.neighboringRelation !== undefined && !(typeof json.neighboringRelation === 'string' && RELATIONS.includes(json.neighboringRelation))) {
+    throw new InvalidParameterError(`${path}.neighboringRelation`, json.neighboringRelation, RELATIONS.map((r) => `'${r}'`).join(', '));
+  }
+  if (json.warnings !== undefined && !(Array.isArray(json.warnings) && json.warnings.every((w) => typeof w === 'string'))) {
+    throw new InvalidParameterError(`${path}.warnings`, json.warnings, 'a list of strings');
+  }
+  const positiveFinite = (v: number) => v > 0 && Number.isFinite(v);
+  if (json.granularity !== undefined) out.granularity = readNumberish(json.granularity, `${path}.granularity`, 'a finite number > 0', positiveFinite);
+  if (json.granularities !== undefined) {
+    if (!isRecord(json.granularities)) throw new InvalidParameterError(`${path}.granularities`, json.granularities, 'an object of grids');
+    out.granularities = Object.fromEntries(
+      Object.entries(json.granularities).map(([k, v]) => [k, readNumberish(v, `${path}.granularities.${k}`, 'a finite number > 0', positiveFinite)]),
+    );
+  }
+  // Sub-blocks of numbers (accountants' results, comparisons, RGM's PTR part): every field a number, "Infinity" or a boolean.
+  const numbers = (value: unknown, at: string): Record<string, unknown> => {
+    if (!isRecord(value)) throw new InvalidParameterError(at, value, 'an object');
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, typeof v === 'boolean' ? v : readNumberish(v, `${at}.${k}`, 'a number (or "Infinity")', () => true)]),
+    );
+  };
+  for (const field of ['rdp', 'pld', 'ptr', 'deltaComponents']) {
+    if (json[field] !== undefined) out[field] = numbers(json[field], `${path}.${field}`);
+  }
+  if (json.comparisons !== undefined) {
+    if (!isRecord(json.comparisons)) throw new InvalidParameterError(`${path}.comparisons`, json.comparisons, 'an object');
+    out.comparisons = Object.fromEntries(Object.entries(json.comparisons).map(([k, v]) => [k, numbers(v, `${path}.comparisons.${k}`)]));
+  }
+  return out as unknown as PrivacyReport;
+}
+
+/**
+ * Reads a model from its JSON form, checking the format, the loss, finite coefficients and the
+ * shape of the privacy report (`parsePrivacyReport`). Throws `InvalidParameterError` naming the
+ * offending field.
+ */
+export function parseModel(json: unknown, path = 'model'): LinearModel {
   const record = json as Partial<LinearModel> | null;
   if (record === null || typeof record !== 'object' || record.format !== 'dpfit-linear-model/1') {
-    throw new InvalidParameterError('model', typeof json, "a dpfit model (format 'dpfit-linear-model/1')");
+    throw new InvalidParameterError(path, typeof json, "a dpfit model (format 'dpfit-linear-model/1')");
   }
   if (!Array.isArray(record.theta) || !record.theta.every((v) => typeof v === 'number' && Number.isFinite(v))) {
-    throw new InvalidParameterError('model.theta', record.theta, 'an array of finite numbers');
+    throw new InvalidParameterError(`${path}.theta`, record.theta, 'an array of finite numbers');
   }
-  return record as LinearModel;
+  const loss = record.loss as unknown;
+  if (!isRecord(loss) || typeof loss.name !== 'string' || !isRecord(loss.parameters)) {
+    throw new InvalidParameterError(`${path}.loss`, loss, 'a loss {name, parameters}');
+  }
+  const parameters = Object.fromEntries(
+    Object.entries(loss.parameters).map(([k, v]) => [k, readNumberish(v, `${path}.loss.parameters.${k}`, 'a number (or "Infinity")', () => true)]),
+  );
+  if (record.task !== 'classification' && record.task !== 'regression') {
+    throw new InvalidParameterError(`${path}.task`, record.task, "'classification' or 'regression'");
+  }
+  if (record.featureNames !== undefined && !(Array.isArray(record.featureNames) && record.featureNames.length === record.theta.length && record.featureNames.every((f) => typeof f === 'string'))) {
+    throw new InvalidParameterError(`${path}.featureNames`, record.featureNames, `a list of ${record.theta.length} names (one per coefficient)`);
+  }
+  // A null privacy block is no block (it claims nothing).
+  const { privacy, ...rest } = record as LinearModel;
+  return {
+    ...rest,
+    loss: { name: loss.name, parameters },
+    ...(privacy === undefined || privacy === null ? {} : { privacy: parsePrivacyReport(privacy, `${path}.privacy`) }),
+  };
 }

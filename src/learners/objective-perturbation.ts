@@ -31,11 +31,11 @@
  * needs only a Lipschitz, injective gradient map, as for the clipped-gradient loss of `003`
  * App. F.2, whose f'' jumps too.)
  *
- * Exactness. Thm. 3.1/3.2 hold for the EXACT minimiser. The learner minimises to a tight gradient
- * tolerance (Newton's method for d <= 200, L-BFGS otherwise), recomputes the gradient at the
- * returned point, and throws `NumericalError` (releasing nothing) if the test fails; the report
- * carries a warning that the minimiser is numerical. For a guarantee that covers an approximate
- * minimiser use `trainAmp` (`003` Alg. 1).
+ * Exactness. Thm. 3.1/3.2 hold for the EXACT minimiser, which floating point cannot deliver.
+ * The learner minimises to a tight gradient tolerance (Newton's method for d <= 200, L-BFGS
+ * otherwise, then the certified fallback of `glm/certified-minimum.ts`, so that nothing fails),
+ * but it does not pay for the remaining error: its report says `guarantee: "conjecture"` with the
+ * reason. `trainAmp` (`003` Alg. 1) is the variant whose proven guarantee covers the tolerance.
  *
  * Noise: either a target (epsilon, delta) — sigma calibrated by the RDP accountant (default, as
  * `003` Sec. 5; an RDP-calibrated event also meets the target under the tighter PLD accountant)
@@ -44,9 +44,10 @@
  * (`selectObjectivePerturbationParameters`: the smallest lambda with sigma <= 1.3 sigma_G) — or an
  * explicit `noiseStd` with an explicit lambda, reported at `delta`.
  *
- * Randomness: exactly d standard draws, b = fillGaussian(rng, new Float64Array(d), sigma), and
- * nothing else (tests reproduce b from the same seed). b is not returned: with the data it reveals
- * theta^P's privacy-critical noise.
+ * Randomness: exactly d draws, the coordinates of b: exact discrete Gaussian on a public grid far
+ * finer than any optimiser tolerance (`objectiveNoiseGrid`), and nothing else (tests reproduce b
+ * from the same seed). Neither b nor any number computed from it (its norm, the tolerance it
+ * sets) is returned or reported: with the data such a number identifies the dataset.
  */
 import {
   calibrateObjectivePerturbation,
@@ -58,20 +59,25 @@ import { objectivePerturbationFamilyEvent } from '../accounting/calibrate-object
 import type { DpEvent } from '../accounting/events.js';
 import { pldEpsilon } from '../accounting/pld/accountant.js';
 import { selectObjectivePerturbationParameters } from '../accounting/select-amp-parameters.js';
+import { objectivePerturbationEvent, type ObjectivePerturbationEvent } from '../accounting/events.js';
 import { CalibrationError, InvalidParameterError, NumericalError } from '../errors.js';
 import { norm2 } from '../math/linear-algebra.js';
+import { griddedGaussianEffectiveMultiplier, powerOfTwoAtMost } from '../mechanisms/grid-noise.js';
 import { fillGaussian } from '../random/continuous.js';
+import { fillDiscreteGaussian } from '../random/exact.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
+import { certifiedMinimum, objectiveSmoothness } from './glm/certified-minimum.js';
 import { glmConstants, mulUp } from './glm/constants.js';
 import { huberLoss } from './glm/huber.js';
 import { checkedRowNormBound, validateGlmData } from './glm/data.js';
 import { minimizeGlmObjective, NEWTON_MAX_DIMENSION } from './glm/minimize.js';
+import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmConstants, GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
-import { privacyReport, type ExtraAccountant, type PrivacyReport } from './privacy-report.js';
+import { privacyReport, type ExtraAccountant, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
 import type { TrainingDiagnostics } from './training.js';
 
 /** Privacy options shared by objective perturbation and AMP. */
@@ -95,6 +101,8 @@ export interface ObjectivePerturbationNoiseOptions {
   readonly rowNormBound?: number;
   /** Randomness (default: the secure generator). */
   readonly rng?: Rng;
+  /** Floating-point noise instead of the default exact discrete noise on a grid (guarantee `none`; for experiments). */
+  readonly continuousNoise?: boolean;
 }
 
 export interface ObjectivePerturbationOptions extends ObjectivePerturbationNoiseOptions {
@@ -109,7 +117,7 @@ export interface ObjectivePerturbationOptions extends ObjectivePerturbationNoise
   readonly huberThreshold?: number;
   /** ||grad|| of the SUM objective at the released point (default 1e-10 (n L + ||b||_2 + 1)). */
   readonly gradTolerance?: number;
-  /** Optimiser step cap (default 100 for Newton, 10000 for L-BFGS); hitting it releases nothing. */
+  /** Step cap of the fast optimiser (default 100 for Newton, 10000 for L-BFGS); beyond it a certified fallback takes over. */
   readonly maxIterations?: number;
   /** 'newton' (default for d <= 200) or 'lbfgs'. */
   readonly optimizer?: 'newton' | 'lbfgs';
@@ -210,44 +218,123 @@ export function objectivePerturbationNoise(constants: GlmConstants, options: Obj
   return result;
 }
 
+/** What an objective-perturbation-family report says besides its event. */
+export interface ObjectivePerturbationReportOptions {
+  readonly warnings?: readonly string[];
+  readonly conditions?: readonly GuaranteeCondition[];
+  readonly granularity?: number;
+  readonly granularities?: Readonly<Record<string, number>>;
+}
+
 /**
  * The privacy report of an objective-perturbation-family event: RDP (`003` Thm. 3.2 / 4.1) and the
  * PLD accountant (`003` Thm. 3.1, App. D.3 dominating pair); add/remove-one. When the PLD
  * accountant cannot reach its accuracy (NumericalError, e.g. for an almost non-private event) the
  * report keeps the RDP bound and says so in a warning.
  */
-export function objectivePerturbationReport(event: DpEvent, delta: number, rng: Rng, warnings: readonly string[] = []): PrivacyReport {
+export function objectivePerturbationReport(event: DpEvent, delta: number, rng: Rng, options: ObjectivePerturbationReportOptions = {}): PrivacyReport {
   let pld: ReturnType<ExtraAccountant>;
-  const extra = [...warnings];
+  const extra = [...(options.warnings ?? [])];
   try {
     pld = pldEpsilon(event, delta);
   } catch (error) {
     if (!(error instanceof NumericalError)) throw error;
     extra.push(`the PLD accountant gave no bound (${error.message}); the RDP bound is reported`);
   }
-  return privacyReport(event, delta, { relation: 'addOrRemoveOne', rng, pld: () => pld, warnings: extra });
+  return privacyReport(event, delta, {
+    relation: 'addOrRemoveOne',
+    rng,
+    pld: () => pld,
+    warnings: extra,
+    ...(options.conditions === undefined ? {} : { conditions: options.conditions }),
+    ...(options.granularity === undefined ? {} : { granularity: options.granularity }),
+    ...(options.granularities === undefined ? {} : { granularities: options.granularities }),
+  });
+}
+
+/** Grid steps beyond which the smoothing coupling's continuous noise C and the drawn b~ never differ (40 s2, s2 = 8: probability < e^-795). */
+const COUPLING_MARGIN = 320;
+
+/** The objective noise b on its grid: what is drawn and what the event says. */
+export interface ObjectiveNoiseGrid {
+  /** g_b, a power of two. */
+  readonly granularity: number;
+  /** s_b, the integer std parameter in grid steps. */
+  readonly gridNoiseStd: number;
+  /** g_b s_b: the std parameter of b (the event's noiseStd; the accountants use g_b sqrt(s_b^2 - 64) >= sigma). */
+  readonly noiseStd: number;
+  /** ||b~ - C|| <= g_b 320 sqrt(d): what the optimiser's tolerance must leave room for (AMP). */
+  readonly toleranceCost: number;
+  /** Draws b~ (d coordinates). */
+  readonly draw: (rng: Rng) => Float64Array;
 }
 
 /**
- * Minimises the perturbed objective SUM l + lambda/2 ||theta||^2 + b.theta with b given, to
- * ||grad|| <= gradTolerance, checked on a fresh gradient evaluation at the returned point; throws
- * `NumericalError` otherwise. Exposed so that tests can pass b explicitly; never release its
+ * Objective perturbation's noise b on a public grid, for an accounted std >= sigma. Why this is
+ * sound (`accounting/discrete-coupling.ts`): b~ = g K with K exact discrete Gaussian of parameter
+ * s is, within a factor e^{+-1e-500} pointwise, distributed as the rounding-like post-processing
+ * K ~ D_{s2, C/g} of a CONTINUOUS C ~ N(0, g^2 (s^2 - 64) I) — the ideal noise the theorems of
+ * `003` assume — and in that coupling every coordinate of b~ - C is below g 320 except with
+ * probability < d e^-795. AMP pays that gap in its gradient tolerance (a point with
+ * ||grad + b~|| <= tau - g 320 sqrt(d) has ||grad + C|| <= tau) and the miss probability in
+ * delta (far below double precision: the accountants' final upward rounding covers it).
+ * The grid is at most 2^-40 sigma (and, with a tolerance, at most 2^-14 tau / (320 sqrt d)).
+ */
+export function objectiveNoiseGrid(sigma: number, d: number, gradTolerance?: number): ObjectiveNoiseGrid {
+  requirePositive('noiseStd', sigma);
+  const bound = gradTolerance === undefined ? sigma * 2 ** -40 : Math.min(sigma * 2 ** -40, (2 ** -14 * gradTolerance) / (COUPLING_MARGIN * Math.sqrt(d)));
+  const granularity = powerOfTwoAtMost(bound);
+  const target = sigma * (1 + 1e-12);
+  let steps = Math.max(1024, Math.ceil(target / granularity));
+  while (granularity * griddedGaussianEffectiveMultiplier(steps, steps) < target) steps = Math.max(steps + 1, Math.ceil(steps * (1 + 1e-12)));
+  return {
+    granularity,
+    gridNoiseStd: steps,
+    noiseStd: granularity * steps,
+    toleranceCost: granularity * COUPLING_MARGIN * Math.sqrt(d) * (1 + 1e-12),
+    draw: (rng) => {
+      const b = fillDiscreteGaussian(rng, new Float64Array(d), steps);
+      for (let j = 0; j < d; j++) b[j] *= granularity;
+      return b;
+    },
+  };
+}
+
+/** The objective-perturbation event of a gridded b (its accounted std is >= the calibrated sigma). */
+export function griddedObjectivePerturbationEvent(grid: ObjectiveNoiseGrid, constants: GlmConstants, regularization: number): ObjectivePerturbationEvent {
+  return objectivePerturbationEvent({
+    noiseStd: grid.noiseStd,
+    lipschitz: constants.lipschitz,
+    smoothness: constants.smoothness,
+    regularization,
+    discrete: true,
+    gridNoiseStd: grid.gridNoiseStd,
+  });
+}
+
+/**
+ * Minimises the perturbed objective SUM l + lambda/2 ||theta||^2 + b.theta with b given, to a
+ * certified ||grad|| <= gradTolerance (`glm/certified-minimum.ts`: the fast optimiser, then a
+ * fallback that cannot fail). Exposed so that tests can pass b explicitly; never release its
  * result without the noise (use `trainObjectivePerturbation`).
  */
 export function minimizePerturbedObjective(
   loss: GlmLoss,
   data: GlmData,
   b: Float64Array,
-  options: { regularization: number; gradTolerance: number; maxIterations?: number; optimizer?: 'newton' | 'lbfgs' },
-): { theta: Float64Array; optimizer: 'newton' | 'lbfgs'; iterations: number } {
-  const result = minimizeGlmObjective(loss, data, { regularization: options.regularization, linear: b }, options);
-  if (!result.met) {
-    throw new NumericalError(
-      `objective perturbation: the optimiser (${result.optimizer}) stopped (${result.reason}) with ||grad|| = ${result.gradNorm} > ${options.gradTolerance}; ` +
-        '003 Thm. 3.1/3.2 hold only for the exact minimiser, so nothing is released (raise maxIterations, or use trainAmp, whose guarantee covers approximate minimisers)',
-    );
-  }
-  return { theta: result.theta, optimizer: result.optimizer, iterations: result.iterations };
+  options: { regularization: number; gradTolerance: number; lipschitz: number; maxIterations?: number; optimizer?: 'newton' | 'lbfgs'; clipNorm?: number },
+): { theta: Float64Array; optimizer: 'newton' | 'lbfgs'; iterations: number; certificate: 'checked' | 'theorem' } {
+  const objectiveOptions = { regularization: options.regularization, linear: b, ...(options.clipNorm === undefined ? {} : { clipNorm: options.clipNorm }) };
+  const fast = minimizeGlmObjective(loss, data, objectiveOptions, { gradTolerance: options.gradTolerance / 2, maxIterations: options.maxIterations, optimizer: options.optimizer });
+  const bNorm = norm2(b) * (1 + 4 * Number.EPSILON);
+  const certified = certifiedMinimum(glmObjective(loss, data, objectiveOptions), {
+    strongConvexity: options.regularization,
+    smoothness: objectiveSmoothness(loss, data, options.regularization),
+    tolerance: options.gradTolerance,
+    roundingBound: (theta) => glmGradientRoundingBound(data.n, data.d, options.lipschitz, options.regularization, norm2(theta) * (1 + 4 * Number.EPSILON), bNorm),
+    start: fast.theta,
+  });
+  return { theta: certified.theta, optimizer: fast.optimizer, iterations: fast.iterations + certified.fallbackIterations, certificate: certified.certificate };
 }
 
 /**
@@ -270,19 +357,31 @@ export function trainObjectivePerturbation(data: GlmData, options: ObjectivePert
   if (options.gradTolerance !== undefined) requirePositive('gradTolerance', options.gradTolerance);
   const rng = options.rng ?? defaultRng();
 
-  // The only randomness: d draws of N(0, sigma^2).
-  const b = fillGaussian(rng, new Float64Array(d), noise.noiseStd);
-  const gradTolerance = options.gradTolerance ?? 1e-10 * (n * constants.lipschitz + norm2(b) + 1);
-  const { theta, optimizer } = minimizePerturbedObjective(loss, glmData, b, {
+  // The only randomness: the d coordinates of b (exact discrete Gaussian on a public grid).
+  const grid = objectiveNoiseGrid(noise.noiseStd, d);
+  const b = options.continuousNoise ? fillGaussian(rng, new Float64Array(d), noise.noiseStd) : grid.draw(rng);
+  // A private tolerance (it depends on n and on b): used, never reported; never below 16 floating-point floors of the gradient test.
+  const floor = 16 * glmGradientRoundingBound(n, d, constants.lipschitz, noise.regularization, 0, norm2(b));
+  const gradTolerance = Math.max(floor, options.gradTolerance ?? 1e-10 * (n * constants.lipschitz + norm2(b) + 1));
+  const { theta, optimizer, certificate } = minimizePerturbedObjective(loss, glmData, b, {
     regularization: noise.regularization,
     gradTolerance,
+    lipschitz: constants.lipschitz,
     maxIterations,
     optimizer: options.optimizer,
   });
 
-  const privacy = objectivePerturbationReport(noise.event, noise.delta, rng, [
-    `003 Thm. 3.1/3.2 assume the exact minimiser; the released one has ||grad|| <= ${gradTolerance} (use AMP for a guarantee that covers approximate minimisers)`,
-  ]);
+  const event = options.continuousNoise ? noise.event : griddedObjectivePerturbationEvent(grid, constants, noise.regularization);
+  const privacy = objectivePerturbationReport(event, noise.delta, rng, {
+    conditions: [
+      {
+        level: 'conjecture',
+        reason:
+          '003 Thm. 3.1/3.2 hold for the exact minimiser of the perturbed objective; the released point is a numerical approximation whose error is not paid for, so this epsilon is not proven (--method amp pays for it)',
+      },
+    ],
+    ...(options.continuousNoise ? {} : { granularity: grid.granularity }),
+  });
   const model = linearModel(loss, theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = {
     method: 'objectivePerturbation',
@@ -297,6 +396,7 @@ export function trainObjectivePerturbation(data: GlmData, options: ObjectivePert
     rowNormBound,
     gradTolerance,
     optimizer,
+    certificate,
     accountant: options.accountant ?? 'rdp',
     ...(huberThreshold === undefined ? {} : { huberThreshold }),
     ...(noise.selection === undefined ? {} : { gaussianNoiseStd: noise.selection.gaussianNoiseStd, noiseFactor: noise.selection.noiseFactor }),

@@ -16,11 +16,10 @@ import { selfComposeEvent } from '../accounting/events.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireOpenUnit, requirePositive } from '../validate.js';
-import { nonPrivateReport } from './dp-gd.js';
 import type { GlmData } from './glm/types.js';
 import { calibrateCompositeNoise, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
-import { parseModel, predictMargins, type FeatureMatrix, type LinearModel } from './model.js';
-import { privacyReport, type PrivacyReport } from './privacy-report.js';
+import { parseModel, parsePrivacyReport, predictMargins, type FeatureMatrix, type LinearModel } from './model.js';
+import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 
 export interface OneVsRestModel {
@@ -77,25 +76,28 @@ export function trainOneVsRest(data: MultiClassData, options: OneVsRestOptions):
   const k = classes.length;
   const wrap = (run: ReturnType<typeof gradientRunEvent>) => selfComposeEvent(run, k);
   const noiseMultiplier = options.epsilon !== undefined
-    ? calibrateCompositeNoise(base, data.n, wrap, { epsilon: requirePositive('epsilon', options.epsilon), delta }).noiseMultiplier
+    ? calibrateCompositeNoise(base, data, wrap, { epsilon: requirePositive('epsilon', options.epsilon), delta }).noiseMultiplier
     : options.noiseMultiplier as number;
   const rng = options.rng ?? defaultRng();
   const models: LinearModel[] = [];
   const perClass: unknown[] = [];
+  let lastGranularity: number | undefined;
   for (let c = 0; c < k; c++) {
     const y = new Float64Array(data.n);
     for (let i = 0; i < data.n; i++) y[i] = data.y[i] === c ? 1 : 0;
     const result = trainGradientMethod({ ...data, y }, base, { noiseMultiplier, delta, rng });
-    const { privacy: _perRun, ...model } = result.model;
+    const { privacy: perRun, ...model } = result.model;
+    lastGranularity = perRun?.granularity;
     models.push(model);
     perClass.push(result.diagnostics);
   }
   const privacy = noiseMultiplier === 0
-    ? nonPrivateReport(rng.description)
-    : privacyReport(wrap(gradientRunEvent(base, data.n, noiseMultiplier)), delta, {
+    ? nonPrivateReport(rng, gradientMethodRelation(base.method))
+    : privacyReport(wrap(gradientRunEvent(base, data, noiseMultiplier)), delta, {
         relation: gradientMethodRelation(base.method),
         rng,
         pld: gaussianCompositionEpsilon,
+        granularity: lastGranularity,
       });
   const model: OneVsRestModel = {
     format: 'dpfit-one-vs-rest-model/1',
@@ -127,7 +129,11 @@ export function evaluateOneVsRest(model: OneVsRestModel, data: FeatureMatrix & {
   return { accuracy: correct / data.n };
 }
 
-/** Checks a JSON value is a one-vs-rest model (each class model a valid linear model). */
+/**
+ * Checks a JSON value is a one-vs-rest model: each class model a valid linear model with the same
+ * number of features, and the privacy report of the whole release in shape (`parsePrivacyReport`).
+ * Throws `InvalidParameterError` naming the offending field.
+ */
 export function parseOneVsRestModel(json: unknown): OneVsRestModel {
   const record = json as Partial<OneVsRestModel> | null;
   if (record === null || typeof record !== 'object' || record.format !== 'dpfit-one-vs-rest-model/1') {
@@ -139,8 +145,13 @@ export function parseOneVsRestModel(json: unknown): OneVsRestModel {
   if (!Array.isArray(record.models) || record.models.length !== record.classes.length) {
     throw new InvalidParameterError('model.models', record.models, `one linear model per class (${record.classes.length})`);
   }
-  const models = record.models.map((m) => parseModel(m));
+  const models = record.models.map((m, k) => parseModel(m, `model.models[${k}]`));
   const d = models[0].theta.length;
   if (!models.every((m) => m.theta.length === d)) throw new InvalidParameterError('model.models', 'theta lengths differ', 'every class model with the same number of features');
-  return { ...(record as OneVsRestModel), models };
+  if (record.featureNames !== undefined && !(Array.isArray(record.featureNames) && record.featureNames.length === d && record.featureNames.every((f) => typeof f === 'string'))) {
+    throw new InvalidParameterError('model.featureNames', record.featureNames, `a list of ${d} names (one per coefficient)`);
+  }
+  // A null privacy block is no block (it claims nothing).
+  const { privacy, ...rest } = record as OneVsRestModel;
+  return { ...rest, models, ...(privacy === undefined || privacy === null ? {} : { privacy: parsePrivacyReport(privacy, 'model.privacy') }) };
 }

@@ -37,7 +37,7 @@ import { requireInteger, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
 import { glmConstants, mulUp } from './glm/constants.js';
 import { checkedRowNormBound } from './glm/data.js';
-import { sumClippedGradients } from './glm/per-example.js';
+import { clippedSumRoundingBound, sumClippedGradients } from './glm/per-example.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
@@ -75,6 +75,25 @@ function sumPowers(r: number, k: number): number {
   return total;
 }
 
+/**
+ * A public bound on how far floating-point evaluation can move the iterate difference beyond the
+ * contraction bound: two runs each make an error of at most E per step (the batch sum's,
+ * `clippedSumRoundingBound`, scaled by gamma / b, plus <= 4 roundings per coordinate of
+ * theta - gamma (g / b + mu theta), with ||theta|| <= L / mu since theta_{t+1} = (1 - gamma mu)
+ * theta_t - gamma g / b starts at 0), and an error added at step t is contracted by rho at every
+ * later step: the difference grows by at most 2 E sum_t rho^t <= 2 E min(T, 1 / (1 - rho)).
+ */
+export function sgdOutputRoundingSlack(params: { lipschitz: number; learningRate: number; batchSize: number; rho: number; steps: number; regularization: number; d: number }): number {
+  const { lipschitz, learningRate, batchSize, rho, steps, regularization, d } = params;
+  const u = Number.EPSILON / 2;
+  const thetaBound = lipschitz / regularization;
+  const perStep =
+    (learningRate * clippedSumRoundingBound(batchSize, lipschitz, d)) / batchSize +
+    4 * u * (thetaBound * (1 + learningRate * regularization) + learningRate * lipschitz);
+  const horizon = rho < 1 ? Math.min(steps, 1 / (1 - rho)) : steps;
+  return 2 * perStep * horizon * (1 + 1e-9);
+}
+
 export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturbationSgdOptions): TrainResult {
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
@@ -101,7 +120,9 @@ export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturb
   // rho rounded up (a larger rho is a weaker contraction: a larger, still valid, sensitivity).
   const rho = Math.min(1, 1 - (learningRate * beta * mu) / (beta + mu) + 4 * Number.EPSILON);
   const stepsPerEpoch = Math.floor(n / batchSize);
-  const sensitivity = sgdOutputSensitivity({ lipschitz, learningRate, batchSize, rho, stepsPerEpoch, epochs });
+  const sensitivity =
+    sgdOutputSensitivity({ lipschitz, learningRate, batchSize, rho, stepsPerEpoch, epochs }) +
+    sgdOutputRoundingSlack({ lipschitz, learningRate, batchSize, rho, steps: epochs * stepsPerEpoch, regularization: mu, d });
 
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
@@ -118,7 +139,7 @@ export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturb
     }
   }
   const delta = target.kind === 'target' ? target.delta : options.delta;
-  const release = releaseWithGaussianNoise(theta, sensitivity, target, delta, rng);
+  const release = releaseWithGaussianNoise(theta, sensitivity, target, delta, rng, options.continuousNoise);
   const model = linearModel(loss, release.theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = {
     method: 'outputSgd',

@@ -38,15 +38,19 @@
  * 1 + 2e, with e = n (64 d eps + 1e-15) lambda_max-bound / R_c^2 (Cholesky backward error
  * O(d eps ||K||) plus the bisection tolerance, K = C^-1/2 A~ C^-1/2 <= (R_c^2 + mu / lambda_min(C)) I),
  * and the test scales its noise by it (an exact neighbour pair at distance exactly 1 differs by
- * 1 + 3e-15 in floating point: see the tests). Continuous Laplace samples remain subject to
- * Mironov 2012's floating-point caveat.
+ * 1 + 3e-15 in floating point: see the tests).
+ *
+ * Floating-point-safe noise: the statistic is rounded to a public power-of-two grid and released
+ * with exact discrete Laplace noise (`mechanisms/grid-noise.ts` `planLaplaceGrid`: the rounding
+ * costs one grid step of sensitivity, paid in the scale), so the released value is exactly what
+ * the pure-DP analysis speaks of (Mironov 2012's attack on textbook Laplace noise does not apply).
  */
-import { laplaceEvent, type LaplaceEvent } from '../accounting/events.js';
+import { type LaplaceEvent } from '../accounting/events.js';
 import { InvalidParameterError } from '../errors.js';
+import { addLaplaceGridNoise, planLaplaceGrid, type LaplaceGridPlan } from '../mechanisms/grid-noise.js';
 import { choleskyFactor, choleskySolve } from '../math/linear-algebra.js';
 import { integrate } from '../math/quadrature.js';
 import { logGamma } from '../math/gamma.js';
-import { sampleLaplace } from '../random/continuous.js';
 import type { Rng } from '../random/rng.js';
 import { requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 
@@ -113,24 +117,37 @@ export interface PtrStatistic {
   readonly sensitivity: number;
 }
 
-/** The 1-sensitive PTR statistic g(X) (see the file comment for the proof). PRIVATE: release it only through `proposeTestRelease`. */
-export function ptrStatistic(input: PtrStatisticInput): PtrStatistic {
-  const { gram, clipMatrix, d, n, rho, featureClip } = input;
+/**
+ * The public bound 1 + 2e on the sensitivity of the COMPUTED statistic (file comment): from n, d,
+ * C, mu, rho, R_c and the b-norm test's constants only, never from the data, so the test's noise
+ * (and event) are known before the data are read.
+ */
+export function ptrStatisticSensitivity(input: Omit<PtrStatisticInput, 'gram' | 'bNorm'> & { readonly bNorm?: { readonly bound: number; readonly bClip: number } }): number {
+  const { clipMatrix, d, n, rho, featureClip } = input;
   const mu = input.regularization;
   const r2 = featureClip * featureClip;
-  const margin = pencilMinEigenvalue(gram, clipMatrix, d) - rho;
-  let value = (n * margin) / r2;
-  // Public rounding bound (file comment): from C and mu only, never from the data.
   const identity = new Float64Array(d * d);
   for (let k = 0; k < d; k++) identity[k * d + k] = 1;
   const lambdaMinC = pencilMinEigenvalue(clipMatrix, identity, d);
   let error = (n * (64 * d * Number.EPSILON + 1e-15) * (r2 + mu / lambdaMinC + Math.abs(rho))) / r2;
   if (input.bNorm !== undefined) {
-    const { value: norm, bound, bClip } = input.bNorm;
-    value = Math.min(value, (n * (bound - norm)) / (2 * bClip));
+    const { bound, bClip } = input.bNorm;
     error = Math.max(error, n * (4 * d * Number.EPSILON) * (1 + bound / bClip));
   }
-  return { margin, value: value - 1, sensitivity: 1 + 2 * error };
+  return 1 + 2 * error;
+}
+
+/** The 1-sensitive PTR statistic g(X) (see the file comment for the proof). PRIVATE: release it only through `proposeTestRelease`. */
+export function ptrStatistic(input: PtrStatisticInput): PtrStatistic {
+  const { gram, clipMatrix, d, n, rho, featureClip } = input;
+  const r2 = featureClip * featureClip;
+  const margin = pencilMinEigenvalue(gram, clipMatrix, d) - rho;
+  let value = (n * margin) / r2;
+  if (input.bNorm !== undefined) {
+    const { value: norm, bound, bClip } = input.bNorm;
+    value = Math.min(value, (n * (bound - norm)) / (2 * bClip));
+  }
+  return { margin, value: value - 1, sensitivity: ptrStatisticSensitivity(input) };
 }
 
 /**
@@ -181,29 +198,45 @@ export function gaussianFeatureRho(dimension: number, featureClip: number, beta 
 
 export interface PtrResult {
   readonly passed: boolean;
-  /** The released value g(X) + Lap(1/epsilon). */
+  /** The released value: the statistic rounded to the grid plus exact discrete Laplace noise. */
   readonly noisyStatistic: number;
   /** log(1/delta) / epsilon: the test passes when the noisy statistic is above it (`000` Prop. 2 (iii)). */
   readonly threshold: number;
   readonly epsilon: number;
   readonly delta: number;
-  /** Laplace mechanism on a 1-sensitive statistic: noiseMultiplier 1/epsilon. */
+  /** Discrete Laplace mechanism on the statistic: noise multiplier >= sensitivity / (epsilon sensitivity) = 1/epsilon. */
   readonly event: LaplaceEvent;
+  /** The grid of the released value. */
+  readonly granularity: number;
+}
+
+/**
+ * The noise of the test: discrete Laplace on a grid with noise multiplier >= 1/epsilon relative
+ * to the statistic's (public) sensitivity, i.e. epsilon-DP. Known before the data are read.
+ */
+export function ptrNoisePlan(epsilon: number, sensitivity = 1): LaplaceGridPlan {
+  requirePositive('ptrEpsilon', epsilon);
+  if (!(sensitivity >= 1 && Number.isFinite(sensitivity))) throw new InvalidParameterError('sensitivity', sensitivity, 'a finite number >= 1 (the statistic is a distance: 1-Lipschitz at best)');
+  return planLaplaceGrid({ sensitivity, noiseMultiplier: 1 / epsilon, dimension: 1 });
 }
 
 /**
  * The test of `000` Prop. 2 (ii)-(iii) on a statistic of sensitivity `sensitivity` (default 1):
- * passes iff statistic + Lap(sensitivity/epsilon) > log(1/delta)/epsilon. epsilon-DP; on an
- * unsafe dataset (statistic < 0) it passes with probability at most delta/2.
+ * passes iff the statistic, rounded to the grid, plus discrete Laplace noise of scale >=
+ * sensitivity/epsilon (in the statistic's units) exceeds T = log(1/delta)/epsilon. epsilon-DP.
+ * On an unsafe dataset (statistic < 0, so its grid value is <= 0) it passes only if the discrete
+ * Laplace K (scale b >= 1024 grid steps) reaches m = floor(T/g) + 1: P[K >= m] =
+ * e^{-m/b} / (1 + e^{-1/b}) <= delta^{1/c} / (1 + e^{-1/b}) with c = epsilon g b = s (1 + g/s)(1 + 8u)
+ * <= s (1 + 2^-13) (s the statistic's sensitivity bound, g <= 2^-14 s). That is <= delta (the
+ * budget `rgm-gd.ts` gives the test) iff (1 - 1/c) log(1/delta) <= log(1 + e^{-1/b}) ~ 0.69, which
+ * holds for every double delta (log(1/delta) <= 745, 1 - 1/c < 2^-12).
  */
 export function proposeTestRelease(statistic: number, options: { epsilon: number; delta: number; rng: Rng; sensitivity?: number }): PtrResult {
   const epsilon = requirePositive('ptrEpsilon', options.epsilon);
   const delta = requireOpenUnit('ptrDelta', options.delta);
-  const sensitivity = options.sensitivity ?? 1;
-  if (!(sensitivity >= 1 && Number.isFinite(sensitivity))) throw new InvalidParameterError('sensitivity', sensitivity, 'a finite number >= 1 (the statistic is a distance: 1-Lipschitz at best)');
+  const plan = ptrNoisePlan(epsilon, options.sensitivity ?? 1);
   if (Number.isNaN(statistic)) throw new InvalidParameterError('statistic', statistic, 'a number');
   const threshold = -Math.log(delta) / epsilon;
-  // Laplace scale sensitivity / epsilon: epsilon-DP for a statistic of that sensitivity.
-  const noisyStatistic = statistic + sampleLaplace(options.rng, sensitivity / epsilon);
-  return { passed: noisyStatistic > threshold, noisyStatistic, threshold, epsilon, delta, event: laplaceEvent(1 / epsilon) };
+  const noisyStatistic = addLaplaceGridNoise(Float64Array.of(statistic), plan, options.rng)[0];
+  return { passed: noisyStatistic > threshold, noisyStatistic, threshold, epsilon, delta, event: plan.event, granularity: plan.granularity };
 }

@@ -47,21 +47,19 @@
  * learning rate is that bound with the PUBLIC L = lambda_max(C) R_c^2 + mu (A~ <= R_c^2 C + mu I);
  * the true L = lambda_max(A~) depends on the data and is not checked (the check would leak).
  */
-import { composeEvent, laplaceEvent, relativeGaussianEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import { composeEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
-import { relativeGaussianMinBaselineStd } from '../accounting/relative-gaussian.js';
 import { InvalidParameterError } from '../errors.js';
 import { choleskyFactor, choleskySolve } from '../math/linear-algebra.js';
-import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
-import { nonPrivateReport } from './dp-gd.js';
 import type { GlmData } from './glm/types.js';
 import { squaredLoss } from './glm/squared.js';
 import { linearModel, type LinearModel } from './model.js';
-import { privacyReport, type PrivacyReport } from './privacy-report.js';
-import { gaussianFeatureRho, pencilMinEigenvalue, proposeTestRelease, ptrStatistic } from './propose-test-release.js';
+import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
+import { gaussianFeatureRho, pencilMinEigenvalue, proposeTestRelease, ptrNoisePlan, ptrStatistic, ptrStatisticSensitivity } from './propose-test-release.js';
+import { addRgmGridNoise, projectOntoBall, rgmBaselineSteps, rgmGrid, rgmGriddedEvent, type RgmGrid } from './rgm-grid.js';
 
 export interface RgmGdOptions {
   /** Target epsilon of the whole run (PTR + T RGM steps). Give this, or noiseMultiplier: 0. */
@@ -127,8 +125,8 @@ export function rgmRidgeSensitivity(options: {
 }
 
 export interface RgmGdPrivacyReport extends PrivacyReport {
-  /** The PTR part: epsilon_ptr (pure DP, Laplace), delta_ptr, and the released test outcome. */
-  readonly ptr: { readonly epsilon: number; readonly delta: number; readonly passed: boolean; readonly noisyStatistic: number; readonly threshold: number };
+  /** The PTR part: epsilon_ptr (pure DP, discrete Laplace), delta_ptr, the public threshold and the released outcome. */
+  readonly ptr: { readonly epsilon: number; readonly delta: number; readonly passed: boolean; readonly threshold: number };
   /** delta = rdp (conversion of the composed RDP curve) + ptr (an unsafe dataset passing the test). */
   readonly deltaComponents: { readonly rdp: number; readonly ptr: number };
 }
@@ -144,6 +142,8 @@ export interface RgmGdDiagnostics {
   readonly gamma: number;
   readonly baselineStd: number;
   readonly conditionNumber: number;
+  /** The released noisy PTR statistic (a DP release, kept with the diagnostics; undefined without a test). */
+  readonly noisyStatistic?: number;
   /** Fractions of rows whose features / products were clipped: data-dependent, NOT private (as DP-GD's clippedFraction). */
   readonly clippedFeatureFraction: number;
   readonly clippedProductFraction: number;
@@ -284,6 +284,8 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
   let gamma = 0;
   let baselineStd = 0;
   let sensitivity: RgmSensitivity = { eta: 0, rRel: 0, s: 0 };
+  let grid: RgmGrid | undefined;
+  let baselineSteps = 0;
   let event: DpEvent | undefined;
   let ptrEpsilon = 0;
   let ptrDelta = 0;
@@ -294,12 +296,23 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
     ptrDelta = delta * ptrDeltaFraction;
     const rdpDelta = delta - ptrDelta;
     sensitivity = rgmRidgeSensitivity({ n, featureClip, rho, bClip, conditionNumber: clip.conditionNumber, bNormBound: testB ? bNormBound : undefined });
-    const { eta, rRel } = sensitivity;
-    const makeEvent = (g: number): DpEvent =>
-      composeEvent([
-        laplaceEvent(1 / ptrEpsilon),
-        selfComposeEvent(relativeGaussianEvent({ eta, gamma: g, dimension: d, baselineStd: relativeGaussianMinBaselineStd(eta, g, rRel, 1), rRel }), steps),
-      ]);
+    // The released gradients are rounded to a grid and computed in floating point: their relative sensitivity is (eta', R') (rgm-grid.ts).
+    const released = rgmGrid({
+      eta: sensitivity.eta,
+      rRel: sensitivity.rRel,
+      n,
+      d,
+      featureClip,
+      bClip,
+      lambdaMaxC: clip.lambdaMax,
+      lambdaMinC: clip.lambdaMax / clip.conditionNumber,
+      rho,
+      regularization,
+    });
+    grid = released;
+    const { eta } = released;
+    const ptrPlan = ptrNoisePlan(ptrEpsilon, ptrStatisticSensitivity({ clipMatrix: clip.matrix, d, n, rho, regularization, featureClip, ...(testB ? { bNorm: { bound: bNormBound as number, bClip } } : {}) }));
+    const makeEvent = (g: number): DpEvent => composeEvent([ptrPlan.event, selfComposeEvent(rgmGriddedEvent(released, g), steps)]);
     // 000 Sec. 4.1: no gamma reaches every target; the floor is the limit gamma -> infinity.
     const floor = rdpEpsilon(makeEvent(1e200), rdpDelta).epsilon;
     if (!(epsilon > floor * (1 + 1e-6))) {
@@ -313,7 +326,8 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
     const gamma0 = (2 * steps * eta * eta * Math.max(1, -Math.log(rdpDelta))) / (epsilon * epsilon);
     const calibration = calibrateNoiseMultiplier((z) => makeEvent(z * gamma0), { targetEpsilon: epsilon, delta: rdpDelta });
     gamma = calibration.noiseMultiplier * gamma0;
-    baselineStd = relativeGaussianMinBaselineStd(eta, gamma, rRel, 1);
+    baselineSteps = rgmBaselineSteps(released, gamma);
+    baselineStd = released.granularity * baselineSteps;
     event = calibration.event;
   }
 
@@ -326,8 +340,8 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
     steps,
     learningRate,
     rho,
-    eta: sensitivity.eta,
-    rRel: sensitivity.rRel,
+    eta: grid?.eta ?? sensitivity.eta,
+    rRel: grid?.rRel ?? sensitivity.rRel,
     gamma,
     baselineStd,
     conditionNumber: clip.conditionNumber,
@@ -341,6 +355,8 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
     const report = privacyReport(event as DpEvent, rdpDelta, {
       relation: 'replaceOne',
       rng,
+      granularity: (grid as RgmGrid).granularity,
+      granularities: { ptr: outcome.granularity, gradient: (grid as RgmGrid).granularity },
       warnings: [
         ...extra,
         `delta = ${rdpDelta} (RDP conversion of the composed event) + ${ptrDelta} (PTR: an unsafe dataset passes the test with at most this probability, 000 Prop. 2)`,
@@ -350,7 +366,7 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
     return Object.freeze({
       ...report,
       delta,
-      ptr: { epsilon: ptrEpsilon, delta: ptrDelta, passed: outcome.passed, noisyStatistic: outcome.noisyStatistic, threshold: outcome.threshold },
+      ptr: { epsilon: ptrEpsilon, delta: ptrDelta, passed: outcome.passed, threshold: outcome.threshold },
       deltaComponents: { rdp: rdpDelta, ptr: ptrDelta },
     });
   };
@@ -375,32 +391,36 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
         `PTR rejected: only the test's outcome was released (Laplace, epsilon_ptr = ${ptrEpsilon} pure DP, in privacy.ptr); the headline is the whole mechanism's (epsilon, delta), which is what the run costs`,
       ]);
       const message = `Propose-Test-Release rejected rho = ${rho}: the noisy distance to a dataset where A~ >= rho C fails (${ptrOutcome.noisyStatistic.toFixed(3)}) is not above log(1/delta_ptr)/epsilon_ptr = ${ptrOutcome.threshold.toFixed(3)} (000 Prop. 2). No model is released; the test's budget is spent. Propose a smaller rho, clip harder, or use more rows.`;
-      return { model: undefined, privacy: Object.freeze(privacy), diagnostics: { ...common, message } };
+      return { model: undefined, privacy: Object.freeze(privacy), diagnostics: { ...common, noisyStatistic: ptrOutcome.noisyStatistic, message } };
     }
   }
 
   // ---- T steps of 000 eq. (7)
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
-  const noise = new Float64Array(d);
   for (let t = 0; t < steps; t++) {
-    let normSquared = 0;
     for (let r = 0; r < d; r++) {
       let s = -clipped.b[r];
       for (let c = 0; c < d; c++) s += clipped.gram[r * d + c] * theta[c];
       gradient[r] = s;
-      normSquared += s * s;
     }
-    if (privateRun) fillGaussian(rng, noise, Math.sqrt(gamma * normSquared + baselineStd * baselineStd));
-    for (let r = 0; r < d; r++) theta[r] -= learningRate * (gradient[r] + noise[r]);
+    if (grid !== undefined) {
+      // Released: the gradient on the grid plus exact discrete RGM noise; the step and the projection are post-processing.
+      addRgmGridNoise(gradient, grid, gamma, baselineSteps, rng);
+      for (let r = 0; r < d; r++) theta[r] -= learningRate * gradient[r];
+      projectOntoBall(theta, grid.thetaRadius);
+    } else {
+      for (let r = 0; r < d; r++) theta[r] -= learningRate * gradient[r];
+    }
   }
   const model = linearModel(squaredLoss, theta, options.featureNames);
 
   if (!privateRun) {
-    const privacy = nonPrivateReport(rng.description);
+    const privacy = nonPrivateReport(rng, 'replaceOne');
     return { model: { ...model, privacy }, privacy, diagnostics: { ...common, message: 'no noise and no test: this model is NOT private' } };
   }
   const privacy = mechanismReport(ptrOutcome as ReturnType<typeof proposeTestRelease>, []);
+  const passed = ptrOutcome as ReturnType<typeof proposeTestRelease>;
   const message = `PTR passed (rho = ${rho}); ${steps} RGM steps with eta = ${sensitivity.eta.toExponential(3)}, gamma = ${gamma.toExponential(3)}, sigma = ${baselineStd.toExponential(3)}`;
-  return { model: { ...model, privacy }, privacy, diagnostics: { ...common, message } };
+  return { model: { ...model, privacy }, privacy, diagnostics: { ...common, noisyStatistic: passed.noisyStatistic, message } };
 }

@@ -27,20 +27,19 @@
  * partial shuffle, `004` Sec. 4.3) accounted by the RDP accountant with `allowConjecture`. It is
  * NOT a theorem: it is put in `privacy.comparisons.conjecture` and a warning, never in the headline.
  */
-import { gaussianEvent, selfComposeEvent, shuffledSgdConjectureEvent } from '../accounting/events.js';
+import { selfComposeEvent, shuffledSgdConjectureEvent, type DpEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
-import { fillGaussian } from '../random/continuous.js';
 import { randomPermutation } from '../random/discrete.js';
 import { defaultRng } from '../random/rng.js';
 import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
-import { nonPrivateReport, type TrainResult } from './dp-gd.js';
+import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
-import { privacyReport } from './privacy-report.js';
+import { nonPrivateReport, privacyReport } from './privacy-report.js';
 import { noiseTarget, type NoiseOptions, type TrainingDiagnostics } from './training.js';
 
 export interface ShuffledSgdOptions extends NoiseOptions {
@@ -67,9 +66,18 @@ export function shuffledPartialEpochs(epochs: number, fraction: number): number 
   return Math.max(1, Math.ceil(epochs / fraction - 1e-12));
 }
 
-/** The proven event of Alg. 1 with noise multiplier z (relative to C): selfCompose(gaussian(z/2), P). */
-export function shuffledSgdEvent(noiseMultiplier: number, partialEpochs: number) {
-  return selfComposeEvent(gaussianEvent(noiseMultiplier / 2), partialEpochs);
+/**
+ * The noise of one step (one clipped example gradient, std z C): a Gaussian mechanism of L2
+ * sensitivity 2C (replace-one), i.e. noise multiplier z/2, on the grid of `dp-gd.ts`
+ * `clippedSumNoise` unless `continuous`.
+ */
+export function shuffledStepNoise(d: number, clipNorm: number, noiseMultiplier: number, continuous = false): SumNoise {
+  return clippedSumNoise({ sensitivity: 2 * clipNorm, clipNorm, rows: 1, d, noiseMultiplier: noiseMultiplier / 2, continuous });
+}
+
+/** The proven event of Alg. 1: the step noise's event (multiplier >= z/2) composed P times. */
+export function shuffledSgdEvent(stepEvent: DpEvent, partialEpochs: number): DpEvent {
+  return selfComposeEvent(stepEvent, partialEpochs);
 }
 
 export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): TrainResult {
@@ -94,11 +102,11 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
     target.kind === 'target'
       ? 2 * exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, partialEpochs)
       : target.noiseMultiplier;
-  const noiseStd = noiseMultiplier * clipNorm;
+  const noise = noiseMultiplier === 0 ? undefined : shuffledStepNoise(d, clipNorm, noiseMultiplier, options.continuousNoise);
+  const noiseStd = noise?.noiseStd ?? 0;
 
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
-  const noise = new Float64Array(d);
   const index = new Uint32Array(1);
   let clipped = 0;
   let t = 0;
@@ -107,8 +115,8 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
     for (let j = 0; j < stepsPerEpoch; j++) {
       index[0] = permutation[j];
       clipped += sumClippedGradients(loss, glmData, theta, { clipNorm, indices: index, out: gradient }).clippedCount;
-      if (noiseStd > 0) fillGaussian(rng, noise, noiseStd);
-      for (let k = 0; k < d; k++) theta[k] -= learningRate * (gradient[k] + noise[k] + regularization * theta[k]);
+      noise?.add(gradient, rng);
+      for (let k = 0; k < d; k++) theta[k] -= learningRate * (gradient[k] + regularization * theta[k]);
       t++;
       options.onStep?.(t, steps);
     }
@@ -127,10 +135,13 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
     partialEpochs,
     stepsPerEpoch,
   };
-  if (noiseMultiplier === 0) return { model, privacy: nonPrivateReport(rng.description), diagnostics };
+  if (noise === undefined) {
+    const privacy = nonPrivateReport(rng, 'replaceOne');
+    return { model: { ...model, privacy }, privacy, diagnostics };
+  }
 
   const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
-  const event = shuffledSgdEvent(noiseMultiplier, partialEpochs);
+  const event = shuffledSgdEvent(noise.event, partialEpochs);
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
   const warnings: string[] = [];
   if (options.accountConjecture) {
@@ -150,6 +161,7 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
     pld: gaussianCompositionEpsilon,
     ...(Object.keys(comparisons).length > 0 ? { comparisons } : {}),
     warnings,
+    granularity: noise.granularity,
   });
   return { model: { ...model, privacy }, privacy, diagnostics };
 }

@@ -15,6 +15,12 @@ export interface NoiseOptions {
   readonly noiseMultiplier?: number;
   /** Randomness for sampling and noise (default: the secure generator). */
   readonly rng?: Rng;
+  /**
+   * Floating-point Gaussian noise instead of the default exact discrete noise on a grid: open to
+   * floating-point attacks (Mironov 2012), so the report's guarantee is `none`. For experiments
+   * that compare the two (e.g. `npm run bench -- train`).
+   */
+  readonly continuousNoise?: boolean;
 }
 
 export type NoiseTarget =

@@ -15,7 +15,7 @@ import { InvalidParameterError } from '../errors.js';
 import { defaultRng } from '../random/rng.js';
 import { requireOpenUnit, requirePositive } from '../validate.js';
 import type { GlmData } from './glm/types.js';
-import { calibrateCompositeNoise, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
+import { calibrateCompositeNoise, gradientMethodRelation, gradientRunNoise, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { tuneHonestly, type RunCountDistribution, type ScoringOptions, type TuningResult } from './tuning.js';
 import type { Rng } from '../random/rng.js';
 
@@ -67,12 +67,14 @@ export function tuneGradientMethodHonestly(data: GlmData, options: TuneGradientM
   const distribution = options.distribution ?? { kind: 'poisson', mean: 10 };
   const shape = distribution.kind === 'poisson' ? Infinity : distribution.shape;
   if (distribution.kind === 'truncatedNegativeBinomial') truncatedNegativeBinomialGamma(distribution.mean, distribution.shape); // validates
-  const { noiseMultiplier } = calibrateCompositeNoise(base, data.n, (run) => repeatAndSelectEvent(run, distribution.mean, shape), { epsilon, delta });
+  const { noiseMultiplier } = calibrateCompositeNoise(base, data, (run) => repeatAndSelectEvent(run, distribution.mean, shape), { epsilon, delta });
   const rng = options.rng ?? defaultRng();
+  const run = gradientRunNoise(base, data, noiseMultiplier);
   const result = tuneHonestly(data, {
     candidates: learningRates,
     train: (d, learningRate, runRng) => trainGradientMethod(d, { ...base, learningRate }, { noiseMultiplier, delta, rng: runRng }),
-    perRunEvent: gradientRunEvent(base, data.n, noiseMultiplier),
+    perRunEvent: run.event,
+    ...(run.granularity === undefined ? {} : { granularity: run.granularity }),
     distribution,
     delta,
     relation: gradientMethodRelation(base.method),

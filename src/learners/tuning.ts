@@ -73,6 +73,8 @@ export interface HonestTuningOptions<C> extends ScoringOptions {
   readonly train: CandidateTrainer<C>;
   /** The event every run releases, declared before any run (checked against every run). */
   readonly perRunEvent: DpEvent;
+  /** The grid of every run's noise, declared with perRunEvent (undefined: floating-point noise, no guarantee). */
+  readonly granularity?: number;
   readonly distribution: RunCountDistribution;
   /** delta at which the tuned release is accounted. */
   readonly delta: number;
@@ -187,6 +189,9 @@ export function tuneHonestly<C>(data: GlmData, options: HonestTuningOptions<C>):
         `the event every run releases; a run released ${canonical(result.privacy.event)} but ${declared} was declared (honest tuning needs one event for every candidate)`,
       );
     }
+    if (result.privacy.granularity !== options.granularity) {
+      throw new InvalidParameterError('granularity', result.privacy.granularity, `${options.granularity} (the grid declared for every run's noise)`);
+    }
     if (result.privacy.neighboringRelation !== relation) {
       throw new InvalidParameterError('relation', result.privacy.neighboringRelation, `'${relation}' (every run must hold under the declared relation)`);
     }
@@ -198,7 +203,7 @@ export function tuneHonestly<C>(data: GlmData, options: HonestTuningOptions<C>):
     best === undefined
       ? ['K = 0 runs were drawn: nothing is released (this outcome is part of the mechanism and is covered by the reported epsilon)']
       : [];
-  const privacy = privacyReport(tuningEvent, delta, { relation, rng, warnings });
+  const privacy = privacyReport(tuningEvent, delta, { relation, rng, warnings, granularity: options.granularity });
   const diagnostics = {
     method: 'honestTuning' as const,
     distribution,

@@ -7,6 +7,11 @@
  * sensitivity (`000`, Def. 2) — a property of the query that the caller asserts — with the Rényi DP
  * of `000` Thm. 1 (see accounting/relative-gaussian.ts). The returned event records sigma and R_rel
  * so that accountants give no bound at orders where Thm. 1's sigma condition fails.
+ *
+ * By default the value is rounded to a public power-of-two grid and released with exact discrete
+ * noise whose variance is computed exactly (`relative-gaussian-grid.ts`; the rounding raises eta
+ * and R_rel by about 1e-4 relative, and the event says so); `continuous: true` gives floating-point
+ * noise instead (vulnerable to floating-point attacks, Mironov 2012).
  */
 import { relativeGaussianEvent, type RelativeGaussianEvent } from '../accounting/events.js';
 import {
@@ -19,7 +24,9 @@ import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { sampleGaussian } from '../random/continuous.js';
 import { requireNonNegative, requirePositive } from '../validate.js';
+import { MIN_GRID_NOISE_STD } from './grid-noise.js';
 import { toVector, type QueryValue } from './noise.js';
+import { addRelativeGaussianGridNoise, griddedRelativeGaussianEvent, planRelativeGaussianGrid, relativeGaussianBaselineSteps } from './relative-gaussian-grid.js';
 
 export interface RelativeGaussianOptions {
   /** Relative sensitivity eta of the query (`000` Def. 2). */
@@ -35,6 +42,8 @@ export interface RelativeGaussianOptions {
    * (with a target, the smallest sigma valid at the calibrated order).
    */
   readonly baselineStd?: number;
+  /** Floating-point noise instead of the default exact discrete noise on a grid (no proven guarantee). */
+  readonly continuous?: boolean;
   readonly rng?: Rng;
 }
 
@@ -45,17 +54,33 @@ export interface RelativeGaussianResult {
   readonly baselineStd: number;
   /** The std actually used: sqrt(gamma |R(x)|^2 + sigma^2). It depends on the data: do not release it. */
   readonly noiseStd: number;
+  /** The grid of the release (undefined for continuous noise). */
+  readonly granularity?: number;
 }
 
 export function relativeGaussianMechanism(value: QueryValue, options: RelativeGaussianOptions): RelativeGaussianResult {
   const vector = toVector(value);
   const d = vector.length;
-  const eta = requirePositive('eta', options.eta);
-  const rRel = requireNonNegative('rRel', options.rRel);
+  const etaQuery = requirePositive('eta', options.eta);
+  const rRelQuery = requireNonNegative('rRel', options.rRel);
   const hasTarget = options.targetEpsilon !== undefined || options.delta !== undefined;
   if (hasTarget === (options.gamma !== undefined)) {
     throw new InvalidParameterError('gamma', options.gamma, 'given, or targetEpsilon and delta given instead (exactly one of the two)');
   }
+  if (options.baselineStd !== undefined) requirePositive('baselineStd', options.baselineStd);
+  // On the grid the query's relative sensitivity grows a little (relative-gaussian-grid.ts): calibrate and check with the grid's.
+  const grid = options.continuous
+    ? undefined
+    : rRelQuery === 0 && options.baselineStd === undefined
+      ? undefined
+      : planRelativeGaussianGrid({
+          eta: etaQuery,
+          rRel: rRelQuery,
+          dimension: d,
+          ...(options.baselineStd === undefined ? {} : { granularityBound: options.baselineStd / (2 * MIN_GRID_NOISE_STD) }),
+        });
+  const eta = grid?.eta ?? etaQuery;
+  const rRel = grid?.rRel ?? rRelQuery;
   let gamma: number;
   let defaultSigma: number;
   if (options.gamma !== undefined) {
@@ -87,8 +112,15 @@ export function relativeGaussianMechanism(value: QueryValue, options: RelativeGa
   }
   let normSquared = 0;
   for (let i = 0; i < d; i++) normSquared += vector[i] * vector[i];
-  const noiseStd = Math.sqrt(gamma * normSquared + baselineStd * baselineStd);
   const rng = options.rng ?? defaultRng();
-  for (let i = 0; i < d; i++) vector[i] += sampleGaussian(rng, 0, noiseStd);
-  return { value: vector, event: relativeGaussianEvent(params), gamma, baselineStd, noiseStd };
+  if (grid === undefined) {
+    const noiseStd = Math.sqrt(gamma * normSquared + baselineStd * baselineStd);
+    for (let i = 0; i < d; i++) vector[i] += sampleGaussian(rng, 0, noiseStd);
+    return { value: vector, event: relativeGaussianEvent(params), gamma, baselineStd, noiseStd };
+  }
+  const steps = relativeGaussianBaselineSteps(grid, gamma, baselineStd);
+  const usedBaseline = grid.granularity * steps;
+  const noiseStd = Math.sqrt(gamma * normSquared + usedBaseline * usedBaseline);
+  addRelativeGaussianGridNoise(vector, grid, gamma, steps, rng);
+  return { value: vector, event: griddedRelativeGaussianEvent(grid, gamma, steps), gamma, baselineStd: usedBaseline, noiseStd, granularity: grid.granularity };
 }

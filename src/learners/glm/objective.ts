@@ -43,15 +43,73 @@ function resolve(options: GlmObjectiveOptions, d: number): Resolved {
   return { lambda, b, clipNorm };
 }
 
+/**
+ * Cascade (pairwise) summation of per-block partial sums: block k's partial is merged like a
+ * binary counter, so every partial passes through at most log2(blocks) + 1 additions before the
+ * final collection (Higham, "Accuracy and Stability of Numerical Algorithms", Sec. 4.2). It keeps
+ * the gradient's worst-case rounding error proportional to log n instead of n, which the
+ * certified minimisers' checks rely on (`glmGradientRoundingBound`).
+ */
+class CascadeSum {
+  private readonly levels: Float64Array[] = [];
+  private readonly used: boolean[] = [];
+  constructor(private readonly d: number) {}
+
+  /** Adds `part` (a block's partial sum; it is consumed as scratch). */
+  push(part: Float64Array): void {
+    let level = 0;
+    let carry = part;
+    while (this.used[level]) {
+      const held = this.levels[level];
+      for (let j = 0; j < this.d; j++) carry[j] += held[j];
+      this.used[level] = false;
+      level++;
+    }
+    if (this.levels[level] === undefined) this.levels[level] = new Float64Array(this.d);
+    this.levels[level].set(carry);
+    this.used[level] = true;
+  }
+
+  /** Writes the total into `out` (lowest levels first). */
+  total(out: Float64Array): void {
+    out.fill(0);
+    for (let level = 0; level < this.levels.length; level++) {
+      if (!this.used[level]) continue;
+      const held = this.levels[level];
+      for (let j = 0; j < this.d; j++) out[j] += held[j];
+    }
+  }
+}
+
+/**
+ * A public bound on ||computed gradient - exact gradient||_2 of L at theta, for n rows, d
+ * coordinates, per-example gradients of norm <= termBound (the clip norm, or the loss's Lipschitz
+ * constant for rows of norm <= R), regulariser lambda and perturbation norm ||b||. Every term of
+ * a gradient coordinate passes through at most D roundings: 1 (c_i x_ij) + 3 (a group of four
+ * rows) + BLOCK/4 + 3 (the block's partial) + 2 (log2(blocks) + 1) (cascade and collection) + 2
+ * (lambda theta_j and b_j), so the error is <= gamma_D (n termBound + lambda ||theta|| + ||b||)
+ * (Higham, Sec. 4.2; gamma_D = D u / (1 - D u), u = 2^-53), with termBound inflated by
+ * (1 + (d + 8) u) for the rounding of the clipping threshold. CHANGE THIS BOUND if
+ * `valueAndGradient`'s summation order changes.
+ */
+export function glmGradientRoundingBound(n: number, d: number, termBound: number, lambda: number, thetaNorm: number, bNorm: number): number {
+  const u = Number.EPSILON / 2;
+  const blocks = Math.max(1, Math.ceil(n / BLOCK));
+  const depth = 1 + 3 + BLOCK / 4 + 3 + 2 * (Math.ceil(Math.log2(blocks)) + 1) + 2;
+  const gamma = (depth * u) / (1 - depth * u);
+  return gamma * (n * termBound * (1 + (d + 8) * u) + lambda * thetaNorm + bNorm) * (1 + 8 * u);
+}
+
 function valueAndGradient(
   loss: GlmLoss, data: GlmData, theta: Float64Array, grad: Float64Array, o: Resolved, norms: Float64Array | null,
 ): number {
   const { x, y, n, d } = data;
-  grad.fill(0);
   const z = new Float64Array(BLOCK);
   const yb = new Float64Array(BLOCK);
   const v = new Float64Array(BLOCK);
   const c = new Float64Array(BLOCK);
+  const part = new Float64Array(d);
+  const cascade = new CascadeSum(d);
   let total = 0;
   for (let start = 0; start < n; start += BLOCK) {
     const m = Math.min(BLOCK, n - start);
@@ -70,8 +128,11 @@ function valueAndGradient(
       }
     }
     for (let k = 0; k < m; k++) total += v[k];
-    accumulateBlock(x, d, start, m, undefined, c, grad);
+    part.fill(0);
+    accumulateBlock(x, d, start, m, undefined, c, part);
+    cascade.push(part);
   }
+  cascade.total(grad);
   let sq = 0;
   let lin = 0;
   for (let j = 0; j < d; j++) {

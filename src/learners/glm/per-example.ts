@@ -59,6 +59,30 @@ function clampBlock(c: Float64Array, ss: Float64Array, clipNorm: number, m: numb
  */
 export const CHUNK_ROWS = 32768;
 
+/**
+ * A public bound on how far the computed sum of at most `rows` clipped gradients (clip norm C,
+ * d coordinates) can be from the exact sum of the same clipped gradients, in L2 norm. The
+ * sensitivity of the COMPUTED sum is the exact one plus twice this (one error per dataset).
+ *
+ * Proof note (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Sec. 4.2: a sum
+ * whose every term passes through at most D roundings has error <= gamma_D sum |a_i|,
+ * gamma_D = D u / (1 - D u), u = 2^-53). The kernels (`kernels.ts`) form c_i x_ij (one rounding),
+ * add four rows as ((t0 + t1) + t2) + t3 (<= 3), add that to the chunk's partial sum once per
+ * group of four (<= ceil(CHUNK_ROWS / 4) + 3 for the remainder rows), and add the chunk sums in
+ * order (<= ceil(rows / CHUNK_ROWS)): D <= 8 + ceil(min(rows, CHUNK_ROWS) / 4) + ceil(rows / CHUNK_ROWS).
+ * Per coordinate the error is <= gamma_D sum_i |a_ij|, so in L2 it is <= gamma_D sum_i ||a_i|| <=
+ * gamma_D rows B, where B bounds each computed clipped gradient's norm: C (1 + (d + 8) u) covers
+ * the rounding of the squared row norm (gamma_d), of its square root, of the threshold and of the
+ * products (`CLIP_SAFETY` already aims below C). CHANGE THIS BOUND if the summation order changes.
+ */
+export function clippedSumRoundingBound(rows: number, clipNorm: number, d: number): number {
+  const u = Number.EPSILON / 2;
+  const depth = 8 + Math.ceil(Math.min(rows, CHUNK_ROWS) / 4) + Math.ceil(rows / CHUNK_ROWS);
+  const gamma = (depth * u) / (1 - depth * u);
+  const termBound = clipNorm * (1 + (d + 8) * u);
+  return gamma * rows * termBound * (1 + 8 * u);
+}
+
 /** @internal The per-block buffers of a pass. */
 export interface ClipScratch {
   z: Float64Array;
