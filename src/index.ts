@@ -39,6 +39,7 @@ export {
 export type { Rng } from './random/index.js';
 export {
   defaultRng,
+  fillDiscreteGaussian,
   fillGaussian,
   poissonSubsampleIndices,
   poissonSubsampleMask,
@@ -46,6 +47,7 @@ export {
   sampleBernoulli,
   sampleBinomial,
   sampleDiscreteGaussian,
+  sampleDiscreteGaussianVariance,
   sampleDiscreteLaplace,
   sampleExponential,
   sampleGaussian,
@@ -128,6 +130,10 @@ export { randomizedResponse, randomizedResponseEpsilon, randomizedResponseNoiseP
 export type { RelativeGaussianOptions, RelativeGaussianResult } from './mechanisms/relative-gaussian.js';
 export { relativeGaussianMechanism } from './mechanisms/relative-gaussian.js';
 export type { QueryValue } from './mechanisms/noise.js';
+export type { GaussianGridPlan, GridPlanOptions, LaplaceGridPlan } from './mechanisms/grid-noise.js';
+export { addGaussianGridNoise, addLaplaceGridNoise, GRID_RESOLUTION, planGaussianGrid, planLaplaceGrid } from './mechanisms/grid-noise.js';
+export type { RelativeGaussianGrid } from './mechanisms/relative-gaussian-grid.js';
+export { addRelativeGaussianGridNoise, planRelativeGaussianGrid } from './mechanisms/relative-gaussian-grid.js';
 
 // Data
 export type {
@@ -227,8 +233,13 @@ export {
 
 // Learners
 export type { LinearModel, Metrics } from './learners/model.js';
-export { evaluate, parseModel, predict, predictMargins } from './learners/model.js';
-export type { PrivacyReport } from './learners/privacy-report.js';
+export { evaluate, parseModel, parsePrivacyReport, predict, predictMargins } from './learners/model.js';
+export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from './learners/verify-model.js';
+export { describeVerification, verifyModel } from './learners/verify-model.js';
+export type { GuaranteeCondition, PrivacyReport } from './learners/privacy-report.js';
+export { nonPrivateReport, publicRandomness, weakerGuarantee, withConditions } from './learners/privacy-report.js';
+export type { CertifiedMinimum, CertifiedMinimumOptions } from './learners/glm/certified-minimum.js';
+export { certifiedMinimum } from './learners/glm/certified-minimum.js';
 export type { DpGdOptions, TrainResult } from './learners/dp-gd.js';
 export { trainDpGd } from './learners/dp-gd.js';
 export type { DpSgdOptions } from './learners/dp-sgd.js';
@@ -238,7 +249,7 @@ export { gridSearchNotPrivate, tuneHonestly } from './learners/tuning.js';
 export type { TrainMethod, TrainOptions, TrainOutcome } from './learners/train.js';
 export { train, TRAIN_METHODS } from './learners/train.js';
 export type { GradientMethod, GradientMethodOptions } from './learners/gradient-methods.js';
-export { calibrateCompositeNoise, gradientRunEvent, trainGradientMethod } from './learners/gradient-methods.js';
+export { calibrateCompositeNoise, gradientRunEvent, gradientRunNoise, trainGradientMethod } from './learners/gradient-methods.js';
 export type { TuneGradientMethodOptions } from './learners/tune-gradient-method.js';
 export { poissonMeanForGrid, tuneGradientMethodHonestly } from './learners/tune-gradient-method.js';
 export type { OneVsRestModel, OneVsRestOptions } from './learners/one-vs-rest.js';

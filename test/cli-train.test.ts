@@ -16,6 +16,17 @@ async function run(...argv: string[]): Promise<{ code: number; stdout: string; s
   return { code, stdout, stderr };
 }
 
+/**
+ * `dpfit train ... --json` with `--diagnostics`: the release on stdout ({model, privacy}) and the
+ * data owner's private file ({note, metrics: {training}, diagnostics}).
+ */
+async function trainWithDiagnostics(...argv: string[]): Promise<{ code: number; stderr: string; result: any; owner: any }> {
+  const path = join(mkdtempSync(join(tmpdir(), 'dpfit-diagnostics-')), 'diagnostics.json');
+  const { code, stdout, stderr } = await run('train', ...argv, '--diagnostics', path, '--json');
+  if (code !== 0) return { code, stderr, result: undefined, owner: undefined };
+  return { code, stderr, result: JSON.parse(stdout), owner: JSON.parse(readFileSync(path, 'utf8')) };
+}
+
 /** A small private-looking CSV (age, hours, label yes/no) and its public schema, in a temp dir. */
 function fixture(): { dir: string; data: string; schema: string } {
   const dir = mkdtempSync(join(tmpdir(), 'dpfit-train-'));
@@ -65,9 +76,10 @@ test('dpfit train --json: model, privacy report that re-accounts below the targe
   const gd = JSON.parse((await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '30', '--epsilon', '1', '--json', '--seed', '2')).stdout);
   assert.equal(gd.privacy.neighboringRelation, 'replaceOne');
   assert.ok(gd.privacy.epsilon <= 1);
-  const shuffled = JSON.parse((await run('train', '--data', data, '--schema', schema, '--method', 'shuffled', '--fraction', '0.5', '--epochs', '1', '--learning-rate', '0.05', '--epsilon', '1', '--conjecture', '--json', '--seed', '3')).stdout);
+  const shuffled = JSON.parse((await run('train', '--data', data, '--schema', schema, '--method', 'shuffled', '--fraction', '0.5', '--epochs', '1', '--learning-rate', '0.05', '--epsilon', '1', '--conjecture', '--json')).stdout);
   assert.equal(shuffled.privacy.neighboringRelation, 'replaceOne');
   assert.ok(shuffled.privacy.epsilon <= 1);
+  // The secure generator (no --seed): proven, and the conjecture is never the guarantee.
   assert.equal(shuffled.privacy.guarantee, 'proven', 'the conjecture is never the guarantee');
 });
 
@@ -95,15 +107,18 @@ test('dpfit train --tune: honest learning-rate tuning scored on a PUBLIC validat
   // A separate public sample (here: the fixture's generator with another seed would do; the first 300 rows' copy suffices to score).
   writeFileSync(validation, readFileSync(data, 'utf8').split('\n').slice(0, 301).join('\n') + '\n');
   const out = join(dir, 'tuned.json');
-  const tuned = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '20', '--epsilon', '2', '--tune', '4',
-    '--tune-learning-rates', '0.1,1,5', '--validation', validation, '--seed', '5', '--out', out, '--json');
+  const tuned = await trainWithDiagnostics('--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '20', '--epsilon', '2', '--tune', '4',
+    '--tune-learning-rates', '0.1,1,5', '--validation', validation, '--seed', '5', '--out', out);
   assert.equal(tuned.code, 0, tuned.stderr);
-  const result = JSON.parse(tuned.stdout);
+  const { result, owner } = tuned;
   const event = parseEvent(result.privacy.event);
   assert.equal(event.kind, 'repeatAndSelect');
   assert.ok(rdpEpsilon(event, 1e-5).epsilon <= 2);
+  // These validation rows are training rows (and the run is seeded): the release guarantees nothing.
+  assert.equal(result.privacy.guarantee, 'none');
+  assert.ok(result.privacy.warnings.some((w: string) => /not disjoint from the training data/.test(w)));
   if (result.model !== null) {
-    assert.ok([0.1, 1, 5].includes(result.diagnostics.learningRate));
+    assert.ok([0.1, 1, 5].includes(owner.diagnostics.learningRate));
     assert.ok(existsSync(out));
   } else {
     assert.ok(!existsSync(out), 'no run (K = 0): nothing written');
@@ -124,13 +139,13 @@ test('dpfit train --tune: honest learning-rate tuning scored on a PUBLIC validat
 test('dpfit train --method output | output-sgd: Gaussian output perturbation, replace-one, epsilon <= target', async () => {
   const { data, schema } = fixture();
   for (const extra of [['--method', 'output', '--regularization', '0.01'], ['--method', 'output-sgd', '--regularization', '0.05', '--epochs', '3', '--batch-size', '150']]) {
-    const trained = await run('train', '--data', data, '--schema', schema, '--epsilon', '1', '--seed', '1', '--json', ...extra);
+    const trained = await trainWithDiagnostics('--data', data, '--schema', schema, '--epsilon', '1', '--seed', '1', ...extra);
     assert.equal(trained.code, 0, trained.stderr);
-    const result = JSON.parse(trained.stdout);
+    const { result, owner } = trained;
     assert.equal(result.privacy.neighboringRelation, 'replaceOne');
     assert.ok(result.privacy.epsilon <= 1);
     assert.equal(parseEvent(result.privacy.event).kind, 'gaussian');
-    assert.ok(result.metrics.training.accuracy > 0.6, `${extra[1]}: ${result.metrics.training.accuracy}`);
+    assert.ok(owner.metrics.training.accuracy > 0.6, `${extra[1]}: ${owner.metrics.training.accuracy}`);
   }
   const missing = await run('train', '--data', data, '--schema', schema, '--epsilon', '1', '--method', 'output');
   assert.equal(missing.code, 2);
@@ -140,13 +155,13 @@ test('dpfit train --method output | output-sgd: Gaussian output perturbation, re
 test('dpfit train --method objpert | amp: 003 learners, add/remove-one, the event re-accounts to <= target', async () => {
   const { data, schema } = fixture();
   for (const method of ['objpert', 'amp']) {
-    const trained = await run('train', '--data', data, '--schema', schema, '--method', method, '--epsilon', '1', '--seed', '2', '--json');
+    const trained = await trainWithDiagnostics('--data', data, '--schema', schema, '--method', method, '--epsilon', '1', '--seed', '2');
     assert.equal(trained.code, 0, trained.stderr);
-    const result = JSON.parse(trained.stdout);
+    const { result, owner } = trained;
     assert.equal(result.privacy.neighboringRelation, 'addOrRemoveOne');
     const event = parseEvent(result.privacy.event);
     assert.ok(rdpEpsilon(event, 1e-5).epsilon <= 1, method);
-    assert.ok(result.metrics.training.accuracy > 0.7, `${method}: ${result.metrics.training.accuracy}`);
+    assert.ok(owner.metrics.training.accuracy > 0.7, `${method}: ${owner.metrics.training.accuracy}`);
   }
   const wrong = await run('train', '--data', data, '--schema', schema, '--method', 'amp', '--noise-multiplier', '1', '--regularization', '5');
   assert.equal(wrong.code, 2);
@@ -176,12 +191,12 @@ test('dpfit train --method rgm: ridge by RGM gradient descent; a Propose-Test-Re
     return join(dir, name);
   };
   const good = write('good.csv', 30000, false);
-  const trained = await run('train', '--data', good, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '50', '--seed', '3', '--json');
+  const trained = await trainWithDiagnostics('--data', good, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '50', '--seed', '3');
   assert.equal(trained.code, 0, trained.stderr);
-  const result = JSON.parse(trained.stdout);
-  assert.notEqual(result.model, null, JSON.stringify(result.diagnostics));
+  const { result, owner } = trained;
+  assert.notEqual(result.model, null, JSON.stringify(owner.diagnostics));
   assert.ok(result.privacy.epsilon <= 2);
-  assert.ok(result.metrics.training.mse < 1, `mse ${result.metrics.training.mse}`);
+  assert.ok(owner.metrics.training.mse < 1, `mse ${owner.metrics.training.mse}`);
   const singular = write('singular.csv', 2000, true);
   const out = join(dir, 'never.json');
   const rejected = await run('train', '--data', singular, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--seed', '4', '--out', out, '--json');
@@ -216,17 +231,18 @@ test('dpfit train on a multi-class label: one-vs-rest, the composed event <= tar
     ],
   }));
   const out = join(dir, 'model.json');
-  const trained = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '100', '--learning-rate', '5', '--epsilon', '2', '--seed', '1', '--out', out, '--json');
+  const trained = await trainWithDiagnostics('--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '100', '--learning-rate', '5', '--epsilon', '2', '--seed', '1', '--out', out);
   assert.equal(trained.code, 0, trained.stderr);
-  const result = JSON.parse(trained.stdout);
+  const { result, owner } = trained;
   assert.equal(result.model.format, 'dpfit-one-vs-rest-model/1');
   assert.deepEqual(result.model.classes, ['red', 'green', 'blue']);
   const event = parseEvent(result.privacy.event);
   assert.ok(event.kind === 'selfCompose' && event.count === 3, 'the three binary runs compose');
   assert.ok(result.privacy.epsilon <= 2);
-  assert.ok(result.metrics.training.accuracy > 0.8, `accuracy ${result.metrics.training.accuracy}`);
+  assert.ok(owner.metrics.training.accuracy > 0.8, `accuracy ${owner.metrics.training.accuracy}`);
   const evaluated = JSON.parse((await run('evaluate', '--model', out, '--data', data, '--json')).stdout);
-  assert.equal(evaluated.accuracy, result.metrics.training.accuracy);
+  assert.equal(evaluated.accuracy, owner.metrics.training.accuracy);
+  assert.equal(evaluated.privacy.holds, true, 'the one-vs-rest file (one privacy block for the whole release) verifies');
   const predicted = JSON.parse((await run('predict', '--model', out, '--data', data, '--json')).stdout);
   assert.equal(predicted.predictions.length, 1500);
   assert.ok(predicted.predictions.every((p: string) => ['red', 'green', 'blue'].includes(p)));

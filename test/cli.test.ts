@@ -81,6 +81,10 @@ test('--help teaches and exits 0; the demo prints a privacy report', async () =>
   assert.equal(report.privacy.event.kind, 'selfCompose');
   assert.equal(report.privacy.neighboringRelation, 'addOrRemoveOne');
   assert.equal(report.privacy.guarantee, 'proven');
+  // The demo checks its own model as `dpfit verify` would: the claim holds, proven.
+  assert.equal(report.verification.holds, true, report.verification.problems.join(' | '));
+  assert.equal(report.verification.verified.guarantee, 'proven');
+  assert.ok(report.verification.verified.epsilon <= report.privacy.epsilon);
   // The embedded task is easy: the private model is within a few points of the non-private one.
   assert.ok(report.metrics.accuracy > report.baselineMetrics.accuracy - 0.05, `${report.metrics.accuracy} vs ${report.baselineMetrics.accuracy}`);
 });

@@ -11,6 +11,7 @@ import { registerData } from './commands/data.js';
 import { registerDemo } from './commands/demo.js';
 import { registerRgm } from './commands/rgm.js';
 import { registerTrain } from './commands/train.js';
+import { registerVerify } from './commands/verify.js';
 import { exitCodeFor, processIo, type CliIo } from './io.js';
 
 export const VERSION = '0.1.0';
@@ -33,13 +34,15 @@ Every command has --help and --json (exactly one JSON object on stdout). Exit st
 
 Start with:
   $ dpfit demo
-  $ dpfit calibrate gaussian --target-epsilon 1 --delta 1e-5`,
+  $ dpfit calibrate gaussian --target-epsilon 1 --delta 1e-5
+  $ dpfit verify model.json          # does a model file's privacy claim hold?`,
     );
   registerDemo(program, io);
   registerCalibrate(program, io);
   registerRgm(program, io);
   registerAccounting(program, io);
   registerTrain(program, io);
+  registerVerify(program, io);
   registerData(program, io);
   for (const command of program.commands) propagate(command);
   return program;

@@ -2,7 +2,8 @@
  * `dpfit train --method ...`: from the command's flags to one learner call. Each method reads
  * only the flags it documents; the result always has the `{model, privacy, diagnostics}` shape
  * (model undefined when the mechanism released nothing: K = 0 runs in honest tuning, a
- * Propose-Test-Release rejection).
+ * Propose-Test-Release rejection). `diagnostics` are the data owner's (private): the command
+ * writes them only to --diagnostics and to stderr, never into the release.
  */
 import { labelColumn, type PreparedData, type Schema } from '../../data/schema.js';
 import { trainOneVsRest, type OneVsRestModel } from '../../learners/one-vs-rest.js';
@@ -60,6 +61,7 @@ export interface TrainFlags {
   metric?: string;
   seed?: number;
   out?: string;
+  diagnostics?: string;
   json?: boolean;
 }
 
@@ -130,6 +132,7 @@ function runTuned(flags: TrainFlags, prepared: PreparedData, context: MethodCont
     throw new InvalidParameterError('--validation', undefined, 'a PUBLIC labelled file (not part of the private data) to score the candidates with --tune');
   }
   if (flags.learningRate !== undefined) throw new InvalidParameterError('--learning-rate', flags.learningRate, 'not given with --tune (use --tune-learning-rates for the candidate grid)');
+  if (flags.noiseMultiplier !== undefined) throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, 'not given with --tune (the noise is calibrated from --epsilon for the whole tuned release)');
   const result = tuneGradientMethodHonestly(prepared.dataset, {
     base: gradientOptions(flags, prepared, context),
     learningRates: flags.tuneLearningRates ?? DEFAULT_TUNING_GRID,

@@ -4,23 +4,41 @@
  * row-norm bound the privacy analysis relies on; the model file embeds the schema and the privacy
  * report, so it says what it cost.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadDataset, readSchemaFile } from '../../data/node/read.js';
-import { parseSchema, type Schema } from '../../data/schema.js';
+import { isSuggestedSchema, parseSchema, schemaToJson, type Schema } from '../../data/schema.js';
+import { SUGGESTION_WARNING } from '../../data/suggest-schema.js';
 import { InvalidParameterError } from '../../errors.js';
-import { evaluate, parseModel, predict, type LinearModel } from '../../learners/model.js';
-import { evaluateOneVsRest, parseOneVsRestModel, predictClasses, type OneVsRestModel } from '../../learners/one-vs-rest.js';
+import { evaluate, predict, type LinearModel } from '../../learners/model.js';
+import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/one-vs-rest.js';
+import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/privacy-report.js';
+import { describeVerification, type ModelVerification } from '../../learners/verify-model.js';
 import type { Dataset } from '../../data/dataset.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
+import { loadModelFile, type AnyModel } from '../model-file.js';
 import { progressReporter } from '../progress.js';
+import { overlaps, validationOverlap } from '../validation-overlap.js';
 import { createClippedGradientPool, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { runTrainingMethod, type TrainFlags } from './train-methods.js';
 
+/** Printed on stderr by every run with --seed (the report says so too). */
+const SEED_WARNING =
+  'WARNING: --seed makes the noise reproducible by anyone who knows or guesses the seed: this model is NOT private (guarantee none). Seeds are for experiments; leave --seed out for a release.';
 
-type AnyModel = LinearModel | OneVsRestModel;
+/** The condition a schema suggested from the private data puts on the report. */
+const SUGGESTED_SCHEMA_REASON =
+  "the schema's provenance is 'suggested-from-private-data': its bounds and categories were read from the private data, so this model is NOT private (declare a public schema: dpfit data schema --help)";
+
+/** The condition validation data that are not disjoint from the training data put on the report (no count: it is private). */
+const OVERLAP_REASON =
+  'the --validation data are not disjoint from the training data (the same file, the same content or shared rows): the tuning scores read private rows, so this model is NOT private';
+
+const DIAGNOSTICS_NOTE =
+  'computed from the private data for its owner: metrics.training and diagnostics are NOT covered by the privacy guarantee; publish the model file, never this file';
 
 /** Metrics of either kind of model: one-vs-rest models report their (multi-class) accuracy. */
 function evaluateAny(model: AnyModel, data: Dataset): Record<string, number> {
@@ -32,6 +50,93 @@ export function writeFileAtomic(path: string, text: string): void {
   const temporary = `${path}.tmp-${process.pid}`;
   writeFileSync(temporary, text);
   renameSync(temporary, path);
+}
+
+/**
+ * Writes several files all or nothing: every temporary file first (removed again if one fails),
+ * then the renames. Failures name the flag.
+ */
+function writeFilesAtomic(files: readonly { path: string; flag: string; text: string }[]): void {
+  const written: string[] = [];
+  try {
+    for (const file of files) {
+      const temporary = `${file.path}.tmp-${process.pid}`;
+      try {
+        writeFileSync(temporary, file.text);
+      } catch (error) {
+        throw new InvalidParameterError(file.flag, file.path, 'a writable file path', (error as NodeJS.ErrnoException).code);
+      }
+      written.push(temporary);
+    }
+  } catch (error) {
+    for (const temporary of written) rmSync(temporary, { force: true });
+    throw error;
+  }
+  files.forEach((file, k) => renameSync(written[k], file.path));
+}
+
+/** --out and --diagnostics checked before any work: writable directories, not a directory, distinct. */
+function checkOutputPaths(flags: TrainFlags): { out?: string; diagnostics?: string } {
+  const check = (flag: string, path: string | undefined): void => {
+    if (path === undefined) return;
+    if (path === '') throw new InvalidParameterError(flag, path, 'a file path');
+    if (existsSync(path) && statSync(path).isDirectory()) throw new InvalidParameterError(flag, path, 'a file path, not a directory');
+    try {
+      accessSync(dirname(resolve(path)), fsConstants.W_OK);
+    } catch (error) {
+      throw new InvalidParameterError(flag, path, 'a path in an existing, writable directory', (error as NodeJS.ErrnoException).code);
+    }
+  };
+  check('--out', flags.out);
+  check('--diagnostics', flags.diagnostics);
+  if (flags.out !== undefined && flags.diagnostics !== undefined && resolve(flags.out) === resolve(flags.diagnostics)) {
+    throw new InvalidParameterError('--diagnostics', flags.diagnostics, 'another file than --out (the diagnostics are private, the model is the release)');
+  }
+  for (const [flag, path] of [['--out', flags.out], ['--diagnostics', flags.diagnostics]] as const) {
+    if (path !== undefined && [flags.data, flags.schema, flags.validation].some((input) => input !== undefined && resolve(input) === resolve(path))) {
+      throw new InvalidParameterError(flag, path, 'not one of the input files');
+    }
+  }
+  return { ...(flags.out === undefined ? {} : { out: flags.out }), ...(flags.diagnostics === undefined ? {} : { diagnostics: flags.diagnostics }) };
+}
+
+/**
+ * The model as released: only the released parameters, the public schema and the privacy report
+ * (DESIGN.md, "What a release may contain"). Fields are copied by name, so nothing else a learner
+ * might attach reaches the file.
+ */
+function releasedModel(model: LinearModel | OneVsRestModel, privacy: PrivacyReport, schema: Schema): AnyModel {
+  const linear = (m: LinearModel): LinearModel => ({
+    format: m.format,
+    loss: { name: m.loss.name, parameters: { ...m.loss.parameters } },
+    task: m.task,
+    theta: [...m.theta],
+    ...(m.featureNames === undefined ? {} : { featureNames: [...m.featureNames] }),
+  });
+  if (model.format === 'dpfit-one-vs-rest-model/1') {
+    return {
+      format: model.format,
+      classes: [...model.classes],
+      models: model.models.map(linear),
+      ...(model.featureNames === undefined ? {} : { featureNames: [...model.featureNames] }),
+      privacy,
+      schema: schemaToJson(schema),
+    };
+  }
+  return { ...linear(model), privacy, schema: schemaToJson(schema) };
+}
+
+/** The diagnostics file's JSON: Infinity as "Infinity", NaN (never in a release) as null. */
+function diagnosticsJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, v) => {
+      if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? null : v > 0 ? 'Infinity' : '-Infinity';
+      if (v instanceof Float64Array || v instanceof Uint32Array || v instanceof Int32Array) return Array.from(v);
+      return v;
+    },
+    2,
+  );
 }
 
 function requireSchemaFlag(schema: string | undefined): string {
@@ -95,28 +200,45 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
     .option('--schedule <S>', 'dpsgd: constant | inverseSqrt | cosine', 'constant')
     .option('--seed <N>', 'seeded randomness for reproducible EXPERIMENTS (not for a real release)', parseIntegerFlag('--seed'))
-    .option('--out <FILE>', 'write the model (with its privacy report and schema) as JSON')
-    .option('--json', 'print one JSON object')
+    .option('--out <FILE>', 'write the model (its parameters, privacy report and schema: the release) as JSON')
+    .option('--diagnostics <FILE>', "write the data owner's PRIVATE diagnostics (training metrics, learner diagnostics) as JSON")
+    .option('--json', 'print one JSON object: {model, privacy} (and modelFile with --out)')
     .addHelpText(
       'after',
       `
 Example:
   $ dpfit train --data adult.data --schema adult.schema.json --epsilon 1 --delta 1e-5 --out model.json
+  $ dpfit verify model.json
 
   $ dpfit train --data adult.data --schema adult.schema.json --epsilon 1 --tune 15.4 \\
       --validation public.csv --optimizer adam --out model.json      # tuning paid for
 
 The privacy report gives epsilon, delta, the accountant, the DpEvent released, the neighbouring
-relation and whether the guarantee is proven. Default randomness is the secure generator.`,
+relation, the grid of the noise and whether the guarantee is proven (else conjecture or none,
+with the reasons in its warnings). Default randomness is the secure generator; --seed, zero noise,
+a schema suggested from the private data, or --validation data that overlap the training data
+(same file, same content or shared rows) give guarantee none.
+
+What is printed and written is the release: the model (parameters, public schema, privacy
+report). Training metrics and learner diagnostics are computed from the private data: they are
+printed on stderr (human mode) under "private diagnostics" and written by --diagnostics FILE as
+{note, metrics: {training}, diagnostics}; they are not covered by the guarantee.`,
     )
     .action(async (flags: TrainFlags) => {
-      const schema = await readSchemaFile(requireSchemaFlag(flags.schema));
+      const schemaPath = requireSchemaFlag(flags.schema);
+      const schema = await readSchemaFile(schemaPath);
       const labelColumn = schema.columns.find((c) => c.type === 'label');
       if (flags.label !== undefined && labelColumn?.name !== flags.label) {
         throw new InvalidParameterError('--label', flags.label, `the schema's label column '${labelColumn?.name}'`);
       }
+      const outputs = checkOutputPaths(flags);
+      // Said before any work, on stderr (never mixed into --json): the reasons this run cannot be private.
+      const suggested = isSuggestedSchema(schema);
+      if (suggested) io.stderr(`dpfit: ${schemaPath}: ${SUGGESTION_WARNING}\n`);
+      if (flags.seed !== undefined) io.stderr(`dpfit: ${SEED_WARNING}\n`);
       const prepared = await loadDataset(flags.data, schema);
       const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
+      const overlap = flags.validation === undefined ? undefined : await validationOverlap(flags.data, flags.validation, schema);
       const rng = flags.seed === undefined ? defaultRng() : seededRng(flags.seed);
       const onStep = progressReporter(`training (${flags.method})`, !flags.json);
       // DP-GD's full passes over large data run on all CPUs (bit-identical sums; glm/parallel-clipped-sum.ts).
@@ -130,68 +252,105 @@ relation and whether the guarantee is proven. Default randomness is the secure g
       } finally {
         await pool?.close();
       }
-      const model: AnyModel | undefined = result.model === undefined ? undefined : { ...result.model, schema };
-      const metrics = model === undefined ? undefined : evaluateAny(model, prepared.dataset);
-      if (flags.out !== undefined && model !== undefined) writeFileAtomic(flags.out, `${toJson(model)}\n`);
+      // What the CLI knows and the learner does not: conditions that void the guarantee.
+      const conditions: GuaranteeCondition[] = [];
+      if (suggested) conditions.push({ level: 'none', reason: SUGGESTED_SCHEMA_REASON });
+      if (overlap !== undefined && overlaps(overlap)) conditions.push({ level: 'none', reason: OVERLAP_REASON });
+      const privacy = withConditions(result.privacy, conditions);
+      const model = result.model === undefined ? undefined : releasedModel(result.model, privacy, schema);
+
+      // The data owner's diagnostics: computed from the private data, not part of the release.
+      const wantMetrics = model !== undefined && (outputs.diagnostics !== undefined || !flags.json);
+      const metrics = wantMetrics ? evaluateAny(model as AnyModel, prepared.dataset) : undefined;
+      const diagnostics = {
+        ...result.diagnostics,
+        rows: prepared.dataset.n,
+        data: prepared.privateDiagnostics,
+        ...(overlap === undefined ? {} : { validationOverlap: overlap }),
+      };
+      const files: { path: string; flag: string; text: string }[] = [];
+      if (outputs.out !== undefined && model !== undefined) files.push({ path: outputs.out, flag: '--out', text: `${toJson(model)}\n` });
+      if (outputs.diagnostics !== undefined) {
+        files.push({
+          path: outputs.diagnostics,
+          flag: '--diagnostics',
+          text: `${diagnosticsJson({ note: DIAGNOSTICS_NOTE, metrics: { training: metrics ?? null }, diagnostics })}\n`,
+        });
+      }
+      writeFilesAtomic(files);
+
       const output = {
         model: model ?? null,
-        privacy: result.privacy,
-        metrics: metrics === undefined ? {} : { training: metrics },
-        diagnostics: result.diagnostics,
-        note: 'metrics.training and diagnostics are computed from the private data for its owner: they are not covered by the privacy guarantee (publish the model, not this output)',
+        privacy,
+        ...(outputs.out === undefined ? {} : { modelFile: model === undefined ? null : outputs.out }),
       };
-      printResult(io, Boolean(flags.json), output, () =>
-        [
+      if (!flags.json) {
+        const lines = [
+          `private diagnostics (computed from the private data for its owner; NOT covered by the privacy guarantee, do not publish):`,
+          `  rows     ${prepared.dataset.n} training rows`,
+          ...(metrics === undefined ? [] : [`  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`]),
+          ...(flags.tune !== undefined && model !== undefined
+            ? [`  tuned    learning rate ${String(result.diagnostics.learningRate)} (validation score ${formatNumber(Number(result.diagnostics.validationScore), 4)})`]
+            : []),
+          ...(model === undefined && typeof result.diagnostics.message === 'string' ? [`  message  ${result.diagnostics.message}`] : []),
+          ...(outputs.diagnostics !== undefined ? [`  written to ${outputs.diagnostics}`] : []),
+        ];
+        io.stderr(`${lines.join('\n')}\n`);
+      }
+      printResult(io, Boolean(flags.json), output, () => {
+        const none = privacy.guarantee === 'none';
+        return [
           model === undefined
-            ? `no model released: ${String((result.diagnostics as { message?: unknown }).message ?? 'the mechanism released nothing')}`
-            : `trained ${model.format === 'dpfit-one-vs-rest-model/1' ? `one-vs-rest ${model.classes.length}-class ${model.models[0].loss.name}` : model.loss.name} by ${flags.method}${flags.tune !== undefined ? ' (honestly tuned)' : ''} on ${prepared.dataset.n} rows x ${prepared.dataset.d} features`,
-          metrics === undefined ? '' : `  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`,
-          flags.tune !== undefined && model !== undefined
-            ? `  tuned    learning rate ${String(result.diagnostics.learningRate)} (validation score ${formatNumber(Number(result.diagnostics.validationScore), 4)}; the number of runs and the other runs stay private)`
-            : '',
-          `  privacy  (epsilon = ${formatNumber(result.privacy.epsilon, 6)}, delta = ${formatNumber(result.privacy.delta)}), ${result.privacy.guarantee}, ${result.privacy.accountant} accountant, ${result.privacy.neighboringRelation}`,
-          ...result.privacy.warnings.map((w) => `  warning  ${w}`),
-          flags.out !== undefined && model !== undefined ? `  model written to ${flags.out}` : '',
-          flags.out !== undefined && model === undefined ? `  nothing written to ${flags.out}` : '',
+            ? 'no model released: the mechanism released nothing (see the warnings)'
+            : `trained ${model.format === 'dpfit-one-vs-rest-model/1' ? `one-vs-rest ${model.classes.length}-class ${model.models[0].loss.name}` : model.loss.name} by ${flags.method}${flags.tune !== undefined ? ' (honestly tuned)' : ''}, ${prepared.dataset.d} features`,
+          `  privacy  (epsilon = ${formatNumber(privacy.epsilon, 6)}, delta = ${formatNumber(privacy.delta)}), ${none ? 'NONE: this model is NOT private' : privacy.guarantee}, ${privacy.accountant} accountant, ${privacy.neighboringRelation}`,
+          ...privacy.warnings.map((w) => `  warning  ${w}`),
+          outputs.out !== undefined && model !== undefined ? `  model written to ${outputs.out}` : '',
+          outputs.out !== undefined && model === undefined ? `  nothing written to ${outputs.out}` : '',
         ]
           .filter((line) => line !== '')
-          .join('\n'),
-      );
+          .join('\n');
+      });
     });
 
-  const readModel = (path: string): AnyModel => {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new InvalidParameterError('--model', path, 'a readable model file', (error as NodeJS.ErrnoException).code);
-    }
-    try {
-      const json = JSON.parse(text) as { format?: unknown };
-      return json?.format === 'dpfit-one-vs-rest-model/1' ? parseOneVsRestModel(json) : parseModel(json);
-    } catch (error) {
-      if (error instanceof SyntaxError) throw new InvalidParameterError('--model', path, 'a dpfit model JSON file', error.message);
-      throw error;
-    }
-  };
   const schemaFor = async (model: AnyModel, schemaPath: string | undefined): Promise<Schema> => {
-    if (schemaPath !== undefined) return readSchemaFile(schemaPath);
+    if (schemaPath !== undefined) {
+      const schema = await readSchemaFile(schemaPath);
+      if (isSuggestedSchema(schema)) io.stderr(`dpfit: ${schemaPath}: ${SUGGESTION_WARNING}\n`);
+      return schema;
+    }
     if (model.schema === undefined) throw new InvalidParameterError('--schema', undefined, 'given (the model has no embedded schema)');
     return parseSchema(model.schema);
+  };
+  /** The verified guarantee on stderr: one line, and a loud WARNING when the claim does not hold. */
+  const tellPrivacy = (verification: ModelVerification, json: boolean): void => {
+    const line = describeVerification(verification);
+    if (!json || line.startsWith('WARNING')) io.stderr(`dpfit: ${line}\n`);
   };
 
   program
     .command('evaluate')
-    .description('utility of a saved model on labelled data (accuracy, log-loss, AUC; MSE, R^2)')
+    .description('utility of a saved model on labelled data (accuracy, log-loss, AUC; MSE, R^2), and its verified privacy')
     .requiredOption('--model <FILE>', 'a model written by dpfit train --out')
     .requiredOption('--data <FILE>', 'labelled data')
     .option('--schema <FILE>', "schema (default: the model's embedded schema)")
     .option('--json', 'print one JSON object')
+    .addHelpText(
+      'after',
+      `
+The model's privacy claim is verified as by dpfit verify: one line on stderr (a WARNING when the
+claim does not hold or the file has none); with --json the object has a "privacy" field with the
+verification. The exit status does not depend on it.
+
+Example:
+  $ dpfit evaluate --model model.json --data adult.test --json`,
+    )
     .action(async (flags: { model: string; data: string; schema?: string; json?: boolean }) => {
-      const model = readModel(flags.model);
+      const { model, verification } = loadModelFile(flags.model, '--model');
       const prepared = await loadDataset(flags.data, await schemaFor(model, flags.schema));
       const metrics = evaluateAny(model, prepared.dataset);
-      printResult(io, Boolean(flags.json), metrics, () =>
+      tellPrivacy(verification, Boolean(flags.json));
+      printResult(io, Boolean(flags.json), { ...metrics, privacy: verification }, () =>
         Object.entries(metrics)
           .map(([k, v]) => `${k.padEnd(9)} ${formatNumber(v as number, 6)}`)
           .join('\n'),
@@ -205,15 +364,25 @@ relation and whether the guarantee is proven. Default randomness is the secure g
     .requiredOption('--data <FILE>', 'data with the schema columns (the label column may hold any declared value)')
     .option('--schema <FILE>', "schema (default: the model's embedded schema)")
     .option('--json', 'print one JSON object')
+    .addHelpText(
+      'after',
+      `
+stdout holds only the predictions; the model's verified privacy claim is one line on stderr (a
+WARNING when it does not hold), and the "privacy" field with --json.
+
+Example:
+  $ dpfit predict --model model.json --data new-rows.csv > predictions.txt`,
+    )
     .action(async (flags: { model: string; data: string; schema?: string; json?: boolean }) => {
-      const model = readModel(flags.model);
+      const { model, verification } = loadModelFile(flags.model, '--model');
       const prepared = await loadDataset(flags.data, await schemaFor(model, flags.schema));
+      tellPrivacy(verification, Boolean(flags.json));
       if (model.format === 'dpfit-one-vs-rest-model/1') {
         const classes = Array.from(predictClasses(model, prepared.dataset), (k) => model.classes[k]);
-        printResult(io, Boolean(flags.json), { predictions: classes }, () => classes.join('\n'));
+        printResult(io, Boolean(flags.json), { predictions: classes, privacy: verification }, () => classes.join('\n'));
         return;
       }
       const predictions = Array.from(predict(model, prepared.dataset));
-      printResult(io, Boolean(flags.json), { predictions }, () => predictions.map((p) => formatNumber(p, 8)).join('\n'));
+      printResult(io, Boolean(flags.json), { predictions, privacy: verification }, () => predictions.map((p) => formatNumber(p, 8)).join('\n'));
     });
 }

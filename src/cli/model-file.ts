@@ -1,0 +1,44 @@
+/**
+ * Reading model files for `dpfit verify`, `evaluate` and `predict`: the file's JSON, the model
+ * (linear or one-vs-rest) and the verification of its privacy claim (`learners/verify-model.ts`).
+ * A file that cannot be read, is not JSON or is not a well-formed dpfit model is a
+ * `DataFormatError` (exit 3).
+ */
+import { readFileSync } from 'node:fs';
+import { DataFormatError, InvalidParameterError } from '../errors.js';
+import { parseModel, type LinearModel } from '../learners/model.js';
+import { parseOneVsRestModel, type OneVsRestModel } from '../learners/one-vs-rest.js';
+import { verifyModel, type ModelVerification } from '../learners/verify-model.js';
+
+export type AnyModel = LinearModel | OneVsRestModel;
+
+/** The parsed JSON of a model file; errors name `source` (e.g. "--model model.json"). */
+export function readModelJson(path: string, source = path): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new DataFormatError(source, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a model file' : `cannot be read (${code ?? String(error)})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new DataFormatError(source, `is not JSON (${(error as Error).message}): a dpfit model file is written by dpfit train --out`);
+  }
+}
+
+/** A model file read, parsed and its privacy claim verified; errors name the flag when given. */
+export function loadModelFile(path: string, flag?: string): { model: AnyModel; verification: ModelVerification } {
+  const source = flag === undefined ? path : `${flag} ${path}`;
+  const json = readModelJson(path, source);
+  // verifyModel checks the format and the shape (DataFormatError when malformed) before anything else.
+  const verification = verifyModel(json, { source });
+  try {
+    const model = (json as { format?: unknown }).format === 'dpfit-one-vs-rest-model/1' ? parseOneVsRestModel(json) : parseModel(json);
+    return { model, verification };
+  } catch (error) {
+    if (error instanceof InvalidParameterError) throw new DataFormatError(source, `is not a valid dpfit model: ${error.message}`);
+    throw error;
+  }
+}

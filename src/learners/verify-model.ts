@@ -1,0 +1,426 @@
+/**
+ * `verifyModel`: checks the privacy claim a model file makes, with dpfit's own accountants
+ * (DESIGN.md, "What a release may contain"; issue 11). A model file says what it cost in its
+ * privacy block; nothing stops anyone from editing that block, or from writing a file by hand.
+ * The verifier trusts only the event (what the file says was released) and re-derives the rest:
+ *
+ *  - epsilon: the event accounted at the claimed delta by the RDP accountant, the PLD accountant
+ *    (when it supports the event) and the exact Gaussian composition (when the event is one); the
+ *    tightest valid bound is the verified epsilon. The claim must be at least that (up to a 1e-12
+ *    relative slack), and must be what the accountant it names gives for the event (otherwise the
+ *    event does not describe the release the epsilon was computed for: it was changed).
+ *    Releases with a Propose-Test-Release part (RGM) are accounted at `deltaComponents.rdp`, with
+ *    delta = rdp + ptr and the test's threshold >= log(1/delta_ptr)/epsilon_ptr (`000` Prop. 2).
+ *  - the neighbouring relation: the event's (anything for relation-free events).
+ *  - the guarantee: the weakest of what the accountant proves (conjecture events), the randomness
+ *    (anything but the secure generator: none), the noise (continuous floating-point noise, i.e.
+ *    a gaussian/laplace/objectivePerturbation/relativeGaussian event without `discrete: true`, or
+ *    no stated grid: none), epsilon Infinity or a nonPrivate event (none), objective perturbation
+ *    without AMP's output noise (its unpaid minimiser: conjecture), the embedded schema's
+ *    provenance (suggested from the private data: none), and the reasons already in the report's
+ *    warnings. A claim stronger than that does not hold.
+ *
+ * A malformed file (wrong format, non-finite parameters, an event that does not parse) is a
+ * `DataFormatError`; a well-formed file whose claim is not supported gives `holds: false` and
+ * one line per problem. No data are read: the verification is of the claim, not of the model.
+ *
+ * @example
+ * const result = verifyModel(JSON.parse(readFileSync('model.json', 'utf8')), { source: 'model.json' });
+ * result.holds; // true when the claimed (epsilon, delta, guarantee) follow from the event
+ */
+import { parseEvent, type DpEvent } from '../accounting/events.js';
+import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import type { GuaranteeKind, PrivacyGuarantee } from '../accounting/guarantee.js';
+import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../accounting/neighboring.js';
+import { pldEpsilon } from '../accounting/pld/accountant.js';
+import { rdpEpsilon } from '../accounting/rdp/accountant.js';
+import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../errors.js';
+import { defaultRng } from '../random/rng.js';
+import { parseModel, type LinearModel } from './model.js';
+import { parseOneVsRestModel, type OneVsRestModel } from './one-vs-rest.js';
+import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
+
+/** An (epsilon, delta) guarantee as claimed by a file or as verified. */
+export interface GuaranteeSummary {
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly accountant: string;
+  readonly guarantee: GuaranteeKind;
+  readonly neighboringRelation: string;
+}
+
+export interface ModelVerification {
+  /** true when the claimed guarantee follows from the event (and no problem was found). */
+  readonly holds: boolean;
+  /** The model's format ('dpfit-linear-model/1' or 'dpfit-one-vs-rest-model/1'). */
+  readonly format: string;
+  /** What dpfit's accountants give for the file's event (null: the file has no privacy block). */
+  readonly verified: GuaranteeSummary | null;
+  /** What the file claims (null: no privacy block). */
+  readonly claimed: GuaranteeSummary | null;
+  /** Why the claim does not hold, one line each (empty when it holds). */
+  readonly problems: readonly string[];
+  /** Why the verified guarantee is below `proven`, and the report's own warnings. */
+  readonly warnings: readonly string[];
+}
+
+export interface VerifyModelOptions {
+  /** Name of the file, for error messages. */
+  readonly source?: string;
+}
+
+/** Relative slack of the epsilon comparisons (accountants round pessimistically, ~1e-12). */
+const EPSILON_SLACK = 1e-12;
+/** How far above the named accountant's epsilon a claim may be before the event is said to be changed. */
+const REPRODUCTION_SLACK = 1e-9;
+/** `SUGGESTED_PROVENANCE` of `data/schema.ts` (learners import data types only). */
+const SUGGESTED_PROVENANCE = 'suggested-from-private-data';
+
+const MODEL_FIELDS = ['format', 'loss', 'task', 'theta', 'featureNames', 'privacy', 'schema'];
+const ONE_VS_REST_FIELDS = ['format', 'classes', 'models', 'featureNames', 'privacy', 'schema'];
+const REPORT_FIELDS = [
+  'epsilon', 'delta', 'accountant', 'event', 'neighboringRelation', 'guarantee', 'rdp', 'pld', 'comparisons',
+  'granularity', 'granularities', 'randomness', 'warnings', 'ptr', 'deltaComponents',
+];
+
+/**
+ * Warnings that lower a guarantee, as the learners and the CLI word their conditions
+ * (`privacy-report.ts` `randomnessConditions`, `nonPrivateReport`, objective perturbation's unpaid
+ * minimiser, the CLI's schema and validation checks). A guarantee raised by editing the file
+ * while such a warning stays is caught here.
+ */
+const LOWERING_WARNINGS: readonly { readonly pattern: RegExp; readonly level: 'conjecture' | 'none' }[] = [
+  { pattern: /\bNOT private\b/, level: 'none' },
+  { pattern: /\bno guarantee is proven\b/, level: 'none' },
+  { pattern: /\bis not proven\b/, level: 'conjecture' },
+];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function secureDescription(): string {
+  try {
+    return defaultRng().description;
+  } catch {
+    return 'secure (crypto.getRandomValues)';
+  }
+}
+
+/** Visits every sub-event (the event included). */
+function walk(event: DpEvent, visit: (e: DpEvent, parent: DpEvent | undefined) => void, parent?: DpEvent): void {
+  visit(event, parent);
+  switch (event.kind) {
+    case 'compose':
+      for (const e of event.events) walk(e, visit, event);
+      return;
+    case 'poissonSampled':
+    case 'sampledWithoutReplacement':
+    case 'selfCompose':
+    case 'repeatAndSelect':
+      walk(event.event, visit, event);
+      return;
+    default:
+      return;
+  }
+}
+
+const NOISE_KINDS = new Set(['gaussian', 'laplace', 'objectivePerturbation', 'relativeGaussian']);
+
+interface EventFacts {
+  readonly nonPrivate: boolean;
+  readonly noisy: boolean;
+  readonly continuous: string[];
+  readonly unpaidObjectivePerturbation: boolean;
+  readonly laplaceNoiseMultipliers: number[];
+  readonly relativeGaussian: boolean;
+}
+
+function eventFacts(event: DpEvent): EventFacts {
+  let nonPrivate = false;
+  let noisy = false;
+  let unpaidObjectivePerturbation = false;
+  let relativeGaussian = false;
+  const continuous: string[] = [];
+  walk(event, (e, parent) => {
+    if (e.kind === 'nonPrivate') nonPrivate = true;
+    if (e.kind === 'relativeGaussian') relativeGaussian = true;
+    if (e.kind !== 'nonPrivate' && e.kind !== 'noOp' && !('event' in e) && !('events' in e)) noisy = true;
+    if (NOISE_KINDS.has(e.kind) && (e as { discrete?: unknown }).discrete !== true) continuous.push(e.kind);
+    if (e.kind === 'objectivePerturbation') {
+      // AMP (003 Alg. 1) is compose([objectivePerturbation, gaussian]): its output noise pays the tolerance.
+      const amp = parent?.kind === 'compose' && parent.events.some((s) => s.kind === 'gaussian');
+      if (!amp) unpaidObjectivePerturbation = true;
+    }
+  });
+  const laplaceNoiseMultipliers = event.kind === 'compose' ? event.events.filter((e) => e.kind === 'laplace').map((e) => (e as { noiseMultiplier: number }).noiseMultiplier) : [];
+  return { nonPrivate, noisy, continuous, unpaidObjectivePerturbation, laplaceNoiseMultipliers, relativeGaussian };
+}
+
+interface Accounted {
+  readonly results: Map<string, PrivacyGuarantee>;
+  readonly best: PrivacyGuarantee | undefined;
+  readonly unsupported?: string;
+}
+
+/** The event at delta by every accountant of dpfit that supports it. */
+function accountEvent(event: DpEvent, delta: number, claimedAccountant: string | undefined): Accounted {
+  const results = new Map<string, PrivacyGuarantee>();
+  let unsupported: string | undefined;
+  try {
+    results.set('rdp', rdpEpsilon(event, delta, { allowConjecture: true }));
+  } catch (error) {
+    if (!(error instanceof DpfitError)) throw error;
+    unsupported = error.message;
+  }
+  try {
+    const exact = gaussianCompositionEpsilon(event, delta);
+    if (exact !== undefined) results.set('exactGaussian', exact);
+  } catch (error) {
+    if (!(error instanceof DpfitError)) throw error;
+  }
+  // The exact Gaussian composition is exact: PLD can only approach it (run it anyway when the file names it).
+  if (!results.has('exactGaussian') || claimedAccountant === 'pld') {
+    try {
+      results.set('pld', pldEpsilon(event, delta));
+    } catch (error) {
+      if (!(error instanceof UnsupportedEventError || error instanceof NumericalError || error instanceof InvalidParameterError)) throw error;
+    }
+  }
+  let best: PrivacyGuarantee | undefined;
+  for (const result of results.values()) if (best === undefined || result.epsilon < best.epsilon) best = result;
+  return { results, best, ...(best === undefined ? { unsupported: unsupported ?? 'no accountant supports it' } : {}) };
+}
+
+function fmt(value: number): string {
+  return Number.isFinite(value) ? String(Number(value.toPrecision(12))) : String(value);
+}
+
+function malformed(source: string, error: unknown): never {
+  if (error instanceof InvalidParameterError) throw new DataFormatError(source, `is not a valid dpfit model: ${error.message}`);
+  throw error;
+}
+
+/**
+ * Reads a model file's JSON (already parsed) and checks its privacy claim. Throws
+ * `DataFormatError` when the file is not a well-formed dpfit model.
+ */
+export function verifyModel(json: unknown, options: VerifyModelOptions = {}): ModelVerification {
+  const source = options.source ?? 'model';
+  if (!isRecord(json)) throw new DataFormatError(source, `is not a dpfit model (a JSON object with a "format"), got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`);
+  const format = json.format;
+  let model: LinearModel | OneVsRestModel;
+  try {
+    if (format === 'dpfit-linear-model/1') model = parseModel(json);
+    else if (format === 'dpfit-one-vs-rest-model/1') model = parseOneVsRestModel(json);
+    else throw new DataFormatError(source, `is not a dpfit model: format must be 'dpfit-linear-model/1' or 'dpfit-one-vs-rest-model/1', got ${JSON.stringify(format) ?? 'none'}`);
+  } catch (error) {
+    malformed(source, error);
+  }
+
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const fields = model.format === 'dpfit-one-vs-rest-model/1' ? ONE_VS_REST_FIELDS : MODEL_FIELDS;
+  for (const key of Object.keys(json)) {
+    if (!fields.includes(key)) warnings.push(`the file has a field '${key}' that is not part of a dpfit model: a release holds only the parameters, the public schema and the privacy report`);
+  }
+  if (model.format === 'dpfit-one-vs-rest-model/1') {
+    (json.models as unknown[]).forEach((m, k) => {
+      if (isRecord(m) && m.privacy !== undefined && m.privacy !== null) {
+        problems.push(`models[${k}] carries its own privacy block: a one-vs-rest release has one privacy block for the whole release (all ${model.models.length} models)`);
+      }
+      if (isRecord(m)) {
+        for (const key of Object.keys(m)) {
+          if (!MODEL_FIELDS.includes(key)) warnings.push(`models[${k}] has a field '${key}' that is not part of a dpfit model`);
+        }
+      }
+    });
+  }
+
+  const report = model.privacy;
+  if (report === undefined) {
+    problems.unshift('the file has no privacy block: nothing says what this model cost, so no guarantee can be verified (treat it as NOT private)');
+    return Object.freeze({ holds: false, format: model.format, verified: null, claimed: null, problems: Object.freeze(problems), warnings: Object.freeze([...new Set(warnings)]) });
+  }
+  for (const key of Object.keys(json.privacy as Record<string, unknown>)) {
+    if (!REPORT_FIELDS.includes(key)) warnings.push(`privacy.${key} is not a field of a dpfit privacy report`);
+  }
+
+  let event: DpEvent;
+  try {
+    event = parseEvent(report.event, 'privacy.event');
+  } catch (error) {
+    malformed(source, error);
+  }
+  const claimed: GuaranteeSummary = {
+    epsilon: report.epsilon,
+    delta: report.delta,
+    accountant: report.accountant ?? 'unknown',
+    guarantee: report.guarantee,
+    neighboringRelation: report.neighboringRelation ?? 'unknown',
+  };
+  const facts = eventFacts(event);
+  const conditions: GuaranteeCondition[] = [];
+
+  // ---- the delta the event is accounted at (RGM: the RDP part of delta; the PTR part checked apart)
+  const extra = report as PrivacyReport & {
+    readonly ptr?: { readonly epsilon?: unknown; readonly delta?: unknown; readonly threshold?: unknown };
+    readonly deltaComponents?: { readonly rdp?: unknown; readonly ptr?: unknown };
+  };
+  let accountDelta = report.delta;
+  if (extra.deltaComponents !== undefined || extra.ptr !== undefined) {
+    const rdpPart = extra.deltaComponents?.rdp;
+    const ptrPart = extra.deltaComponents?.ptr;
+    const ptr = extra.ptr;
+    const isProbability = (v: unknown): v is number => typeof v === 'number' && v > 0 && v < 1;
+    if (!isProbability(rdpPart) || !isProbability(ptrPart) || ptr === undefined || !isProbability(ptr.delta) || typeof ptr.epsilon !== 'number' || !(ptr.epsilon > 0) || typeof ptr.threshold !== 'number') {
+      problems.push('privacy.deltaComponents {rdp, ptr} and privacy.ptr {epsilon, delta, threshold} must be given together, with deltas in (0, 1) and epsilon > 0 (a Propose-Test-Release release)');
+    } else {
+      accountDelta = rdpPart;
+      if (!(Math.abs(report.delta - (rdpPart + ptrPart)) <= EPSILON_SLACK * report.delta)) {
+        problems.push(`privacy.delta = ${fmt(report.delta)} is not deltaComponents.rdp + deltaComponents.ptr = ${fmt(rdpPart + ptrPart)}`);
+      }
+      if (ptr.delta !== ptrPart) problems.push(`privacy.ptr.delta = ${fmt(ptr.delta)} is not deltaComponents.ptr = ${fmt(ptrPart)}`);
+      const needed = Math.log(1 / ptr.delta) / ptr.epsilon;
+      if (!(ptr.threshold >= needed * (1 - EPSILON_SLACK))) {
+        problems.push(`privacy.ptr.threshold = ${fmt(ptr.threshold)} is below log(1/delta_ptr)/epsilon_ptr = ${fmt(needed)}: the test does not bound the chance that an unsafe dataset passes by delta_ptr (000 Prop. 2)`);
+      }
+      // The test's noise is in the event (discrete Laplace, noise multiplier >= 1/epsilon_ptr).
+      // Its noise multiplier is 1/epsilon_ptr rounded up to whole grid steps (>= 1024 of them: < 0.1 %).
+      if (facts.laplaceNoiseMultipliers.length === 1) {
+        const eventEpsilon = 1 / facts.laplaceNoiseMultipliers[0];
+        if (eventEpsilon > ptr.epsilon * (1 + EPSILON_SLACK) || ptr.epsilon > eventEpsilon * 1.01) {
+          problems.push(`privacy.ptr.epsilon = ${fmt(ptr.epsilon)} is not the epsilon of the test's Laplace noise in the event (${fmt(eventEpsilon)}): the threshold must be computed with the test's own epsilon`);
+        }
+      } else {
+        problems.push("privacy.ptr is given but the event has no single Laplace test (a Propose-Test-Release event is compose([laplace, ...]))");
+      }
+    }
+  }
+
+  // ---- epsilon by dpfit's accountants
+  let verifiedEpsilon: number;
+  let verifiedAccountant: string;
+  let accountantGuarantee: GuaranteeKind = containsConjecture(event) ? 'conjecture' : 'proven';
+  let accounted: Accounted | undefined;
+  if (facts.nonPrivate) {
+    verifiedEpsilon = Infinity;
+    verifiedAccountant = 'none';
+  } else if (!(accountDelta > 0 && accountDelta < 1)) {
+    verifiedEpsilon = Infinity;
+    verifiedAccountant = 'none';
+    warnings.push(`no accountant bounds epsilon at delta = ${fmt(accountDelta)} for this event`);
+  } else {
+    accounted = accountEvent(event, accountDelta, report.accountant);
+    if (accounted.best === undefined) {
+      verifiedEpsilon = Infinity;
+      verifiedAccountant = 'none';
+      problems.push(`no dpfit accountant supports the event (${accounted.unsupported})`);
+    } else {
+      verifiedEpsilon = accounted.best.epsilon;
+      verifiedAccountant = accounted.best.accountant;
+      accountantGuarantee = weakerGuarantee(accountantGuarantee, accounted.best.guarantee);
+    }
+  }
+  if (!(report.epsilon >= verifiedEpsilon * (1 - EPSILON_SLACK))) {
+    problems.push(
+      `privacy.epsilon = ${fmt(report.epsilon)} is below what the event costs at delta = ${fmt(accountDelta)}: ${fmt(verifiedEpsilon)} by the ${verifiedAccountant} accountant (the epsilon, the delta or the event was changed)`,
+    );
+  } else if (accounted?.best !== undefined && Number.isFinite(report.epsilon)) {
+    // The claim must be what the accountant it names gives for this event: a larger number means
+    // the event is not the one the epsilon was computed for (e.g. its noise was raised afterwards).
+    const named = (report.accountant !== undefined ? accounted.results.get(report.accountant) : undefined) ?? accounted.best;
+    if (report.epsilon > named.epsilon * (1 + REPRODUCTION_SLACK) + Number.MIN_VALUE) {
+      problems.push(
+        `privacy.epsilon = ${fmt(report.epsilon)} is not what the ${named.accountant} accountant gives for the event (${fmt(named.epsilon)}): the event (or the delta) is not the one this epsilon was computed for: changed after training?`,
+      );
+    }
+  }
+  const rdpClaim = (report.rdp as { epsilon?: unknown } | undefined)?.epsilon;
+  const rdpVerified = accounted?.results.get('rdp');
+  if (typeof rdpClaim === 'number' && rdpVerified !== undefined && !(rdpClaim >= rdpVerified.epsilon * (1 - EPSILON_SLACK))) {
+    problems.push(`privacy.rdp.epsilon = ${fmt(rdpClaim)} is below the RDP accountant's ${fmt(rdpVerified.epsilon)} for the event`);
+  }
+
+  // ---- neighbouring relation
+  let eventRelation: NeighboringRelation | undefined;
+  try {
+    eventRelation = neighboringRelationOf(event);
+  } catch (error) {
+    if (!(error instanceof UnsupportedEventError)) throw error;
+    problems.push(`the event mixes neighbouring relations: ${error.message}`);
+  }
+  if (report.neighboringRelation === undefined || report.neighboringRelation === 'relativeToSensitivity') {
+    problems.push("privacy.neighboringRelation must say which relation the guarantee holds under ('addOrRemoveOne' or 'replaceOne')");
+  } else if (eventRelation !== undefined && eventRelation !== 'relativeToSensitivity' && eventRelation !== report.neighboringRelation) {
+    problems.push(`privacy.neighboringRelation = '${report.neighboringRelation}' but the event holds under '${eventRelation}'`);
+  }
+  const verifiedRelation = eventRelation === undefined || eventRelation === 'relativeToSensitivity' ? (report.neighboringRelation ?? 'unknown') : eventRelation;
+
+  // ---- what holds
+  if (accountantGuarantee === 'conjecture') conditions.push({ level: 'conjecture', reason: 'the accountant bounds this event through a conjecture (004 Conj. 1-2), not a theorem' });
+  const secure = secureDescription();
+  if (report.randomness !== secure) {
+    conditions.push({
+      level: 'none',
+      reason: report.randomness === undefined
+        ? 'the report does not state its randomness: only noise from the secure generator is private'
+        : `the noise came from '${report.randomness}', not the secure generator: whoever can regenerate it can remove it, so this release is NOT private`,
+    });
+  }
+  if (facts.continuous.length > 0) {
+    conditions.push({ level: 'none', reason: `the event has continuous floating-point noise (${[...new Set(facts.continuous)].join(', ')} without "discrete": true), which floating-point attacks can tell apart (Mironov 2012): no guarantee is proven for it` });
+  } else if (facts.noisy && !facts.nonPrivate && !(typeof report.granularity === 'number' && Number.isInteger(Math.log2(report.granularity)))) {
+    conditions.push({ level: 'none', reason: 'the report states no power-of-two grid (granularity) for its discrete noise: no guarantee is proven without it' });
+  }
+  if (facts.nonPrivate || verifiedEpsilon === Infinity || report.epsilon === Infinity) conditions.push({ level: 'none', reason: 'epsilon is infinite: this model is NOT private' });
+  if (facts.unpaidObjectivePerturbation && !(report.warnings ?? []).some((w) => /exact minimi[sz]er/.test(w) && /is not proven/.test(w))) {
+    conditions.push({ level: 'conjecture', reason: "objective perturbation's theorems (003 Thm. 3.1/3.2) hold for the exact minimiser; without AMP's output noise the approximate minimiser is not paid for, so this epsilon is not proven" });
+  }
+  if (facts.relativeGaussian && extra.ptr === undefined) {
+    conditions.push({
+      level: 'none',
+      reason: "the event has Relative Gaussian noise but the report has no Propose-Test-Release part (privacy.ptr, privacy.deltaComponents): RGM's relative sensitivity (000 Thm. 1) holds only on datasets that pass the test",
+    });
+  }
+  const schema = (json as { schema?: unknown }).schema;
+  if (isRecord(schema) && schema.provenance === SUGGESTED_PROVENANCE) {
+    conditions.push({ level: 'none', reason: `the embedded schema's provenance is '${SUGGESTED_PROVENANCE}': its bounds and categories were read from the private data, so this model is NOT private` });
+  }
+  for (const warning of report.warnings ?? []) {
+    for (const { pattern, level } of LOWERING_WARNINGS) if (pattern.test(warning)) conditions.push({ level, reason: warning });
+  }
+  let derived: GuaranteeKind = 'proven';
+  for (const c of conditions) derived = weakerGuarantee(derived, c.level);
+  if (weakerGuarantee(report.guarantee, derived) !== report.guarantee) {
+    const why = conditions.filter((c) => weakerGuarantee(c.level, report.guarantee) === c.level && c.level !== report.guarantee).map((c) => c.reason);
+    problems.push(`privacy.guarantee = '${report.guarantee}' is stronger than what holds ('${derived}'): ${why[0] ?? conditions[0]?.reason}`);
+  }
+  const verified: GuaranteeSummary = {
+    epsilon: verifiedEpsilon,
+    delta: report.delta,
+    accountant: verifiedAccountant,
+    // A claim weaker than what the event allows stands (the report knows conditions the file does not show).
+    guarantee: weakerGuarantee(derived, report.guarantee),
+    neighboringRelation: verifiedRelation,
+  };
+  const reasons = conditions.map((c) => c.reason);
+  return Object.freeze({
+    holds: problems.length === 0,
+    format: model.format,
+    verified: Object.freeze(verified),
+    claimed: Object.freeze(claimed),
+    problems: Object.freeze(problems),
+    warnings: Object.freeze([...new Set([...reasons, ...warnings, ...(report.warnings ?? [])])]),
+  });
+}
+
+/** One line for people: whether the claim holds, and the guarantee that does. */
+export function describeVerification(result: ModelVerification): string {
+  if (result.claimed === null || result.verified === null) return 'WARNING: the model has no privacy block: nothing says what it cost; treat it as NOT private';
+  const c = result.claimed;
+  const short = (v: number) => (Number.isFinite(v) ? String(Number(v.toPrecision(6))) : String(v));
+  const claim = `(epsilon = ${short(c.epsilon)}, delta = ${short(c.delta)}) ${c.guarantee}`;
+  if (!result.holds) return `WARNING: the model's privacy claim ${claim} DOES NOT HOLD: ${result.problems[0]}${result.problems.length > 1 ? ` (and ${result.problems.length - 1} more problem${result.problems.length > 2 ? 's' : ''}: dpfit verify)` : ''}`;
+  return `privacy: ${claim} — verified${result.verified.guarantee === 'none' ? ' (no privacy guarantee: NOT private)' : ''}`;
+}
