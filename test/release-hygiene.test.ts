@@ -19,10 +19,13 @@ import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-compositi
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { laplaceMechanism } from '../src/mechanisms/laplace.js';
 import { gaussianMechanism } from '../src/mechanisms/gaussian.js';
+import { glmValueAndGradient } from '../src/learners/glm/objective.js';
+import { dataForLoss, lossByName } from '../src/learners/losses.js';
 import type { LinearModel } from '../src/learners/model.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
 import { defaultRng, seededRng } from '../src/random/rng.js';
 import { ZIG_X } from '../src/random/ziggurat.js';
+import { syntheticDataset } from '../src/data/synthetic.js';
 import { makeLogisticData } from './helpers/logistic-data.js';
 
 const TWO_POW_MINUS_53 = 2 ** -53;
@@ -160,13 +163,48 @@ describe('model files hold only public or accounted values', () => {
     }
   });
 
+  it('RGM gradient descent too (when its Propose-Test-Release check passes, as it does on this data)', () => {
+    const d = 4;
+    const data = syntheticDataset({ n: 30000, d, labels: 'linear', noiseStd: 0.5, rng: seededRng(21) });
+    const neighbour = { ...data, x: Float64Array.from(data.x), y: Float64Array.from(data.y) };
+    neighbour.x.set([1, -1, 1, -1], 0);
+    neighbour.y[0] = -3;
+    const rc = Math.sqrt(3 * d);
+    const options = { method: 'rgm', epsilon: 1, delta: 1e-6, steps: 60, regularization: 0.05, featureClip: rc, bClip: 4 * rc, bNormBound: 1.5, learningRate: 0.5 } as const;
+    const files = [data, data, neighbour].map((x) => train(x, options).model);
+    assert.ok(files.every((m) => m !== undefined), 'PTR passed');
+    const [a, b, n] = files.map(withoutParameters);
+    assert.equal(a, b);
+    assert.equal(a, n);
+    assert.deepEqual(Object.keys(JSON.parse(a).privacy.granularities).sort(), ['gradient', 'ptr']);
+    assert.doesNotMatch(a, /noisyStatistic/);
+  });
+
   it('objective perturbation no longer publishes ||b|| (the old warning identified the dataset in 200/200 trials)', () => {
     const data = makeLogisticData(300, 3, 22);
     const { model, privacy } = train(data, { method: 'objpert', epsilon: 1, delta: 1e-5 });
     const text = JSON.stringify(model);
     assert.doesNotMatch(text, /\|\|grad\|\|/);
     assert.doesNotMatch(text, /\|\|b\|\|/);
-    for (const warning of privacy.warnings) assert.doesNotMatch(warning, /\d\.\d{6,}e-\d+/, `a data-dependent number in "${warning}"`);
+    // The attack: for each candidate dataset D (the data, or the data without its first row:
+    // add/remove-one), the released theta implies b_D = -grad J_D(theta); the old report printed a
+    // tolerance proportional to ||b||, which matched only the true D. Now no number of the file is
+    // near either candidate's ||b_D|| (nor 1e-10 times it plus the old formula's other terms).
+    const event = parseEvent(privacy.event);
+    const lambda = event.kind === 'objectivePerturbation' ? event.regularization : NaN;
+    const theta = Float64Array.from((model as LinearModel).theta);
+    const without = { x: data.x.subarray(3), y: data.y.subarray(1), n: data.n - 1, d: 3 };
+    const numbers = (text.match(/-?\d+(\.\d+)?(e-?\d+)?/g) ?? []).map(Number).filter((v) => v !== 0);
+    for (const candidate of [data, without]) {
+      const loss = lossByName('logistic');
+      const g = new Float64Array(3);
+      glmValueAndGradient(loss, dataForLoss(loss, candidate), theta, g, { regularization: lambda });
+      const bNorm = Math.hypot(...g);
+      const oldTolerance = 1e-10 * (candidate.n + bNorm + 1);
+      for (const v of numbers) {
+        assert.ok(Math.abs(v - bNorm) > 1e-6 * bNorm && Math.abs(v - oldTolerance) > 1e-6 * oldTolerance, `${v} matches a candidate's noise norm`);
+      }
+    }
   });
 });
 
