@@ -5,16 +5,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseEvent } from '../src/accounting/events.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { main } from '../src/cli/main.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
+import { peopleFixture, runCli } from './helpers/people.js';
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 /**
  * `dpfit train ... --json` with `--diagnostics`: the release on stdout ({model, privacy}) and the
@@ -27,32 +22,9 @@ async function trainWithDiagnostics(...argv: string[]): Promise<{ code: number; 
   return { code, stderr, result: JSON.parse(stdout), owner: JSON.parse(readFileSync(path, 'utf8')) };
 }
 
-/** A small private-looking CSV (age, hours, label yes/no) and its public schema, in a temp dir. */
+/** 1500 seeded people rows and their public schema, in a fresh temp dir (`helpers/people.ts`). */
 function fixture(): { dir: string; data: string; schema: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'dpfit-train-'));
-  const rng = seededRng(11);
-  const lines = ['age,hours,label'];
-  for (let i = 0; i < 1500; i++) {
-    const age = Math.round(40 + 12 * sampleGaussian(rng));
-    const hours = Math.round(40 + 10 * sampleGaussian(rng));
-    const z = (age - 40) / 12 + (hours - 40) / 10;
-    lines.push(`${age},${hours},${rng.nextDouble() < 1 / (1 + Math.exp(-2 * z)) ? 'yes' : 'no'}`);
-  }
-  const data = join(dir, 'people.csv');
-  writeFileSync(data, `${lines.join('\n')}\n`);
-  const schema = join(dir, 'people.schema.json');
-  writeFileSync(
-    schema,
-    JSON.stringify({
-      version: 1,
-      columns: [
-        { name: 'age', type: 'numeric', lower: 0, upper: 80, scale: 'symmetric' },
-        { name: 'hours', type: 'numeric', lower: 0, upper: 80, scale: 'symmetric' },
-        { name: 'label', type: 'label', positive: ['yes'], negative: ['no'] },
-      ],
-    }),
-  );
-  return { dir, data, schema };
+  return peopleFixture('dpfit-train-', 1500, 11);
 }
 
 test('dpfit train --json: model, privacy report that re-accounts below the target, saved model evaluates', async () => {

@@ -6,52 +6,26 @@
  * guarantee none; train --json is exactly the release and --diagnostics holds the rest.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseEvent } from '../src/accounting/events.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { main } from '../src/cli/main.js';
 import { SUGGESTED_PROVENANCE } from '../src/data/schema.js';
 import { parseModel } from '../src/learners/model.js';
 import { verifyModel } from '../src/learners/verify-model.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { defaultRng, seededRng } from '../src/random/rng.js';
 import { DataFormatError } from '../src/errors.js';
+import { PEOPLE_SCHEMA, peopleFixture, runCli } from './helpers/people.js';
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
-const SCHEMA = {
-  version: 1,
-  columns: [
-    { name: 'age', type: 'numeric', lower: 0, upper: 80, scale: 'symmetric' },
-    { name: 'hours', type: 'numeric', lower: 0, upper: 80, scale: 'symmetric' },
-    { name: 'label', type: 'label', positive: ['yes'], negative: ['no'] },
-  ],
-};
+const SCHEMA = PEOPLE_SCHEMA;
 
-/** 600 synthetic rows (age, hours, yes/no) and the public schema, in a fresh temp dir. */
+/** 600 seeded people rows and their public schema, in a fresh temp dir (`helpers/people.ts`). */
 function fixture(): { dir: string; data: string; schema: string; lines: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'dpfit-verify-'));
-  const rng = seededRng(7);
-  const lines = ['age,hours,label'];
-  for (let i = 0; i < 600; i++) {
-    const age = Math.round(40 + 12 * sampleGaussian(rng));
-    const hours = Math.round(40 + 10 * sampleGaussian(rng));
-    const z = (age - 40) / 12 + (hours - 40) / 10;
-    lines.push(`${age},${hours},${rng.nextDouble() < 1 / (1 + Math.exp(-2 * z)) ? 'yes' : 'no'}`);
-  }
-  const data = join(dir, 'people.csv');
-  writeFileSync(data, `${lines.join('\n')}\n`);
-  const schema = join(dir, 'people.schema.json');
-  writeFileSync(schema, JSON.stringify(SCHEMA));
-  return { dir, data, schema, lines };
+  return peopleFixture('dpfit-verify-', 600, 7);
 }
 
 const FAST = ['--batch-size', '100', '--epochs', '2'];
@@ -92,7 +66,7 @@ describe('dpfit verify', () => {
   });
 
   it('an edited epsilon, a replaced event, a deleted privacy block, a raised guarantee: exit 4, one line on stderr', async () => {
-    const { dir, out, data, file } = await trainedModel();
+    const { dir, data, file } = await trainedModel();
     const clone = () => JSON.parse(JSON.stringify(file));
     const smaller = clone();
     smaller.privacy.epsilon = 0.001;

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { main } from '../src/cli/main.js';
 import { assertClose } from './helpers/assert-close.js';
+import { runCli } from './helpers/people.js';
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 test('dpfit calibrate gaussian --json prints exactly one object with the documented fields', async () => {
   const { code, stdout, stderr } = await run('calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '1e-5', '--json');

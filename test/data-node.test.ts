@@ -12,8 +12,8 @@ import { FetchFailedError, downloadVerified, fetchAdult, installFiles, sha256Hex
 import { detectFormat, loadDataset, readCsvFile, readLibsvmFile, readSchemaFile, readTable } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema.js';
 import type { RawTable } from '../src/data/table.js';
-import { main } from '../src/cli/main.js';
 import { DataFormatError } from '../src/errors.js';
+import { runCli } from './helpers/people.js';
 
 let dir = '';
 before(async () => {
@@ -230,12 +230,7 @@ test('downloads are verified (size, SHA-256); HTTP and network failures are one 
   assert.deepEqual(await readFile(join(target, 'x.data')), content);
 });
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 test('dpfit data inspect --json: one object, marked as reading private data; with a schema it reports the encoding', async () => {
   const csv = await file('inspect.csv', peopleCsv(30));

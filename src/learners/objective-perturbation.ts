@@ -72,7 +72,7 @@ import { certifiedMinimum, objectiveSmoothness } from './glm/certified-minimum.j
 import { glmConstants, mulUp } from './glm/constants.js';
 import { huberLoss } from './glm/huber.js';
 import { checkedRowNormBound, validateGlmData } from './glm/data.js';
-import { minimizeGlmObjective, NEWTON_MAX_DIMENSION } from './glm/minimize.js';
+import { minimizeGlmObjective } from './glm/minimize.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmConstants, GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
