@@ -176,7 +176,7 @@ const dpSgdMethod = { method: 'dpsgd' as const, clipNorm: CLIP_NORM, samplingPro
 /** The per-run noise of honest tuning, calibrated for the whole repeatAndSelect event, re-accounted here independently. */
 function honestCalibration(epsilon: number, delta: number) {
   const tuned = (run: DpEvent) => repeatAndSelectEvent(run, MU, Infinity);
-  const { noiseMultiplier, event } = calibrateCompositeNoise(dpSgdMethod, train.n, tuned, { epsilon, delta });
+  const { noiseMultiplier, event } = calibrateCompositeNoise(dpSgdMethod, train, tuned, { epsilon, delta });
   const again = rdpEpsilon(event, delta);
   if (!(again.epsilon <= epsilon)) throw new Error(`honest tuning at z = ${noiseMultiplier} re-accounts to epsilon ${again.epsilon} > ${epsilon}`);
   const perRun = rdpEpsilon(dpsgdEvent(SAMPLING_PROBABILITY, noiseMultiplier, STEPS), delta).epsilon;

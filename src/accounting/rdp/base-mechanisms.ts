@@ -24,16 +24,53 @@ export function gaussianRdp(noiseMultiplier: number, order: number): number {
 /**
  * Laplace mechanism with noise multiplier b (scale / L1 sensitivity), Mironov 2017, Prop. 6:
  *   eps(alpha) = 1/(alpha-1) log( alpha/(2alpha-1) e^{(alpha-1)/b} + (alpha-1)/(2alpha-1) e^{-alpha/b} ),
- * never above the pure-DP value 1/b. For the discrete Laplace (exact samplers) the pure-DP bound
- * and the zCDP bound of pure DP (Bun & Steinke 2016, Prop. 3.3: alpha eps^2 / 2) are used instead.
+ * never above the pure-DP value 1/b. For the discrete Laplace (exact samplers) without its grid
+ * scale, the pure-DP bound and the zCDP bound of pure DP (Bun & Steinke 2016, Prop. 3.3:
+ * alpha eps^2 / 2) are used; with the grid scale of a one-dimensional release,
+ * `discreteLaplaceRdp`.
  */
-export function laplaceRdp(noiseMultiplier: number, order: number, discrete = false): number {
+export function laplaceRdp(noiseMultiplier: number, order: number, discrete = false, gridScale?: number): number {
   const pure = 1 / noiseMultiplier;
+  if (discrete && gridScale !== undefined) return Math.min(up(pure), discreteLaplaceRdp(gridScale, Math.floor((gridScale / noiseMultiplier) * (1 + 4 * EPS)), order));
   if (discrete) return up(Math.min(pure, (order * pure * pure) / 2));
   const a = order;
   const logTerm = logSumExp([Math.log(a / (2 * a - 1)) + (a - 1) / noiseMultiplier, Math.log((a - 1) / (2 * a - 1)) - a / noiseMultiplier]);
   const slack = 8 * EPS * (Math.abs(a / noiseMultiplier) + 2);
   return Math.min(up(pure), up((logTerm + slack) / (a - 1)));
+}
+
+/**
+ * The exact Rényi divergence D_alpha(DL(0) || DL(v)) of the discrete Laplace P(k) ∝ e^{-t|k|},
+ * t = 1/b, against its shift by an integer v >= 1 (the normalisers cancel). With the privacy loss
+ * L(k) = t(|k - v| - |k|) under P: L = tv for k <= 0, -tv for k >= v, t(v - 2k) in between, so
+ *   E_P[e^{(alpha-1)L}] = [e^{(alpha-1)tv} + e^{-alpha tv}
+ *                          + (1 - e^{-t}) e^{(alpha-1)tv} sum_{k=1}^{v-1} e^{-(2alpha-1)tk}] / (1 + e^{-t}).
+ * It is nondecreasing in v: going from v to v + 1 multiplies the loss's exponential by
+ * w = e^{(alpha-1)t} on {k <= v} and by 1/w on {k >= v + 1}, which changes the sum by
+ * (w - 1)(A - B/w) with A >= P(k <= 0) e^{(alpha-1)tv} >= P(k >= v + 1) e^{-(alpha-1)tv} >= B/w
+ * (symmetry of P); so the bound at the largest shift covers every smaller one, and by the
+ * reflection k -> v - k the divergence in the other direction is the same. The sum is evaluated
+ * with expm1/log1p against its value 1 at alpha = 1 and rounded up by a slack far above its error.
+ */
+export function discreteLaplaceRdp(gridScale: number, shift: number, order: number): number {
+  const t = 1 / gridScale;
+  const v = Math.max(1, shift);
+  const a = order;
+  if (a === Infinity) return up(t * v);
+  const e1 = Math.expm1((a - 1) * t * v); // e^{(a-1)tv} - 1
+  const c = (2 * a - 1) * t;
+  // sum_{k=1}^{v-1} e^{-ck} = e^{-c} (1 - e^{-c(v-1)}) / (1 - e^{-c})
+  const geometric = v > 1 ? (Math.exp(-c) * -Math.expm1(-c * (v - 1))) / -Math.expm1(-c) : 0;
+  const oneMinusEt = -Math.expm1(-t);
+  // numerator - denominator, the denominator being 1 + e^{-t}:
+  //   e1 + (e^{-a tv} - e^{-t}) + (1 - e^{-t}) (1 + e1) geometric
+  const middle = oneMinusEt * (1 + e1) * geometric;
+  const excess = e1 + (Math.exp(-a * t * v) - Math.exp(-t)) + middle;
+  const ratio = excess / (1 + Math.exp(-t));
+  const value = Math.log1p(ratio) / (a - 1);
+  // Each term carries a relative error of a few ulps of magnitudes <= 1 + e1 + middle.
+  const slack = (16 * EPS * (2 + e1 + middle)) / (a - 1);
+  return Math.max(0, up(value + slack));
 }
 
 /**

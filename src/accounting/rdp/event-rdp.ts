@@ -134,7 +134,7 @@ export function rdpCurveOf(event: DpEvent, options: RdpOptions = {}): RdpCurve {
     case 'gaussian':
       return (order) => gaussianRdp(event.noiseMultiplier, order);
     case 'laplace':
-      return (order) => (order === Infinity ? 1 / event.noiseMultiplier : laplaceRdp(event.noiseMultiplier, order, event.discrete));
+      return (order) => (order === Infinity ? 1 / event.noiseMultiplier : laplaceRdp(event.noiseMultiplier, order, event.discrete, event.gridScale));
     case 'randomizedResponse':
       return (order) =>
         order === Infinity ? Math.log1p((event.numBuckets * (1 - event.noiseParameter)) / event.noiseParameter) : randomizedResponseRdp(event.noiseParameter, event.numBuckets, order);
