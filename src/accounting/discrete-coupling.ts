@@ -133,6 +133,7 @@ import {
   repeatAndSelectEvent,
   sampledWithoutReplacementEvent,
   selfComposeEvent,
+  someEvent,
   type DpEvent,
 } from './events.js';
 
@@ -184,22 +185,9 @@ export function couplingEnlargedNoise(noise: number, gridNoiseStd: number): numb
 
 /** true when the event (anywhere inside) has discrete noise whose grid std is recorded. */
 export function containsGriddedDiscreteNoise(event: DpEvent): boolean {
-  switch (event.kind) {
-    case 'gaussian':
-    case 'objectivePerturbation':
-      return event.gridNoiseStd !== undefined;
-    case 'relativeGaussian':
-      return event.gridBaselineStd !== undefined;
-    case 'compose':
-      return event.events.some(containsGriddedDiscreteNoise);
-    case 'poissonSampled':
-    case 'sampledWithoutReplacement':
-    case 'selfCompose':
-    case 'repeatAndSelect':
-      return containsGriddedDiscreteNoise(event.event);
-    default:
-      return false;
-  }
+  return someEvent(event, (e) =>
+    e.kind === 'gaussian' || e.kind === 'objectivePerturbation' ? e.gridNoiseStd !== undefined : e.kind === 'relativeGaussian' && e.gridBaselineStd !== undefined,
+  );
 }
 
 type LeafMap = (event: DpEvent) => DpEvent;

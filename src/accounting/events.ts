@@ -314,6 +314,26 @@ export function sampledWithoutReplacementEvent(
   return Object.freeze({ kind: 'sampledWithoutReplacement', sourceDatasetSize, sampleSize, event });
 }
 
+/** The events directly inside `event` (none for a mechanism). */
+export function childEvents(event: DpEvent): readonly DpEvent[] {
+  switch (event.kind) {
+    case 'compose':
+      return event.events;
+    case 'poissonSampled':
+    case 'sampledWithoutReplacement':
+    case 'selfCompose':
+    case 'repeatAndSelect':
+      return [event.event];
+    default:
+      return [];
+  }
+}
+
+/** true when `test` holds for the event or any event inside it. */
+export function someEvent(event: DpEvent, test: (e: DpEvent) => boolean): boolean {
+  return test(event) || childEvents(event).some((e) => someEvent(e, test));
+}
+
 export function composeEvent(events: readonly DpEvent[]): ComposeEvent {
   if (!Array.isArray(events)) throw new InvalidParameterError('events', events, 'an array of events');
   return Object.freeze({ kind: 'compose', events: Object.freeze([...events]) });

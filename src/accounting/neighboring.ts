@@ -9,7 +9,7 @@
  * add/remove-one one), never silently.
  */
 import { UnsupportedEventError } from '../errors.js';
-import type { DpEvent } from './events.js';
+import { someEvent, type DpEvent } from './events.js';
 
 export type NeighboringRelation = 'addOrRemoveOne' | 'replaceOne' | 'relativeToSensitivity';
 
@@ -66,17 +66,5 @@ export function neighboringRelationOf(event: DpEvent, root: DpEvent = event): Ne
 
 /** true when the event (anywhere inside) relies on a conjecture rather than a theorem. */
 export function containsConjecture(event: DpEvent): boolean {
-  switch (event.kind) {
-    case 'shuffledSgdConjecture':
-      return true;
-    case 'compose':
-      return event.events.some(containsConjecture);
-    case 'poissonSampled':
-    case 'sampledWithoutReplacement':
-    case 'selfCompose':
-    case 'repeatAndSelect':
-      return containsConjecture(event.event);
-    default:
-      return false;
-  }
+  return someEvent(event, (e) => e.kind === 'shuffledSgdConjecture');
 }

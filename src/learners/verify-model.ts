@@ -28,7 +28,7 @@
  * const result = verifyModel(JSON.parse(readFileSync('model.json', 'utf8')), { source: 'model.json' });
  * result.holds; // true when the claimed (epsilon, delta, guarantee) follow from the event
  */
-import { parseEvent, type DpEvent } from '../accounting/events.js';
+import { childEvents, parseEvent, type DpEvent } from '../accounting/events.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../accounting/guarantee.js';
 import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../accounting/neighboring.js';
@@ -110,19 +110,7 @@ function secureDescription(): string {
 /** Visits every sub-event (the event included). */
 function walk(event: DpEvent, visit: (e: DpEvent, parent: DpEvent | undefined) => void, parent?: DpEvent): void {
   visit(event, parent);
-  switch (event.kind) {
-    case 'compose':
-      for (const e of event.events) walk(e, visit, event);
-      return;
-    case 'poissonSampled':
-    case 'sampledWithoutReplacement':
-    case 'selfCompose':
-    case 'repeatAndSelect':
-      walk(event.event, visit, event);
-      return;
-    default:
-      return;
-  }
+  for (const child of childEvents(event)) walk(child, visit, event);
 }
 
 const NOISE_KINDS = new Set(['gaussian', 'laplace', 'objectivePerturbation', 'relativeGaussian']);
