@@ -8,6 +8,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   train: async () => (await import('./train.js')).runTrainBench(),
   dpsgd: async () => (await import('./dpsgd.js')).runDpSgdBench(),
   pld: async () => (await import('./pld.js')).runPldBench(),
+  schedule: async () => (await import('./schedule.js')).runScheduleBench(),
   data: async () => (await import('./data.js')).runDataBench(),
 };
 

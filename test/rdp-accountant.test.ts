@@ -6,7 +6,7 @@ import { gaussianRdp, laplaceRdp, objectivePerturbationRdp, randomizedResponseRd
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
 import { DEFAULT_ORDERS } from '../src/accounting/rdp/orders.js';
 import * as E from '../src/accounting/events.js';
-import { InvalidParameterError, UnsupportedEventError } from '../src/errors.js';
+import { UnsupportedEventError } from '../src/errors.js';
 import { assertClose } from './helpers/assert-close.js';
 
 const INTEGER_ORDERS = [2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 128, 256];
@@ -168,9 +168,9 @@ test('the shuffled-SGD conjecture is refused unless opted in, and then marked', 
   const result = rdpEpsilon(event, 1e-5, { allowConjecture: true });
   assert.equal(result.guarantee, 'conjecture');
   assert.ok(result.warnings.some((w) => /conjecture/.test(w)));
-  // Its assumption sigma >= 2L is enforced.
+  // Its assumption sigma >= 2L is enforced: the event cannot be accounted (the error names it and the condition).
   const lowNoise = E.shuffledSgdConjectureEvent({ datasetSize: 1000, noiseMultiplier: 1, epochs: 2, fraction: 0.5 });
-  assert.throws(() => rdpEpsilon(lowNoise, 1e-5, { allowConjecture: true }), InvalidParameterError);
+  assert.throws(() => rdpEpsilon(lowNoise, 1e-5, { allowConjecture: true }), (e: unknown) => e instanceof UnsupportedEventError && /sigma\^2 >= 4 L\^2: noiseMultiplier must be >= 2, got 1/.test(e.message));
 });
 
 test('RGM events give no bound outside Thm. 1 and a finite epsilon inside', () => {

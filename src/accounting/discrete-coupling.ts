@@ -132,6 +132,7 @@ import {
   relativeGaussianEvent,
   repeatAndSelectEvent,
   sampledWithoutReplacementEvent,
+  requireEventDepth,
   selfComposeEvent,
   someEvent,
   type DpEvent,
@@ -192,27 +193,35 @@ export function containsGriddedDiscreteNoise(event: DpEvent): boolean {
 
 type LeafMap = (event: DpEvent) => DpEvent;
 
-/** Rebuilds `event` with `leaf` applied to every leaf; returns the same object when nothing changed. */
+/**
+ * Rebuilds `event` with `leaf` applied to every leaf; returns the same object when nothing changed.
+ * Checks the depth first (then recurses at most MAX_EVENT_DEPTH levels).
+ */
 function mapLeaves(event: DpEvent, leaf: LeafMap): DpEvent {
+  requireEventDepth(event);
+  return mapChecked(event, leaf);
+}
+
+function mapChecked(event: DpEvent, leaf: LeafMap): DpEvent {
   switch (event.kind) {
     case 'compose': {
-      const events = event.events.map((e) => mapLeaves(e, leaf));
+      const events = event.events.map((e) => mapChecked(e, leaf));
       return events.every((e, i) => e === event.events[i]) ? event : composeEvent(events);
     }
     case 'selfCompose': {
-      const inner = mapLeaves(event.event, leaf);
+      const inner = mapChecked(event.event, leaf);
       return inner === event.event ? event : selfComposeEvent(inner, event.count);
     }
     case 'poissonSampled': {
-      const inner = mapLeaves(event.event, leaf);
+      const inner = mapChecked(event.event, leaf);
       return inner === event.event ? event : poissonSampledEvent(event.samplingProbability, inner);
     }
     case 'sampledWithoutReplacement': {
-      const inner = mapLeaves(event.event, leaf);
+      const inner = mapChecked(event.event, leaf);
       return inner === event.event ? event : sampledWithoutReplacementEvent(event.sourceDatasetSize, event.sampleSize, inner);
     }
     case 'repeatAndSelect': {
-      const inner = mapLeaves(event.event, leaf);
+      const inner = mapChecked(event.event, leaf);
       return inner === event.event ? event : repeatAndSelectEvent(inner, event.mean, event.shape);
     }
     default:

@@ -16,7 +16,7 @@ import { brentRoot } from '../math/root-finding.js';
 import { requireOpenUnit } from '../validate.js';
 import { analyticGaussianNoiseMultiplier } from './calibrate-gaussian.js';
 import { containsGriddedDiscreteNoise, couplingReducedNoise } from './discrete-coupling.js';
-import { gaussianEvent, selfComposeEvent, type DpEvent } from './events.js';
+import { gaussianEvent, requireEventDepth, selfComposeEvent, type DpEvent } from './events.js';
 import { nextDown, nextUp } from './float-steps.js';
 import { gaussianDelta, gaussianLogDelta } from './gaussian-profile.js';
 import type { PrivacyGuarantee } from './guarantee.js';
@@ -27,6 +27,12 @@ import { neighboringRelationOf } from './neighboring.js';
  * A gridded discrete Gaussian counts with its coupled multiplier z_eff (rounded down).
  */
 export function gaussianPrecision(event: DpEvent): number | undefined {
+  requireEventDepth(event);
+  return precisionOf(event);
+}
+
+/** `gaussianPrecision` after the depth check. */
+function precisionOf(event: DpEvent): number | undefined {
   switch (event.kind) {
     case 'noOp':
       return 0;
@@ -38,13 +44,13 @@ export function gaussianPrecision(event: DpEvent): number | undefined {
       }
       return 1 / (event.noiseMultiplier * event.noiseMultiplier);
     case 'selfCompose': {
-      const inner = gaussianPrecision(event.event);
+      const inner = precisionOf(event.event);
       return inner === undefined ? undefined : event.count * inner;
     }
     case 'compose': {
       let total = 0;
       for (const e of event.events) {
-        const inner = gaussianPrecision(e);
+        const inner = precisionOf(e);
         if (inner === undefined) return undefined;
         total += inner;
       }

@@ -9,7 +9,7 @@
  * add/remove-one one), never silently.
  */
 import { UnsupportedEventError } from '../errors.js';
-import { someEvent, type DpEvent } from './events.js';
+import { requireEventDepth, someEvent, type DpEvent } from './events.js';
 
 export type NeighboringRelation = 'addOrRemoveOne' | 'replaceOne' | 'relativeToSensitivity';
 
@@ -39,6 +39,12 @@ function within(root: DpEvent, parent: DpEvent, relation: NeighboringRelation, i
 
 /** The neighbouring relation under which an event's guarantee holds; throws on a mix. */
 export function neighboringRelationOf(event: DpEvent, root: DpEvent = event): NeighboringRelation {
+  requireEventDepth(event);
+  return relationOf(event, root);
+}
+
+/** `neighboringRelationOf` after the depth check (recursion <= MAX_EVENT_DEPTH levels). */
+function relationOf(event: DpEvent, root: DpEvent): NeighboringRelation {
   switch (event.kind) {
     case 'gaussian':
     case 'laplace':
@@ -49,19 +55,36 @@ export function neighboringRelationOf(event: DpEvent, root: DpEvent = event): Ne
     case 'objectivePerturbation':
     case 'poissonSampled':
       return event.kind === 'poissonSampled'
-        ? within(root, event, 'addOrRemoveOne', neighboringRelationOf(event.event, root))
+        ? within(root, event, 'addOrRemoveOne', relationOf(event.event, root))
         : 'addOrRemoveOne';
     case 'randomizedResponse':
     case 'shuffledSgdConjecture':
       return 'replaceOne';
     case 'sampledWithoutReplacement':
-      return within(root, event, 'replaceOne', neighboringRelationOf(event.event, root));
+      return within(root, event, 'replaceOne', relationOf(event.event, root));
     case 'compose':
-      return combine(root, event, event.events.map((e) => neighboringRelationOf(e, root)));
+      return combine(root, event, event.events.map((e) => relationOf(e, root)));
     case 'selfCompose':
     case 'repeatAndSelect':
-      return neighboringRelationOf(event.event, root);
+      return relationOf(event.event, root);
   }
+}
+
+/**
+ * The relation of an accountant's composition after adding `event` to what it holds (`current`):
+ * relation-free events keep it; a mix of add/remove and replace-one is refused.
+ */
+export function composedRelation(current: NeighboringRelation, event: DpEvent): NeighboringRelation {
+  const relation = neighboringRelationOf(event);
+  if (relation === 'relativeToSensitivity') return current;
+  if (current !== 'relativeToSensitivity' && current !== relation) {
+    throw new UnsupportedEventError(
+      event,
+      event,
+      `it composes events under different neighbouring relations (${current} and ${relation}); convert one explicitly (e.g. recompute its sensitivity or sampling under the other relation)`,
+    );
+  }
+  return relation;
 }
 
 /** true when the event (anywhere inside) relies on a conjecture rather than a theorem. */

@@ -10,12 +10,18 @@
  *   (eps, delta)-DP mechanisms is (sqrt(2k log(1/delta')) eps + k eps (e^eps - 1), k delta + delta')-DP.
  */
 import { requireInteger, requireNonNegative, requireOpenUnit, requireProbability } from '../validate.js';
-import type { DpEvent } from './events.js';
+import { requireEventDepth, type DpEvent } from './events.js';
 
 const up = (x: number) => x * (1 + 8 * Number.EPSILON);
 
 /** The pure-DP epsilon of an event by basic composition (Infinity when it has none). */
 export function pureEpsilon(event: DpEvent): number {
+  requireEventDepth(event);
+  return pureEpsilonOf(event);
+}
+
+/** `pureEpsilon` after the depth check. */
+function pureEpsilonOf(event: DpEvent): number {
   switch (event.kind) {
     case 'noOp':
       return 0;
@@ -24,13 +30,13 @@ export function pureEpsilon(event: DpEvent): number {
     case 'randomizedResponse':
       return event.noiseParameter === 0 ? Infinity : up(Math.log1p((event.numBuckets * (1 - event.noiseParameter)) / event.noiseParameter));
     case 'poissonSampled':
-      return up(Math.log1p(event.samplingProbability * Math.expm1(pureEpsilon(event.event))));
+      return up(Math.log1p(event.samplingProbability * Math.expm1(pureEpsilonOf(event.event))));
     case 'sampledWithoutReplacement':
-      return up(Math.log1p((event.sampleSize / event.sourceDatasetSize) * Math.expm1(pureEpsilon(event.event))));
+      return up(Math.log1p((event.sampleSize / event.sourceDatasetSize) * Math.expm1(pureEpsilonOf(event.event))));
     case 'compose':
-      return event.events.reduce((sum, e) => sum + pureEpsilon(e), 0);
+      return event.events.reduce((sum, e) => sum + pureEpsilonOf(e), 0);
     case 'selfCompose':
-      return event.count === 0 ? 0 : event.count * pureEpsilon(event.event);
+      return event.count === 0 ? 0 : event.count * pureEpsilonOf(event.event);
     default:
       return Infinity;
   }

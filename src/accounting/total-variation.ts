@@ -21,7 +21,7 @@
  */
 import { normalCdf } from '../math/normal.js';
 import { couplingReducedNoise } from './discrete-coupling.js';
-import type { DpEvent } from './events.js';
+import { requireEventDepth, type DpEvent } from './events.js';
 import { nextUp } from './float-steps.js';
 
 const up = (x: number) => Math.min(1, x * (1 + 8 * Number.EPSILON));
@@ -64,12 +64,18 @@ function split(event: DpEvent): Split {
       return { gaussianPrecision: k * inner.gaussianPrecision, discreteKl: k * inner.discreteKl, otherTv: k * inner.otherTv, gridded: k > 0 && inner.gridded };
     }
     default:
-      return { ...EMPTY, otherTv: totalVariation(event) };
+      return { ...EMPTY, otherTv: tvOf(event) };
   }
 }
 
 /** An upper bound on the total-variation privacy of an event (1 when nothing better is known). */
 export function totalVariation(event: DpEvent): number {
+  requireEventDepth(event);
+  return tvOf(event);
+}
+
+/** `totalVariation` after the depth check. */
+function tvOf(event: DpEvent): number {
   switch (event.kind) {
     case 'noOp':
       return 0;
@@ -82,9 +88,9 @@ export function totalVariation(event: DpEvent): number {
       // P = (a, b, ...), Q = (b, a, ...): TV = |a - b| = 1 - p.
       return up(1 - event.noiseParameter);
     case 'poissonSampled':
-      return up(event.samplingProbability * totalVariation(event.event));
+      return up(event.samplingProbability * tvOf(event.event));
     case 'sampledWithoutReplacement':
-      return up((event.sampleSize / event.sourceDatasetSize) * totalVariation(event.event));
+      return up((event.sampleSize / event.sourceDatasetSize) * tvOf(event.event));
     case 'gaussian':
     case 'compose':
     case 'selfCompose': {

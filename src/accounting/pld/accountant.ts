@@ -21,18 +21,27 @@
  * `deltaLower`) come from a second composition of the continuous Gaussians with the larger
  * multipliers z / sqrt(1 - 64/s^2), which the discrete releases dominate (same module, "Lower
  * bounds"): the gap then also shows what the coupling costs.
+ *
+ * Long heterogeneous compositions (`schedule-buckets.ts`). Many distinct Poisson-subsampled
+ * Gaussians (a noise or sampling schedule) are composed in buckets, z rounded down and q up to a
+ * geometric grid (`scheduleGrid` points per doubling) for the upper bound, and the other way for
+ * the lower bound, which then also comes from a second accountant; many distinct continuous
+ * Gaussians are merged into one (exactly, up to rounding outward). `onProgress` reports the work
+ * of long queries.
  */
-import { DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
+import { DpfitError, InvalidParameterError, NumericalError } from '../../errors.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
 import { containsGriddedDiscreteNoise, continuousLowerSurrogate } from '../discrete-coupling.js';
-import { selfComposeEvent, type DpEvent } from '../events.js';
+import type { DpEvent } from '../events.js';
 import { nextDown, nextUp } from '../float-steps.js';
 import type { PrivacyGuarantee } from '../guarantee.js';
-import { neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
+import { composedRelation, neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
 import type { ComposedPlds, Direction } from './compose.js';
 import type { DiscretePld } from './discrete-pld.js';
 import { checkPldSupport, pldComponents, type PldComponent } from './event-components.js';
 import { PldEngine } from './engine.js';
+import { ProgressMeter, type ProgressCallback } from '../progress-meter.js';
+import { bucketComponents, DEFAULT_PLD_SCHEDULE_GRID, type BucketInfo, type NoiseRounding } from './schedule-buckets.js';
 import { deltaForEpsilon, epsilonForDelta, noiseAt } from './queries.js';
 
 export interface PldAccountantOptions {
@@ -55,7 +64,24 @@ export interface PldAccountantOptions {
   readonly tailMassBound?: number;
   /** Largest number of grid points (FFT size). Default 2^22. */
   readonly maxGridSize?: number;
+  /**
+   * Grid points per doubling of the noise multiplier (and sampling probability) of the buckets of
+   * long DP-SGD schedules (`schedule-buckets.ts`): more than 64 distinct Poisson-subsampled
+   * Gaussians are composed with z rounded down (up for epsilonLower) to this grid when that makes
+   * at most a quarter as many mechanisms. Default 256 (z moves by < 0.27 %); an integer >= 16, or
+   * Infinity to compose every distinct mechanism as it is (~60 ms each at 1e5 steps).
+   */
+  readonly scheduleGrid?: number;
+  /**
+   * Progress of long queries: called with (done, total), total = 1000, a fraction that never goes
+   * backwards, ending with (1000, 1000) once per getEpsilon / getDelta. Only called when the
+   * composition has at least 32 distinct mechanisms (each costs a transform of the whole grid).
+   */
+  readonly onProgress?: ProgressCallback;
 }
+
+/** Below this many distinct mechanisms, queries report no progress (they take about a second or less). */
+const PROGRESS_MIN_MECHANISMS = 32;
 
 /** The discretisation a PLD result was computed with. */
 export interface PldDiscretization {
@@ -96,6 +122,7 @@ const TOLERABLE_GAP = 1e-3;
 interface Merged {
   count: number;
   models: PldComponent['models'];
+  sampledGaussian?: PldComponent['sampledGaussian'];
 }
 
 interface Evaluation {
@@ -132,9 +159,10 @@ function noiseShift(pld: DiscretePld, search: { epsilon: number; slope: number }
 }
 
 export class PldAccountant {
-  private readonly options: Required<Omit<PldAccountantOptions, 'valueDiscretization' | 'tailMassBound'>> & {
+  private readonly options: Required<Omit<PldAccountantOptions, 'valueDiscretization' | 'tailMassBound' | 'onProgress'>> & {
     valueDiscretization?: number;
     tailMassBound?: number;
+    onProgress?: ProgressCallback;
   };
   private readonly merged = new Map<string, Merged>();
   private nonPrivate = false;
@@ -145,9 +173,16 @@ export class PldAccountant {
   private readonly given: PldAccountantOptions;
   /** true once an event with gridded discrete noise was composed. */
   private gridded = false;
-  /** Everything composed, as `continuousLowerSurrogate`s (used only when `gridded`). */
-  private readonly lowerEvents: DpEvent[] = [];
+  /** Everything composed, as `continuousLowerSurrogate`s with their counts (for the lower accountant). */
+  private readonly lowerEvents: { event: DpEvent; count: number }[] = [];
   private lower: PldAccountant | undefined;
+  /** 'down' for the accountant a caller made; 'up' for the lower-bound accountant of schedules. */
+  private noiseRounding: NoiseRounding = 'down';
+  /** What `bucketComponents` did for the current engine (undefined: nothing), and its result. */
+  private buckets: BucketInfo | undefined;
+  private reduced: readonly PldComponent[] | undefined;
+  /** The progress meter of the running query (shared with the lower-bound accountant). */
+  private meter: ProgressMeter | undefined;
 
   constructor(options: PldAccountantOptions = {}) {
     if (options.valueDiscretization !== undefined) requirePositive('valueDiscretization', options.valueDiscretization);
@@ -158,8 +193,13 @@ export class PldAccountant {
     const tailMassBound = options.tailMassBound;
     if (tailMassBound !== undefined) requireOpenUnit('tailMassBound', tailMassBound);
     const maxGridSize = requireInteger('maxGridSize', options.maxGridSize ?? DEFAULT_MAX_GRID, 16, 1 << 28);
-    this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, maxGridSize };
-    this.given = { ...options };
+    const scheduleGrid = options.scheduleGrid ?? DEFAULT_PLD_SCHEDULE_GRID;
+    if (!(scheduleGrid === Infinity || (typeof scheduleGrid === 'number' && Number.isSafeInteger(scheduleGrid) && scheduleGrid >= 16))) {
+      throw new InvalidParameterError('scheduleGrid', scheduleGrid, 'an integer >= 16 (grid points per doubling of z) or Infinity (every mechanism as it is)');
+    }
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new InvalidParameterError('onProgress', options.onProgress, 'a function (done, total) => void');
+    this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, maxGridSize, scheduleGrid, onProgress: options.onProgress };
+    this.given = { ...options, onProgress: undefined };
   }
 
   /** Whether the accountant can handle the event (and all its sub-events). */
@@ -177,33 +217,77 @@ export class PldAccountant {
   /** Adds `count` adaptive repetitions of `event`; validates everything before changing state. */
   compose(event: DpEvent, count = 1): this {
     requireInteger('count', count, 0);
-    const wrapped = count === 1 ? event : selfComposeEvent(event, count);
-    checkPldSupport(wrapped);
-    const relation = this.combinedRelation(wrapped);
-    const summary = pldComponents(wrapped);
-    const next = new Map(this.merged);
+    // The count multiplies the releases (no selfCompose wrapper: an event at the depth limit stays within it).
+    checkPldSupport(event);
+    const relation = this.combinedRelation(event);
+    const summary = pldComponents(event, count);
     for (const c of summary.components) {
-      const total = (next.get(c.key)?.count ?? 0) + c.count;
+      const total = (this.merged.get(c.key)?.count ?? 0) + c.count;
       if (!Number.isSafeInteger(total)) throw new InvalidParameterError('count', count, `such that the total number of compositions stays <= ${Number.MAX_SAFE_INTEGER}`);
-      next.set(c.key, { count: total, models: next.get(c.key)?.models ?? c.models });
     }
+    const lowerEvent = continuousLowerSurrogate(event);
     // Validated: commit.
-    this.merged.clear();
-    for (const [k, v] of next) this.merged.set(k, v);
+    for (const c of summary.components) {
+      const known = this.merged.get(c.key);
+      if (known === undefined) this.merged.set(c.key, { count: c.count, models: c.models, ...(c.sampledGaussian === undefined ? {} : { sampledGaussian: c.sampledGaussian }) });
+      else known.count += c.count;
+    }
     this.nonPrivate ||= summary.nonPrivate;
     this.relation = relation;
     this.engine = undefined;
+    this.buckets = undefined;
+    this.reduced = undefined;
     this.cache.clear();
-    this.gridded ||= containsGriddedDiscreteNoise(wrapped);
-    this.lowerEvents.push(continuousLowerSurrogate(wrapped));
+    this.gridded ||= containsGriddedDiscreteNoise(event);
+    this.lowerEvents.push({ event: lowerEvent, count });
     this.lower = undefined;
     return this;
   }
 
-  /** The accountant of the lower surrogates (continuous only: it never recurses). */
+  /**
+   * The accountant of the lower surrogates: continuous releases, schedules bucketed with z rounded
+   * up (it never has a lower accountant of its own).
+   */
   private lowerAccountant(): PldAccountant {
-    if (this.lower === undefined) this.lower = new PldAccountant(this.given).compose({ kind: 'compose', events: [...this.lowerEvents] });
+    if (this.lower === undefined) {
+      // With schedules in buckets the lower bound is far from the upper one (the buckets' cost, a
+      // few 1e-3 relative): a coarser grid (relative accuracy 1e-3) gives it at a fraction of the cost.
+      const bucketed = this.buckets !== undefined && this.buckets.buckets > 0;
+      const accuracy = Math.max(this.options.relativeAccuracy, bucketed ? 1e-3 : 0);
+      const lower = new PldAccountant({ ...this.given, relativeAccuracy: accuracy });
+      lower.noiseRounding = 'up';
+      for (const { event, count } of this.lowerEvents) lower.compose(event, count);
+      this.lower = lower;
+    }
+    this.lower.meter = this.meter;
     return this.lower;
+  }
+
+  /** Whether results need the lower accountant: gridded noise, or schedules in buckets. */
+  private needsLowerAccountant(): boolean {
+    if (this.noiseRounding === 'up' || this.nonPrivate || this.merged.size === 0) return false;
+    if (this.gridded) return true;
+    this.reducedComponents();
+    return this.buckets !== undefined && (this.buckets.buckets > 0 || this.buckets.mergedGaussians > 0);
+  }
+
+  /** Runs a top-level query with a progress meter when the composition is long. */
+  private withProgress<T>(query: () => T): T {
+    const report = this.options.onProgress;
+    if (report === undefined || this.meter !== undefined || this.merged.size < PROGRESS_MIN_MECHANISMS) return query();
+    this.meter = new ProgressMeter(report);
+    // The estimate: this accountant's passes, and the lower accountant's when there is one.
+    const planned = PldEngine.plannedUnits(this.reducedComponents());
+    this.meter.expect(this.needsLowerAccountant() ? 2 * planned : planned);
+    if (this.engine !== undefined) this.engine.progress = this.meter;
+    try {
+      const result = query();
+      this.meter.finish();
+      return result;
+    } finally {
+      this.meter = undefined;
+      if (this.engine !== undefined) this.engine.progress = undefined;
+    }
   }
 
   /** A lower bound from the lower accountant, or undefined (with a warning) when it fails. */
@@ -221,24 +305,38 @@ export class PldAccountant {
 
   /** The relation of everything composed so far and `event` (neighboring.ts rules); throws on a mix. */
   private combinedRelation(event: DpEvent): NeighboringRelation {
-    const relation = neighboringRelationOf(event);
-    if (relation === 'relativeToSensitivity') return this.relation;
-    if (this.relation !== 'relativeToSensitivity' && this.relation !== relation) {
-      throw new UnsupportedEventError(
-        event,
-        event,
-        `it composes events under different neighbouring relations (${this.relation} and ${relation}); convert one explicitly (e.g. recompute its sensitivity or sampling under the other relation)`,
-      );
+    return composedRelation(this.relation, event);
+  }
+
+  /** The components to compose: what was composed, with long schedules reduced (`bucketComponents`). */
+  private reducedComponents(): readonly PldComponent[] {
+    if (this.reduced === undefined) {
+      const components: PldComponent[] = [...this.merged.entries()].map(([key, m]) => ({ key, ...m }));
+      const reduced = bucketComponents(components, this.options.scheduleGrid, this.noiseRounding);
+      this.buckets = reduced.info;
+      this.reduced = reduced.components;
     }
-    return relation;
+    return this.reduced;
   }
 
   private getEngine(): PldEngine {
-    if (this.engine === undefined) {
-      const components: PldComponent[] = [...this.merged.entries()].map(([key, m]) => ({ key, count: m.count, models: m.models }));
-      this.engine = new PldEngine(components);
-    }
+    if (this.engine === undefined) this.engine = new PldEngine(this.reducedComponents(), this.meter);
+    this.engine.progress = this.meter;
     return this.engine;
+  }
+
+  /** The warning that says what `bucketComponents` did, if anything. */
+  private bucketWarnings(): string[] {
+    const b = this.buckets;
+    if (b === undefined) return [];
+    const out: string[] = [];
+    if (b.buckets > 0) {
+      out.push(
+        `${b.mechanisms} distinct Poisson-subsampled Gaussian steps were composed in ${b.buckets} buckets, their noise multipliers rounded down (sampling probabilities up) to a grid of ${b.pointsPerDoubling} points per doubling for epsilon and the other way for epsilonLower (a valid upper and lower bound; the gap shows the cost); scheduleGrid sets the grid, Infinity composes every step as it is`,
+      );
+    }
+    if (b.mergedGaussians > 0) out.push(`${b.mergedGaussians} distinct Gaussian releases were composed as one Gaussian with 1/z^2 = sum 1/z_i^2 (exact, Dong, Roth & Su 2022, Cor. 3.3)`);
+    return out;
   }
 
   private composedAt(h: number, tailMass: number, tilt: number): ComposedPlds {
@@ -385,14 +483,21 @@ export class PldAccountant {
   /** The smallest epsilon such that the composition is (epsilon, delta)-DP, with epsilonLower. */
   getEpsilon(delta: number): PldGuarantee {
     requireOpenUnit('delta', delta);
-    if (!this.gridded || this.nonPrivate) return this.epsilonOf(delta);
-    // Gridded discrete noise (module comment): query at nextDown(delta), round epsilon up one ulp.
-    const inner = this.epsilonOf(nextDown(delta));
-    const warnings = [...inner.warnings, GRIDDED_WARNING];
-    const above = nextUp(delta);
-    const lower = above < 1 ? this.lowerBound((l) => l.getEpsilon(above).epsilonLower, warnings) : 0;
-    const epsilon = nextUp(inner.epsilon);
-    return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { epsilonLower: Math.min(lower, epsilon) }, inner.discretization);
+    return this.withProgress(() => {
+      if (!this.needsLowerAccountant()) {
+        const result = this.epsilonOf(delta);
+        const extra = this.bucketWarnings();
+        return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
+      }
+      // Gridded discrete noise (module comment): query at nextDown(delta), round epsilon up one ulp.
+      // Schedules in buckets: the lower bound comes from the lower accountant only.
+      const inner = this.gridded ? this.epsilonOf(nextDown(delta)) : this.epsilonOf(delta);
+      const warnings = [...inner.warnings, ...(this.gridded ? [GRIDDED_WARNING] : []), ...this.bucketWarnings()];
+      const above = this.gridded ? nextUp(delta) : delta;
+      const lower = above < 1 ? this.lowerBound((l) => l.getEpsilon(above).epsilonLower, warnings) : 0;
+      const epsilon = this.gridded ? nextUp(inner.epsilon) : inner.epsilon;
+      return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { epsilonLower: Math.min(lower, epsilon) }, inner.discretization);
+    });
   }
 
   private epsilonOf(delta: number): PldGuarantee {
@@ -437,14 +542,20 @@ export class PldAccountant {
   /** The smallest delta such that the composition is (epsilon, delta)-DP, with deltaLower. */
   getDelta(epsilon: number): PldGuarantee {
     requireNonNegative('epsilon', epsilon);
-    if (!this.gridded || this.nonPrivate) return this.deltaOf(epsilon);
-    // Gridded discrete noise (module comment): query at nextDown(epsilon), round delta up one ulp.
-    const inner = this.deltaOf(epsilon > 0 ? nextDown(epsilon) : 0);
-    const warnings = [...inner.warnings, GRIDDED_WARNING];
-    const beyond = nextUp(epsilon);
-    const lower = Number.isFinite(beyond) ? this.lowerBound((l) => l.getDelta(beyond).deltaLower, warnings) : 0;
-    const delta = Math.min(1, nextUp(inner.delta));
-    return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { deltaLower: Math.min(lower, delta) }, inner.discretization);
+    return this.withProgress(() => {
+      if (!this.needsLowerAccountant()) {
+        const result = this.deltaOf(epsilon);
+        const extra = this.bucketWarnings();
+        return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
+      }
+      // Gridded discrete noise (module comment): query at nextDown(epsilon), round delta up one ulp.
+      const inner = this.gridded ? this.deltaOf(epsilon > 0 ? nextDown(epsilon) : 0) : this.deltaOf(epsilon);
+      const warnings = [...inner.warnings, ...(this.gridded ? [GRIDDED_WARNING] : []), ...this.bucketWarnings()];
+      const beyond = this.gridded ? nextUp(epsilon) : epsilon;
+      const lower = Number.isFinite(beyond) ? this.lowerBound((l) => l.getDelta(beyond).deltaLower, warnings) : 0;
+      const delta = this.gridded ? Math.min(1, nextUp(inner.delta)) : inner.delta;
+      return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { deltaLower: Math.min(lower, delta) }, inner.discretization);
+    });
   }
 
   private deltaOf(epsilon: number): PldGuarantee {

@@ -84,6 +84,8 @@ export interface ComposeOptions {
   readonly maxGridSize: number;
   /** Exponential tilt lambda >= 0 of the composition (default 0). */
   readonly tilt?: number;
+  /** Called after each distinct PLD pair is transformed and multiplied in (progress reports). */
+  readonly onTransform?: () => void;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -214,12 +216,17 @@ export function composePlds(terms: readonly CompositionTerm[], options: ComposeO
   if (!empty) {
     // Each distinct pair is transformed once and multiplied into every direction that uses it.
     const users = new Map<PldPair, PowerTarget[]>();
+    const userDirections = new Map<PldPair, Direction[]>();
     for (const t of active) {
       for (const d of directions) {
         const pair = pairOf(t, d);
         let list = users.get(pair);
-        if (list === undefined) users.set(pair, (list = []));
+        if (list === undefined) {
+          users.set(pair, (list = []));
+          userDirections.set(pair, []);
+        }
         list.push({ product: products.get(d)!, count: t.count });
+        userDirections.get(pair)!.push(d);
       }
     }
     for (const [pair, targets] of users) {
@@ -231,9 +238,9 @@ export function composePlds(terms: readonly CompositionTerm[], options: ComposeO
       place(im, opt, center);
       fftToBitReversed(re, im);
       multiplyPowers(re, im, targets);
-      for (const d of directions) {
-        for (const t of active) if (pairOf(t, d) === pair) offsets.set(d, offsets.get(d)! + t.count * center);
-      }
+      const used = userDirections.get(pair)!;
+      targets.forEach((target, i) => offsets.set(used[i], offsets.get(used[i])! + target.count * center));
+      options.onTransform?.();
     }
   }
 

@@ -11,6 +11,7 @@ import type { PldComponent } from './event-components.js';
 import { alignStep, chooseValueDiscretization, lossMoments, lossQuantiles } from './grid.js';
 import { saddlePointTilt } from './tilt.js';
 import type { PrivacyLossModel } from './loss-model.js';
+import type { ProgressMeter } from '../progress-meter.js';
 
 export interface EngineOptions {
   /** Bound on the probability mass truncated from each end of the composed loss. */
@@ -34,15 +35,32 @@ export class PldEngine {
   private readonly ranges = new Map<string, { low: number; high: number }>();
   readonly totalCount: number;
   readonly totalVariance: number;
+  /**
+   * Counts work for progress reports, one unit per mechanism analysed, per discretisation and per
+   * transform (the accountant sets it and estimates the total: `plannedUnits`).
+   */
+  progress: ProgressMeter | undefined;
 
-  constructor(components: readonly PldComponent[]) {
+  constructor(components: readonly PldComponent[], progress?: ProgressMeter) {
+    this.progress = progress;
     this.analysed = components.map((component) => {
       const { remove, add } = component.models();
       const variance = Math.max(lossMoments(remove).variance, add === undefined ? 0 : lossMoments(add).variance);
+      progress?.tick();
       return { component, remove, add, variance };
     });
     this.totalCount = components.reduce((s, c) => s + c.count, 0);
     this.totalVariance = this.analysed.reduce((s, a) => s + a.component.count * a.variance, 0);
+  }
+
+  /**
+   * Units of work (see `progress`) of a typical query over `components`: analysis, a discretisation
+   * on the planning grid and one on the final grid per direction, and a transform per direction.
+   */
+  static plannedUnits(components: readonly PldComponent[]): number {
+    let units = 0;
+    for (const c of components) units += 1 + 3 * (c.key.startsWith('poissonSampled') ? 2 : 1);
+    return units;
   }
 
   /**
@@ -95,8 +113,10 @@ export class PldEngine {
     }
     const d = discretize(model, h, minIndex, maxIndex, 1e-10 / Math.max(1, this.totalCount));
     p = { pessimistic: d.pessimistic, optimistic: d.optimistic };
-    if (this.pairs.size > 64) this.pairs.clear();
+    // Keep the pairs of two grids (a query alternates between a grid and its 4x coarser plan).
+    if (this.pairs.size >= Math.max(64, 4 * this.analysed.length)) this.pairs.clear();
     this.pairs.set(cacheKey, p);
+    this.progress?.tick();
     return p;
   }
 
@@ -149,6 +169,8 @@ export class PldEngine {
 
   /** The composed pessimistic and optimistic PLDs (each direction) on the grid of step h. */
   compose(h: number, options: EngineOptions): ComposedPlds {
-    return composePlds(this.terms(h, options), { tailMass: options.tailMass, maxGridSize: options.maxGridSize, tilt: options.tilt ?? 0 });
+    const terms = this.terms(h, options);
+    const progress = this.progress;
+    return composePlds(terms, { tailMass: options.tailMass, maxGridSize: options.maxGridSize, tilt: options.tilt ?? 0, onTransform: progress === undefined ? undefined : () => progress.tick() });
   }
 }

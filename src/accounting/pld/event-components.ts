@@ -19,7 +19,7 @@
  */
 import { UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate } from '../discrete-coupling.js';
-import type { DpEvent } from '../events.js';
+import { flattenPoissonSampling, requireEventDepth, type DpEvent } from '../events.js';
 import { pureEpsilon } from '../pure-dp.js';
 import { gaussianPair, laplacePair, type AdditivePair } from './additive-pair.js';
 import { gaussianLossModel } from './gaussian-model.js';
@@ -36,6 +36,18 @@ export interface PldComponent {
   readonly count: number;
   /** Builds its loss models: `add` only when the add direction's PLD differs from remove's. */
   readonly models: () => { remove: PrivacyLossModel; add?: PrivacyLossModel };
+  /**
+   * For a continuous Gaussian (q = 1) or a Poisson-subsampled one (0 < q < 1): its parameters,
+   * so that long schedules can be grouped (`schedule-buckets.ts`).
+   */
+  readonly sampledGaussian?: { readonly q: number; readonly z: number };
+}
+
+/** The loss models of a continuous Gaussian with noise multiplier z, Poisson-subsampled with rate q (q = 1: not subsampled). */
+export function sampledGaussianModels(q: number, z: number): { remove: PrivacyLossModel; add?: PrivacyLossModel } {
+  if (q >= 1) return { remove: gaussianLossModel(z) };
+  const pair = gaussianPair(z);
+  return { remove: poissonSubsampledModel(pair, q, 'remove'), add: poissonSubsampledModel(pair, q, 'add') };
 }
 
 export interface PldEventSummary {
@@ -49,6 +61,11 @@ const RDP_ONLY =
 
 /** Throws UnsupportedEventError for the first sub-event the PLD accountant cannot handle. */
 export function checkPldSupport(event: DpEvent, root: DpEvent = event): void {
+  requireEventDepth(event);
+  checkSupport(event, root);
+}
+
+function checkSupport(event: DpEvent, root: DpEvent): void {
   switch (event.kind) {
     case 'gaussian':
       if (event.discrete && event.gridNoiseStd === undefined) {
@@ -73,7 +90,7 @@ export function checkPldSupport(event: DpEvent, root: DpEvent = event): void {
       throw new UnsupportedEventError(root, event, RDP_ONLY);
     case 'poissonSampled': {
       const inner = innermost(event);
-      if (inner.kind === 'gaussian' || inner.kind === 'laplace') return checkPldSupport(inner, root);
+      if (inner.kind === 'gaussian' || inner.kind === 'laplace') return checkSupport(inner, root);
       if (inner.kind === 'noOp' || inner.kind === 'nonPrivate') return;
       throw new UnsupportedEventError(
         root,
@@ -92,10 +109,10 @@ export function checkPldSupport(event: DpEvent, root: DpEvent = event): void {
     case 'shuffledSgdConjecture':
       throw new UnsupportedEventError(root, event, '004 Conj. 1-2 is an RDP conjecture without a privacy loss distribution: use the RDP accountant (with allowConjecture)');
     case 'compose':
-      for (const e of event.events) checkPldSupport(e, root);
+      for (const e of event.events) checkSupport(e, root);
       return;
     case 'selfCompose':
-      checkPldSupport(event.event, root);
+      checkSupport(event.event, root);
       return;
   }
 }
@@ -128,19 +145,28 @@ function subsampledNonPrivate(q: number): { remove: PrivacyLossModel; add?: Priv
 }
 
 /**
- * Flattens a (supported) event into its mechanisms with counts; call `checkPldSupport` first.
+ * Flattens a (supported) event, composed `count` times, into its mechanisms with counts; call
+ * `checkPldSupport` first.
  * Gridded discrete noise enters as its continuous surrogate (`continuousSurrogate`).
  */
-export function pldComponents(event: DpEvent): PldEventSummary {
-  const byKey = new Map<string, { count: number; models: PldComponent['models'] }>();
+export function pldComponents(event: DpEvent, count = 1): PldEventSummary {
+  requireEventDepth(event);
+  type Entry = { count: number; models: PldComponent['models']; sampledGaussian?: PldComponent['sampledGaussian'] };
+  const byKey = new Map<string, Entry>();
   let nonPrivate = false;
-  const add = (key: string, count: number, models: PldComponent['models']) => {
+  const add = (key: string, count: number, models: PldComponent['models'], sampledGaussian?: PldComponent['sampledGaussian']) => {
     const entry = byKey.get(key);
     const total = (entry?.count ?? 0) + count;
     if (!Number.isSafeInteger(total)) throw new UnsupportedEventError(event, event, `the total number of compositions of ${key} exceeds ${Number.MAX_SAFE_INTEGER}`);
-    byKey.set(key, { count: total, models: entry?.models ?? models });
+    if (entry === undefined) byKey.set(key, { count: total, models, ...(sampledGaussian === undefined ? {} : { sampledGaussian }) });
+    else entry.count = total;
   };
+  // An explicit stack (compositions can be wide and deep); each entry is visited once.
+  const stack: { e: DpEvent; multiplicity: number }[] = [];
   const walk = (e: DpEvent, multiplicity: number): void => {
+    stack.push({ e, multiplicity });
+  };
+  const visit = (e: DpEvent, multiplicity: number): void => {
     if (multiplicity === 0) return;
     if (!Number.isSafeInteger(multiplicity)) throw new UnsupportedEventError(event, e, `the number of compositions exceeds ${Number.MAX_SAFE_INTEGER}`);
     switch (e.kind) {
@@ -151,7 +177,7 @@ export function pldComponents(event: DpEvent): PldEventSummary {
         return;
       case 'gaussian': {
         const z = e.noiseMultiplier;
-        return add(`gaussian:${z}`, multiplicity, () => ({ remove: gaussianLossModel(z) }));
+        return add(`gaussian:${z}`, multiplicity, () => ({ remove: gaussianLossModel(z) }), { q: 1, z });
       }
       case 'laplace': {
         const b = e.noiseMultiplier;
@@ -170,12 +196,7 @@ export function pldComponents(event: DpEvent): PldEventSummary {
         return add(key, multiplicity, () => ({ remove: objectivePerturbationLossModel(e) }));
       }
       case 'poissonSampled': {
-        let q = 1;
-        let inner: DpEvent = e;
-        while (inner.kind === 'poissonSampled') {
-          q *= inner.samplingProbability;
-          inner = inner.event;
-        }
+        const { samplingProbability: q, event: inner } = flattenPoissonSampling(e);
         if (inner.kind === 'noOp') return;
         if (inner.kind === 'nonPrivate') return add(`poissonSampled:${q}:nonPrivate`, multiplicity, () => subsampledNonPrivate(q));
         if (q >= 1) return walk(inner, multiplicity);
@@ -185,13 +206,19 @@ export function pldComponents(event: DpEvent): PldEventSummary {
           return add(`poissonSampled:${q}:laplaceDiscrete:${innerEvent.noiseMultiplier}`, multiplicity, () => pureDpLossModels(epsilon, q));
         }
         const key = `poissonSampled:${q}:${inner.kind}:${(inner as { noiseMultiplier: number }).noiseMultiplier}`;
-        return add(key, multiplicity, () => {
-          const pair = additivePair(innerEvent);
-          return { remove: poissonSubsampledModel(pair, q, 'remove'), add: poissonSubsampledModel(pair, q, 'add') };
-        });
+        const sampledGaussian = innerEvent.kind === 'gaussian' ? { q, z: innerEvent.noiseMultiplier } : undefined;
+        return add(
+          key,
+          multiplicity,
+          () => {
+            const pair = additivePair(innerEvent);
+            return { remove: poissonSubsampledModel(pair, q, 'remove'), add: poissonSubsampledModel(pair, q, 'add') };
+          },
+          sampledGaussian,
+        );
       }
       case 'compose':
-        for (const x of e.events) walk(x, multiplicity);
+        for (let i = e.events.length - 1; i >= 0; i--) walk(e.events[i], multiplicity);
         return;
       case 'selfCompose':
         return walk(e.event, multiplicity * e.count);
@@ -199,7 +226,11 @@ export function pldComponents(event: DpEvent): PldEventSummary {
         throw new UnsupportedEventError(event, e, `internal error: ${e.kind} reached pldComponents unchecked`);
     }
   };
-  walk(continuousSurrogate(event), 1);
-  const components = [...byKey.entries()].map(([key, { count, models }]) => ({ key, count, models }));
+  walk(continuousSurrogate(event), count);
+  while (stack.length > 0) {
+    const { e, multiplicity } = stack.pop()!;
+    visit(e, multiplicity);
+  }
+  const components = [...byKey.entries()].map(([key, entry]) => ({ key, ...entry }));
   return { components, nonPrivate };
 }

@@ -9,11 +9,16 @@
  * N(1/(2 sigma^2), 1/sigma^2)"). Its hockey-stick divergence is `003` eq. B.1
  * (`gaussianDelta` in ../gaussian-profile.ts), which the tests use as the exact reference.
  */
+import { NumericalError } from '../../errors.js';
+import { accountedNoiseMultiplier } from '../extreme-noise.js';
 import { intervalMasses, normalDistribution } from './interval-mass.js';
 import type { PrivacyLossModel } from './loss-model.js';
 
+/** The model of noise multiplier z (accounted as min(z, 1e100): `../extreme-noise.ts`). */
 export function gaussianLossModel(noiseMultiplier: number): PrivacyLossModel {
-  const mu = 1 / (2 * noiseMultiplier * noiseMultiplier);
+  const z = accountedNoiseMultiplier(noiseMultiplier);
+  const mu = 1 / (2 * z * z);
+  if (!(mu < 1e300)) throw new NumericalError(`the privacy loss of Gaussian(noiseMultiplier = ${noiseMultiplier}) is beyond what the PLD grid represents (mean ${mu}); the RDP accountant bounds it`);
   const sd = Math.sqrt(2 * mu);
   const p = normalDistribution(mu, sd);
   const q = normalDistribution(-mu, sd);

@@ -19,6 +19,7 @@
  * which is what `objectivePerturbationDelta` implements (and what E[(1 - e^{epsilon - omega})_+]
  * equals, as the tests check against numerical integration).
  */
+import { NumericalError } from '../../errors.js';
 import { gaussianDelta } from '../gaussian-profile.js';
 import type { ObjectivePerturbationEvent } from '../events.js';
 import { normalCdf } from '../../math/normal.js';
@@ -27,12 +28,20 @@ import type { PrivacyLossModel } from './loss-model.js';
 
 type Params = Pick<ObjectivePerturbationEvent, 'noiseStd' | 'lipschitz' | 'smoothness' | 'regularization'>;
 
-/** The shift c = |log(1 - beta/lambda)| + L^2/(2 sigma^2) and the variance v = L^2/sigma^2 of omega. */
+/**
+ * The shift c = |log(1 - beta/lambda)| + L^2/(2 sigma^2) and the variance v = L^2/sigma^2 of omega.
+ * L/sigma is accounted as at least 1e-100 (more noise than that is a post-processing of it: a
+ * pessimistic bound that keeps v > 0); a v or c beyond floating point is refused.
+ */
 function shape(params: Params): { a: number; c: number; v: number } {
   const a = -Math.log1p(-params.smoothness / params.regularization);
-  const s = params.lipschitz / params.noiseStd;
+  const s = Math.max(params.lipschitz / params.noiseStd, 1e-100);
   const v = s * s;
-  return { a, c: a + v / 2, v };
+  const c = a + v / 2;
+  if (!(Number.isFinite(v) && Number.isFinite(c))) {
+    throw new NumericalError(`objective perturbation with lipschitz / noiseStd = ${params.lipschitz / params.noiseStd}: its privacy loss is beyond floating point`);
+  }
+  return { a, c, v };
 }
 
 /** The PLD of one objective-perturbation release (`003` Lemma D.6): omega = c + |N(0, v)|. */

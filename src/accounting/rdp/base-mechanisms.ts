@@ -4,6 +4,7 @@
  */
 import { logSumExp } from '../../math/log-space.js';
 import { normalLogCdf } from '../../math/normal.js';
+import { accountedNoiseMultiplier } from '../extreme-noise.js';
 
 const EPS = Number.EPSILON;
 
@@ -18,7 +19,9 @@ function up(x: number): number {
  * (Canonne, Kamath, Steinke 2020, Thm. 4 — per coordinate, and for products, Sec. 4).
  */
 export function gaussianRdp(noiseMultiplier: number, order: number): number {
-  return up(order / (2 * noiseMultiplier * noiseMultiplier));
+  if (order === Infinity) return Infinity;
+  const z = accountedNoiseMultiplier(noiseMultiplier);
+  return up(order / (2 * z * z));
 }
 
 /**

@@ -439,3 +439,27 @@ export function poissonGaussianRdpCurve(samplingProbability: number, noiseMultip
   for (let i = 0; i < orders.length; i++) out[i] = rdpAtOrder(g, q, z, orders[i]);
   return out;
 }
+
+/**
+ * log(A_alpha - 1) at each of `orders` (finite, in (1, MAX_SERIES_ORDER]), an upper bound that
+ * includes its rounding error, for 0 < q <= 1 and 0 < z < Infinity: the quantity whose
+ * log1p(exp(.)) / (alpha - 1) is the RDP before the cap alpha / (2 z^2). At q = 1, A_alpha =
+ * exp(alpha (alpha - 1) / (2 z^2)). Used by the chord bounds of `sampled-gaussian-schedule.ts`.
+ */
+export function poissonGaussianLogExcessCurve(samplingProbability: number, noiseMultiplier: number, orders: readonly number[]): Float64Array {
+  const q = samplingProbability;
+  const z = noiseMultiplier;
+  if (!(q > 0 && q <= 1) || !(z > 0 && z < Infinity)) throw new RangeError(`internal error: poissonGaussianLogExcessCurve(${q}, ${z})`);
+  const out = new Float64Array(orders.length);
+  const g = q < 1 ? new SampledGaussian(q, z) : undefined;
+  for (let i = 0; i < orders.length; i++) {
+    const alpha = orders[i];
+    if (!(alpha > 1 && alpha <= MAX_SERIES_ORDER)) throw new RangeError(`internal error: poissonGaussianLogExcessCurve at order ${alpha}`);
+    if (g === undefined) {
+      const exponent = ((alpha * (alpha - 1)) / (2 * z * z)) * (1 + 4 * EPS);
+      const v = logExpm1(exponent);
+      out[i] = v + 4 * EPS * (Math.abs(v) + 1);
+    } else out[i] = Number.isInteger(alpha) ? integerOrderLogExcess(g, alpha) : fractionalOrderLogExcess(g, alpha);
+  }
+  return out;
+}
