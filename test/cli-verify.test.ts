@@ -318,12 +318,13 @@ describe('dpfit train: the release is honest', () => {
     assert.equal(human.code, 0);
     assert.doesNotMatch(human.stdout, /accuracy|rows/);
     assert.match(human.stderr, /private diagnostics[^\n]*NOT covered by the privacy guarantee[^\n]*\n(.*\n)*  training accuracy/);
-    // Bad output paths: one line naming the flag, exit 2, nothing written.
+    // Bad output paths: one line naming the flag, nothing written; a clash of flags is a bad
+    // parameter (exit 2), a directory that does not exist a file-system problem (exit 3).
     const clash = await run('train', '--data', data, '--schema', schema, '--epsilon', '1', '--out', join(dir, 'm2.json'), '--diagnostics', join(dir, 'm2.json'));
     assert.equal(clash.code, 2);
     assert.match(clash.stderr, /--diagnostics/);
     const nowhere = await run('train', '--data', data, '--schema', schema, '--epsilon', '1', '--diagnostics', join(dir, 'missing-dir', 'd.json'));
-    assert.equal(nowhere.code, 2);
+    assert.equal(nowhere.code, 3);
     assert.match(nowhere.stderr, /^dpfit: --diagnostics/);
     assert.ok(!existsSync(join(dir, 'm2.json')));
   });

@@ -15,7 +15,7 @@ export const processIo: CliIo = {
   stderr: (text) => process.stderr.write(text),
 };
 
-/** Exit statuses: 2 bad parameters, 3 bad data, 4 budget or calibration impossible, 1 internal error. */
+/** Exit statuses: 2 bad parameters, 3 bad data, files or network, 4 budget, calibration or accuracy impossible (nothing can be released), 1 internal error (a bug). */
 export function exitCodeFor(error: unknown): number {
   if (!(error instanceof DpfitError)) return 1;
   switch (error.code) {
@@ -23,10 +23,16 @@ export function exitCodeFor(error: unknown): number {
     case 'UNSUPPORTED_EVENT':
       return 2;
     case 'DATA_FORMAT':
+    case 'FETCH_FAILED':
       return 3;
     case 'CALIBRATION':
     case 'BUDGET_EXCEEDED':
       return 4;
+    case 'NUMERICAL':
+      // A computation that cannot reach its stated accuracy for this request (e.g. a PLD grid
+      // larger than allowed for a tiny delta): nothing can be answered, as for an impossible
+      // calibration. Numerical errors that are internal inconsistencies stay bugs (1).
+      return /^internal error/.test(error.message) ? 1 : 4;
     default:
       return 1;
   }

@@ -4,7 +4,8 @@
  * A file that cannot be read, is not JSON or is not a well-formed dpfit model is a
  * `DataFormatError` (exit 3).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { nodeKind } from '../data/node/output-files.js';
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { parseModel, type LinearModel } from '../learners/model.js';
 import { parseOneVsRestModel, type OneVsRestModel } from '../learners/one-vs-rest.js';
@@ -12,14 +13,22 @@ import { verifyModel, type ModelVerification } from '../learners/verify-model.js
 
 export type AnyModel = LinearModel | OneVsRestModel;
 
+/** The largest model file read (a model is a few numbers per feature; this is far above any). */
+const MAX_MODEL_BYTES = 256 * 1024 * 1024;
+
 /** The parsed JSON of a model file; errors name `source` (e.g. "--model model.json"). */
 export function readModelJson(path: string, source = path): unknown {
   let text: string;
   try {
+    const info = statSync(path);
+    if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    if (!info.isFile()) throw new DataFormatError(source, `is ${nodeKind(info)}, not a model file`);
+    if (info.size > MAX_MODEL_BYTES) throw new DataFormatError(source, `is ${info.size} bytes: larger than any dpfit model file (${MAX_MODEL_BYTES / (1024 * 1024)} MiB at most)`);
     text = readFileSync(path, 'utf8');
   } catch (error) {
+    if (error instanceof DataFormatError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DataFormatError(source, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a model file' : `cannot be read (${code ?? String(error)})`);
+    throw new DataFormatError(source, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a model file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot be read (${code ?? String(error)})`);
   }
   try {
     return JSON.parse(text);

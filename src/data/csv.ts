@@ -47,6 +47,12 @@ export interface CsvOptions {
   columnTypes?: Readonly<Record<string, CsvColumnType>> | 'numeric';
   /** Total size of the input in bytes, if known: lets the parser allocate its columns once. */
   sizeHint?: number;
+  /**
+   * Columns the file may lack (e.g. the label of data to predict): with a header, a column of
+   * `columnTypes` listed here and absent from the header is no error; without a header, a first
+   * record with as many fields as `columnNames` minus these columns is read with those names.
+   */
+  optionalColumns?: readonly string[];
 }
 
 const enum Kind {
@@ -76,6 +82,7 @@ interface Dialect {
   missingIsNumeric: boolean;
   trimTabs: boolean;
   sizeHint: number;
+  optionalColumns: readonly string[];
 }
 
 function oneByte(param: string, value: string | undefined, fallback: number): number {
@@ -104,6 +111,7 @@ function dialectOf(options: CsvOptions): Dialect {
     missingIsNumeric: missing.some((token) => !Number.isNaN(parseDecimalBytes(token, 0, token.length))),
     trimTabs: delimiter !== TAB,
     sizeHint: typeof options.sizeHint === 'number' && Number.isFinite(options.sizeHint) && options.sizeHint > 0 ? options.sizeHint : 0,
+    optionalColumns: options.optionalColumns ?? [],
   };
 }
 
@@ -192,7 +200,14 @@ export class CsvParser {
     this.declared = options.columnTypes;
     this.inferred = inferred;
     this.guessed = guessed;
-    if (!this.dialect.header) this.setNames(this.dialect.columnNames ? [...this.dialect.columnNames] : undefined);
+    // Header-less with optional columns: the first record's field count decides the names.
+    if (!this.dialect.header && !this.namesFromFirstRecord()) this.setNames(this.dialect.columnNames ? [...this.dialect.columnNames] : undefined);
+  }
+
+  /** Header-less, with column names some of which are optional: the names wait for the first record. */
+  private namesFromFirstRecord(): boolean {
+    const names = this.dialect.columnNames;
+    return names !== undefined && this.dialect.optionalColumns.some((c) => names.includes(c));
   }
 
   private setNames(names: string[] | undefined): void {
@@ -206,7 +221,7 @@ export class CsvParser {
     const declared = this.declared;
     if (declared !== undefined && declared !== 'numeric') {
       for (const name of Object.keys(declared)) {
-        if (!seen.has(name)) {
+        if (!seen.has(name) && !this.dialect.optionalColumns.includes(name)) {
           throw new DataFormatError(this.dialect.source, `column '${name}' is not in the ${this.dialect.header ? 'header' : 'column list'} (columns: ${names.join(', ')})`);
         }
       }
@@ -488,7 +503,16 @@ export class CsvParser {
       }
       if (ncols === -1) {
         // Headerless with no names given: name the columns column1..k and parse this record again.
-        this.setNames(headerFields.map((_, j) => `column${j + 1}`));
+        // With names and optional columns: the names without the optional ones when the count says so.
+        const given = this.dialect.columnNames;
+        const without = given?.filter((name) => !this.dialect.optionalColumns.includes(name));
+        this.setNames(
+          given === undefined
+            ? headerFields.map((_, j) => `column${j + 1}`)
+            : without !== undefined && headerFields.length === without.length
+              ? without
+              : [...given],
+        );
         this.line = recordLine;
         pos = recordStart;
         if (this.columnsOnly) return pos;

@@ -27,6 +27,7 @@ export type {
   PrivateDiagnostics,
   RowTransform,
   Schema,
+  SchemaReadOptions,
 } from './schema.js';
 export {
   SCHEMA_VERSION,

@@ -449,17 +449,23 @@ function labelIsNumeric(label: LabelColumnSpec): boolean {
   return typeof label.positive[0] === 'number';
 }
 
+/** How a file is read with a schema: `label: 'ignore'` for data to predict (the label column may be absent; if present it is not read). */
+export interface SchemaReadOptions {
+  readonly label?: 'required' | 'ignore';
+}
+
 /**
  * Reader options for files described by the schema: column types (numeric, categorical, skip) and
  * the CSV dialect (header, delimiter, comment byte, missing tokens). Columns of the file that the
  * schema does not name are skipped by `applySchema`.
  */
-export function schemaCsvOptions(schema: Schema, source?: string): CsvOptions {
+export function schemaCsvOptions(schema: Schema, source?: string, options: SchemaReadOptions = {}): CsvOptions {
+  const ignoreLabel = options.label === 'ignore';
   const columnTypes: Record<string, CsvColumnType> = {};
   for (const c of schema.columns) {
     if (c.type === 'numeric') columnTypes[c.name] = 'numeric';
     else if (c.type === 'categorical') columnTypes[c.name] = 'categorical';
-    else if (c.type === 'label') columnTypes[c.name] = labelIsNumeric(c) ? 'numeric' : 'categorical';
+    else if (c.type === 'label') columnTypes[c.name] = ignoreLabel ? 'skip' : labelIsNumeric(c) ? 'numeric' : 'categorical';
     else columnTypes[c.name] = 'skip';
   }
   const header = schema.csv?.header ?? true;
@@ -471,6 +477,7 @@ export function schemaCsvOptions(schema: Schema, source?: string): CsvOptions {
     ...(schema.csv?.comment !== undefined ? { comment: schema.csv.comment } : {}),
     ...(schema.csv?.missing !== undefined ? { missing: schema.csv.missing } : {}),
     columnTypes,
+    ...(ignoreLabel ? { optionalColumns: [labelColumn(schema).name] } : {}),
   };
 }
 
@@ -544,20 +551,22 @@ function describeValues(values: readonly (string | number)[]): string {
  * @example
  * const { dataset, rowNormBound } = applySchema(table, schema); // rowNormBound = 1 by default
  */
-export function applySchema(table: RawTable, schema: Schema): PreparedData {
+export function applySchema(table: RawTable, schema: Schema, options: SchemaReadOptions = {}): PreparedData {
   // Resolve columns first: no work before the table is known to fit the schema.
   const features = schema.columns.filter((c): c is NumericColumnSpec | CategoricalColumnSpec => c.type === 'numeric' || c.type === 'categorical');
   const label = labelColumn(schema);
+  const ignoreLabel = options.label === 'ignore';
   const resolve = (spec: ColumnSpec): RawColumn => {
     const column = findColumn(table, spec.name);
     if (column === undefined) throw new DataFormatError(table.source, `column '${spec.name}' of the schema is not in the data (columns: ${table.columns.map((c) => c.name).join(', ')})`);
     return column;
   };
   const featureColumns = features.map(resolve);
-  const labelRaw = resolve(label);
-  const multiClass = label.classes !== undefined;
-  const binary = label.positive !== undefined || multiClass;
-  if (!binary && labelRaw.kind !== 'numeric') throw new DataFormatError(table.source, 'the label is declared numeric (lower/upper) but the column holds text', undefined, label.name);
+  // Ignored (prediction): never read, y = 0 for every row; a raw column of zeros stands in.
+  const labelRaw: RawColumn = ignoreLabel ? { kind: 'numeric', name: label.name, values: new Float64Array(table.rowCount) } : resolve(label);
+  const multiClass = label.classes !== undefined && !ignoreLabel;
+  const binary = (label.positive !== undefined || label.classes !== undefined) && !ignoreLabel;
+  if (!binary && !ignoreLabel && labelRaw.kind !== 'numeric') throw new DataFormatError(table.source, 'the label is declared numeric (lower/upper) but the column holds text', undefined, label.name);
   const classify = binary ? labelClassifier(label, labelRaw) : undefined;
 
   // Per-column encoders: categorical level -> slot index (categories.length = other).
@@ -627,7 +636,7 @@ export function applySchema(table: RawTable, schema: Schema): PreparedData {
         throw tableError(table, i, label.name, 'missing label (the schema says "missing": "error")');
       }
       if (!Number.isFinite(v)) throw tableError(table, i, label.name, `${v} is not a finite number`);
-      yi = Math.min(label.upper as number, Math.max(label.lower as number, v));
+      yi = ignoreLabel ? 0 : Math.min(label.upper as number, Math.max(label.lower as number, v));
     }
     for (let j = 0; j < features.length; j++) {
       const spec = features[j];

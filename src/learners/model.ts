@@ -5,6 +5,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { accuracy, logLoss, meanSquaredError, rocAuc, rSquared } from '../eval/metrics.js';
+import { lossByName } from './losses.js';
 import type { PrivacyReport } from './privacy-report.js';
 
 export type ModelTask = 'classification' | 'regression';
@@ -158,8 +159,8 @@ export function parsePrivacyReport(json: unknown, path = 'model.privacy'): Priva
 }
 
 /**
- * Reads a model from its JSON form, checking the format, the loss, finite coefficients and the
- * shape of the privacy report (`parsePrivacyReport`). Throws `InvalidParameterError` naming the
+ * Reads a model from its JSON form, checking the format, the loss (a known loss with valid
+ * parameters, and the task it implies), finite coefficients and the shape of the privacy report (`parsePrivacyReport`). Throws `InvalidParameterError` naming the
  * offending field.
  */
 export function parseModel(json: unknown, path = 'model'): LinearModel {
@@ -177,9 +178,22 @@ export function parseModel(json: unknown, path = 'model'): LinearModel {
   const parameters = Object.fromEntries(
     Object.entries(loss.parameters).map(([k, v]) => [k, readNumberish(v, `${path}.loss.parameters.${k}`, 'a number (or "Infinity")', () => true)]),
   );
+  // The loss must be one dpfit knows (predictions and metrics depend on it), with valid parameters,
+  // and the task must be the loss's: a file cannot make "evil" or a regression logistic.
+  let glm;
+  try {
+    glm = lossByName(loss.name, parameters);
+  } catch (error) {
+    if (error instanceof InvalidParameterError) {
+      throw new InvalidParameterError(error.param === 'loss' ? `${path}.loss.name` : `${path}.loss.parameters`, error.param === 'loss' ? loss.name : loss.parameters, error.expected);
+    }
+    throw error;
+  }
   if (record.task !== 'classification' && record.task !== 'regression') {
     throw new InvalidParameterError(`${path}.task`, record.task, "'classification' or 'regression'");
   }
+  const task = glm.labels === 'signed' ? 'classification' : 'regression';
+  if (record.task !== task) throw new InvalidParameterError(`${path}.task`, record.task, `'${task}' (the task of the ${loss.name} loss)`);
   if (record.featureNames !== undefined && !(Array.isArray(record.featureNames) && record.featureNames.length === record.theta.length && record.featureNames.every((f) => typeof f === 'string'))) {
     throw new InvalidParameterError(`${path}.featureNames`, record.featureNames, `a list of ${record.theta.length} names (one per coefficient)`);
   }

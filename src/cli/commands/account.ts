@@ -13,8 +13,9 @@ import { RdpAccountant } from '../../accounting/rdp/accountant.js';
 import { neighboringRelationOf } from '../../accounting/neighboring.js';
 import { privacyCurveSvg, type CurveSeries } from '../../report/curve-svg.js';
 import { readEventFlag, parseOrdersFlag } from '../event-input.js';
-import { writeFileAtomic } from './train.js';
+import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
+import { progressBar } from '../progress.js';
 
 export const EVENT_HELP = `
 Events (JSON, inline or @file; "Infinity" may be written as a string):
@@ -69,12 +70,13 @@ interface Accountant {
  * The accountant for `flags`. With --accountant pld, an event the PLD accountant cannot handle
  * (RGM is RDP-only in `000`; repeat-and-select's bounds are RDP) falls back to RDP, with a warning.
  */
-function accountantFor(flags: AccountingFlags, event?: DpEvent): Accountant {
-  if (flags.accountant === 'rdp') return new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture });
+function accountantFor(flags: AccountingFlags, event?: DpEvent, onProgress?: (done: number, total: number) => void): Accountant {
+  const progress = onProgress === undefined ? {} : { onProgress };
+  if (flags.accountant === 'rdp') return new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture, ...progress });
   if (flags.accountant === 'pld') {
-    const pld = new PldAccountant();
+    const pld = new PldAccountant(progress);
     if (event === undefined || pld.supports(event)) return pld;
-    const rdp = new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture });
+    const rdp = new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture, ...progress });
     const warning = 'the PLD accountant does not support this event (RGM and repeat-and-select have RDP bounds only): accounted by RDP instead';
     const withWarning = (g: PrivacyGuarantee): PrivacyGuarantee => ({ ...g, warnings: [...g.warnings, warning] });
     const fallback: Accountant = {
@@ -87,9 +89,29 @@ function accountantFor(flags: AccountingFlags, event?: DpEvent): Accountant {
   throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' or 'pld'");
 }
 
-function addAccountingOptions(command: Command): Command {
+/**
+ * Runs one accounting query with a progress bar on stderr when it is a terminal and --json is not
+ * given (the accountants report progress only for long compositions).
+ */
+function withProgress<T>(flags: AccountingFlags, query: (onProgress?: (done: number, total: number) => void) => T): T {
+  const bar = progressBar(`accounting (${flags.accountant})`, { enabled: !flags.json });
+  try {
+    const result = query(bar?.onStep);
+    bar?.end(true);
+    return result;
+  } catch (error) {
+    bar?.end(false);
+    throw error;
+  }
+}
+
+function addAccountingOptions(command: Command, accountants: 'rdp' | 'rdp-or-pld' = 'rdp-or-pld'): Command {
   return command
-    .option('--accountant <A>', "'rdp' (Rényi DP) or 'pld' (privacy loss distributions: tight, reports epsilonLower)", 'rdp')
+    .option(
+      '--accountant <A>',
+      accountants === 'rdp' ? "'rdp' only (a Rényi curve is the RDP accountant's)" : "'rdp' (Rényi DP) or 'pld' (privacy loss distributions: tight, reports epsilonLower)",
+      'rdp',
+    )
     .option('--orders <LIST>', 'Rényi orders to use instead of the default grid, e.g. 2,4.5,32', parseOrdersFlag)
     .option('--allow-conjecture', 'account 004 Conj. 1-2 (shuffled SGD); the result is then a conjecture')
     .option('--json', 'print one JSON object');
@@ -125,7 +147,8 @@ export function registerAccounting(program: Command, io: CliIo): void {
     .action((flags: AccountingFlags & { event?: DpEvent; delta?: number }) => {
       if (flags.event === undefined) throw new InvalidParameterError('--event', undefined, 'given (JSON or @FILE); see dpfit account --help');
       if (flags.delta === undefined) throw new InvalidParameterError('--delta', undefined, 'given, in (0, 1)');
-      const result = accountantFor(flags, flags.event).compose(flags.event).getEpsilon(flags.delta);
+      const { event, delta } = flags;
+      const result = withProgress(flags, (onProgress) => accountantFor(flags, event, onProgress).compose(event).getEpsilon(delta));
       printResult(io, Boolean(flags.json), withEvent(result, flags.event), () => guaranteeLines(result));
     });
 
@@ -139,7 +162,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
       .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
   ).action((flags: AccountingFlags & { samplingProbability: number; noiseMultiplier: number; steps: number; delta: number }) => {
     const event = dpsgdEvent(flags.samplingProbability, flags.noiseMultiplier, flags.steps);
-    const result = accountantFor(flags, event).compose(event).getEpsilon(flags.delta);
+    const result = withProgress(flags, (onProgress) => accountantFor(flags, event, onProgress).compose(event).getEpsilon(flags.delta));
     printResult(io, Boolean(flags.json), withEvent(result, event), () => `DP-SGD, ${flags.steps} steps at q = ${flags.samplingProbability}, z = ${flags.noiseMultiplier}:\n${guaranteeLines(result)}`);
   });
 
@@ -152,7 +175,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
   )
     .addHelpText('after', EVENT_HELP)
     .action((flags: AccountingFlags & { event: DpEvent; epsilon: number }) => {
-      const result = accountantFor(flags, flags.event).compose(flags.event).getDelta(flags.epsilon);
+      const result = withProgress(flags, (onProgress) => accountantFor(flags, flags.event, onProgress).compose(flags.event).getDelta(flags.epsilon));
       printResult(io, Boolean(flags.json), withEvent(result, flags.event), () => guaranteeLines(result));
     });
 
@@ -161,6 +184,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
       .command('rdp')
       .description('the Rényi DP curve of a DpEvent')
       .requiredOption('--event <JSON|@FILE>', 'the event', readEventFlag),
+    'rdp',
   )
     .addHelpText('after', EVENT_HELP)
     .action((flags: AccountingFlags & { event: DpEvent }) => {
@@ -199,22 +223,34 @@ export function registerAccounting(program: Command, io: CliIo): void {
       printResult(io, Boolean(flags.json), output, () => `noise multiplier ${formatNumber(result.noiseMultiplier, 10)}\n${guaranteeLines(result.guarantee)}`);
     });
 
+  let eventFile: string | undefined;
   program
     .command('curve')
-    .description('plot delta(epsilon) of a DpEvent for the RDP and PLD accountants (SVG)')
-    .requiredOption('--event <JSON|@FILE>', 'the event', readEventFlag)
-    .requiredOption('--out <FILE>', 'the SVG file to write')
+    .description('delta(epsilon) of a DpEvent by the RDP and PLD accountants: an SVG plot (--out) or the points (--json, or a table)')
+    .requiredOption('--event <JSON|@FILE>', 'the event', (raw: string) => {
+      eventFile = raw.startsWith('@') ? raw.slice(1) : undefined;
+      return readEventFlag(raw);
+    })
+    .option('--out <FILE>', 'the SVG file to write (without it: the points on stdout, as JSON with --json)')
     .option('--accountant <A>', "'rdp', 'pld' or 'both'", 'both')
     .option('--max-epsilon <E>', 'right end of the epsilon axis (default: epsilon at delta = 1e-8 by RDP)', parseNumberFlag('--max-epsilon'))
-    .option('--points <N>', 'points per curve', parseIntegerFlag('--points'), 12)
-    .option('--json', 'print one JSON object (the curves)')
+    .option('--points <N>', 'points per curve, in [2, 1000]', parseIntegerFlag('--points'), 12)
+    .option('--json', 'print one JSON object: {out, curves: [{label, points: [{epsilon, delta}]}]} (out null without --out)')
     .addHelpText('after', EVENT_HELP)
-    .action((flags: { event: DpEvent; out: string; accountant: string; maxEpsilon?: number; points: number; json?: boolean }) => {
+    .action((flags: { event: DpEvent; out?: string; accountant: string; maxEpsilon?: number; points: number; json?: boolean }) => {
       if (!['rdp', 'pld', 'both'].includes(flags.accountant)) throw new InvalidParameterError('--accountant', flags.accountant, "'rdp', 'pld' or 'both'");
       if (!(flags.points >= 2 && flags.points <= 1000)) throw new InvalidParameterError('--points', flags.points, 'in [2, 1000]');
+      if (flags.maxEpsilon !== undefined && !(flags.maxEpsilon > 0)) throw new InvalidParameterError('--max-epsilon', flags.maxEpsilon, 'a finite number > 0');
+      // The output path is checked before any accounting (PLD compositions can be long).
+      const [out] = checkOutputPaths(
+        [flags.out === undefined ? undefined : { flag: '--out', path: flags.out }],
+        [eventFile === undefined ? undefined : { flag: '--event', path: eventFile }],
+      );
       const rdp = new RdpAccountant().compose(flags.event);
       const maxEpsilon = flags.maxEpsilon ?? rdp.getEpsilon(1e-8).epsilon;
-      if (!(maxEpsilon > 0 && Number.isFinite(maxEpsilon))) throw new InvalidParameterError('--max-epsilon', maxEpsilon, 'a finite number > 0');
+      if (!(maxEpsilon > 0 && Number.isFinite(maxEpsilon))) {
+        throw new InvalidParameterError('--max-epsilon', maxEpsilon, 'a finite number > 0', flags.maxEpsilon === undefined ? "the default, the event's epsilon at delta = 1e-8, is not: give --max-epsilon" : undefined);
+      }
       const grid = Array.from({ length: flags.points }, (_, i) => (maxEpsilon * i) / (flags.points - 1));
       const series: CurveSeries[] = [];
       if (flags.accountant !== 'pld') series.push({ label: 'RDP (upper bound)', color: '#d62728', points: grid.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) });
@@ -227,8 +263,12 @@ export function registerAccounting(program: Command, io: CliIo): void {
           series.push({ label: 'PLD (upper bound)', color: '#1f77b4', points: grid.map((epsilon) => ({ epsilon, delta: pld.getDelta(epsilon).delta })) });
         }
       }
-      writeFileAtomic(flags.out, privacyCurveSvg(series, 'Privacy curve delta(epsilon)'));
-      printResult(io, Boolean(flags.json), { out: flags.out, curves: series }, () => `wrote ${flags.out} (${series.map((s) => s.label).join(', ')})`);
+      if (out !== undefined) writeOutputFiles([{ output: out, data: privacyCurveSvg(series, 'Privacy curve delta(epsilon)') }]);
+      printResult(io, Boolean(flags.json), { out: flags.out ?? null, curves: series }, () => {
+        if (flags.out !== undefined) return `wrote ${flags.out} (${series.map((s) => s.label).join(', ')})`;
+        const header = ['epsilon'.padEnd(14), ...series.map((s) => `delta ${s.label.split(' ')[0]}`.padEnd(16))].join(' ');
+        return [header, ...grid.map((epsilon, i) => [formatNumber(epsilon).padEnd(14), ...series.map((s) => formatNumber(s.points[i].delta).padEnd(16))].join(' '))].join('\n');
+      });
     });
 
   program

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { ADULT_DOCUMENTED } from '../../data/adult.js';
 import { maxRowNorm } from '../../data/dataset.js';
 import { FETCHERS } from '../../data/node/fetch.js';
+import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
 import { detectFormat, loadDataset, readLibsvmFile, readSchemaFile, readTable, type ReadTableOptions } from '../../data/node/read.js';
 import { isSuggestedSchema, schemaCsvOptions, schemaFeatureNames, schemaToJson, type Schema } from '../../data/schema.js';
 import { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from '../../data/suggest-schema.js';
@@ -41,11 +42,16 @@ function readOptions(flags: ReadFlags, command: Command, schema?: Schema, path?:
     ...base,
     ...(flags.format !== undefined ? { format: flags.format as ReadTableOptions['format'] } : {}),
     engine: flags.engine as ReadTableOptions['engine'],
-    ...(flags.threads !== undefined ? { threads: flags.threads } : {}),
+    ...(flags.threads !== undefined ? { threads: requireThreads(flags.threads) } : {}),
     ...(headerGiven || schema === undefined ? { header: flags.header } : {}),
     ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}),
     ...(flags.comment !== undefined ? { comment: flags.comment } : {}),
   };
+}
+
+function requireThreads(threads: number): number {
+  if (!(threads >= 1 && threads <= 1024)) throw new InvalidParameterError('--threads', threads, 'in [1, 1024]');
+  return threads;
 }
 
 function warnIfSuggested(io: CliIo, schema: Schema, path: string): void {
@@ -126,7 +132,8 @@ Examples:
       .argument('<file>', 'a CSV or Parquet file')
       .option('--label <COL>', 'the label column (default: the last column)')
       .option('--positive <V>', 'the positive label value (default: the rarer of two values)')
-      .option('--max-categories <N>', 'text columns with more distinct values are ignored', parseIntegerFlag('--max-categories'), 100),
+      .option('--max-categories <N>', 'text columns with more distinct values are ignored', parseIntegerFlag('--max-categories'), 100)
+      .option('--out <FILE>', 'write the schema to FILE instead of stdout'),
   )
     .option('--json', 'print one JSON object (the schema; this is the default output)')
     .addHelpText(
@@ -138,13 +145,19 @@ template only: replace them by public knowledge and set "provenance" to "declare
 command that is given a schema still marked "suggested-from-private-data" repeats the warning.
 
 Example:
-  $ dpfit data schema data.csv --label income --positive '>50K' > schema.json`,
+  $ dpfit data schema data.csv --label income --positive '>50K' --out schema.json`,
     )
-    .action(async (file: string, options: ReadFlags & { label?: string; positive?: string; maxCategories: number }, command: Command) => {
+    .action(async (file: string, options: ReadFlags & { label?: string; positive?: string; maxCategories: number; out?: string }, command: Command) => {
+      if (!(options.maxCategories >= 1)) throw new InvalidParameterError('--max-categories', options.maxCategories, 'an integer >= 1');
+      const [out] = checkOutputPaths([options.out === undefined ? undefined : { flag: '--out', path: options.out }], [{ flag: '<file>', path: file }]);
       const table = await readTable(file, readOptions(options, command));
       const { schema, warning } = suggestSchema(table, { label: options.label, positive: options.positive, maxCategories: options.maxCategories });
+      const text = `${toJson(schemaToJson(schema))}\n`;
+      if (out !== undefined) writeOutputFiles([{ output: out, data: text }]);
       io.stderr(`dpfit: ${warning}\n`);
-      io.stdout(`${toJson(schemaToJson(schema))}\n`);
+      if (out === undefined) io.stdout(text);
+      else if (options.json) io.stdout(`${toJson({ out: options.out, schema: schemaToJson(schema) })}\n`);
+      else io.stdout(`wrote the suggested schema to ${options.out}\n`);
     });
 
   data
@@ -169,8 +182,11 @@ Examples:
     )
     .action(async (name: string, options: { dir?: string; from?: string; json?: boolean }) => {
       const fetcher = FETCHERS[name];
-      if (fetcher === undefined) throw new InvalidParameterError('name', name, `one of ${Object.keys(FETCHERS).join(', ')}`);
-      const report = await fetcher({ dir: options.dir ?? `data/${name}`, from: options.from });
+      if (fetcher === undefined) throw new InvalidParameterError('the data set <name>', name, `one of ${Object.keys(FETCHERS).join(', ')}`);
+      const dir = options.dir ?? `data/${name}`;
+      // The install directory is checked before anything is downloaded: it (or its nearest existing parent) must be a writable directory.
+      checkOutputPaths([{ flag: options.dir === undefined ? '--dir (default)' : '--dir', path: dir, kind: 'directory' }], [options.from === undefined ? undefined : { flag: '--from', path: options.from }]);
+      const report = await fetcher({ dir, from: options.from });
       // Load both parts with the shipped schema: the user sees what a learner will get.
       const schema = await readSchemaFile(report.schema);
       const parts: Record<string, { file: string; rows: number; positives: number; positiveRate: number; maxRowNorm: number }> = {};

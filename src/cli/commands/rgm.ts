@@ -3,6 +3,7 @@
  */
 import type { Command } from 'commander';
 import { relativeGaussianCorollary1, relativeGaussianEpsilon } from '../../accounting/relative-gaussian.js';
+import { InvalidParameterError } from '../../errors.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 
 export function registerRgm(program: Command, io: CliIo): void {
@@ -13,8 +14,8 @@ export function registerRgm(program: Command, io: CliIo): void {
     .requiredOption('--gamma <G>', 'relative noise gamma (> 0)', parseNumberFlag('--gamma'))
     .requiredOption('--dimension <D>', 'dimension of the query output', parseIntegerFlag('--dimension'))
     .requiredOption('--delta <DL>', 'delta, in (0, 1)', parseNumberFlag('--delta'))
-    .option('--baseline-std <S>', 'baseline sigma (with --r-rel: restricts the valid orders)', parseNumberFlag('--baseline-std'))
-    .option('--r-rel <R>', 'R_rel of the relative sensitivity (with --baseline-std)', parseNumberFlag('--r-rel'))
+    .option('--baseline-std <S>', 'baseline sigma (needs --r-rel: restricts the valid orders)', parseNumberFlag('--baseline-std'))
+    .option('--r-rel <R>', 'R_rel of the relative sensitivity (needs --baseline-std)', parseNumberFlag('--r-rel'))
     .option('--json', 'print one JSON object')
     .addHelpText(
       'after',
@@ -27,6 +28,13 @@ Example (the paper's, 000 Sec. 4.1):
   $ dpfit rgm --eta 1e-3 --gamma 1e-4 --dimension 10 --delta 1e-8 --json`,
     )
     .action((options: { eta: number; gamma: number; dimension: number; delta: number; baselineStd?: number; rRel?: number; json?: boolean }) => {
+      // 000 Thm. 1's baseline term needs both: sigma alone (or R_rel alone) would be silently ignored.
+      if (options.baselineStd !== undefined && options.rRel === undefined) {
+        throw new InvalidParameterError('--r-rel', undefined, 'given with --baseline-std (the baseline sigma restricts the orders through R_rel, 000 Thm. 1)');
+      }
+      if (options.rRel !== undefined && options.baselineStd === undefined) {
+        throw new InvalidParameterError('--baseline-std', undefined, 'given with --r-rel (R_rel matters only with a baseline sigma, 000 Thm. 1)');
+      }
       const params = {
         eta: options.eta,
         gamma: options.gamma,

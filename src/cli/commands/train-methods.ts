@@ -172,17 +172,76 @@ function runOneVsRest(flags: TrainFlags, prepared: PreparedData, context: Method
   return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
 }
 
-/** Runs the method the flags name; throws InvalidParameterError naming the flag for misuse. */
-export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, context: MethodContext): MethodResult {
+/** The flags each method reads (besides --data, --schema, --label, --model, --method, --epsilon, --delta, --seed, --out, --diagnostics, --json). */
+const TUNING_FLAGS = ['tune', 'tuneLearningRates', 'validation', 'metric'] as const;
+const METHOD_FLAGS: Readonly<Record<(typeof METHODS)[number], readonly (keyof TrainFlags)[]>> = {
+  dpsgd: ['noiseMultiplier', 'clipNorm', 'steps', 'epochs', 'batchSize', 'learningRate', 'regularization', 'optimizer', 'schedule', ...TUNING_FLAGS],
+  dpgd: ['noiseMultiplier', 'clipNorm', 'steps', 'learningRate', 'regularization', ...TUNING_FLAGS],
+  shuffled: ['noiseMultiplier', 'clipNorm', 'epochs', 'learningRate', 'regularization', 'fraction', 'conjecture', ...TUNING_FLAGS],
+  output: ['noiseMultiplier', 'clipNorm', 'regularization', 'gradTolerance', 'maxIterations'],
+  'output-sgd': ['noiseMultiplier', 'clipNorm', 'regularization', 'epochs', 'batchSize', 'learningRate'],
+  objpert: ['noiseStd', 'regularization', 'accountant', 'parameterNormBound', 'gradTolerance', 'maxIterations'],
+  amp: ['noiseStd', 'regularization', 'accountant', 'clipNorm', 'gradTolerance', 'outputNoiseStd', 'maxIterations'],
+  rgm: ['noiseMultiplier', 'steps', 'regularization', 'featureClip', 'bClip', 'rho', 'bNormBound', 'ptrFraction', 'learningRate'],
+};
+
+/** The kebab-case flag of a TrainFlags field. */
+function flagOf(name: string): string {
+  return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** Whether the user gave a flag (optimizer and schedule have defaults: given means another value). */
+function given(flags: TrainFlags, name: keyof TrainFlags): boolean {
+  if (name === 'optimizer') return flags.optimizer !== 'sgd';
+  if (name === 'schedule') return flags.schedule !== 'constant';
+  return flags[name] !== undefined && flags[name] !== false;
+}
+
+/**
+ * Every check the flags alone decide, before any file is read: a known method, no flag the method
+ * would silently ignore (e.g. --accountant pld with dpsgd, whose noise is calibrated and reported by
+ * RDP), the flags --tune needs and refuses. Throws InvalidParameterError naming the flag.
+ */
+export function checkMethodFlags(flags: TrainFlags): void {
   if (!(METHODS as readonly string[]).includes(flags.method)) {
     throw new InvalidParameterError('--method', flags.method, METHODS.map((m) => `'${m}'`).join(', '));
   }
-  if (flags.tune !== undefined && !['dpgd', 'dpsgd', 'shuffled'].includes(flags.method)) {
-    throw new InvalidParameterError('--tune', flags.tune, `used with a gradient method (dpgd, dpsgd, shuffled); ${flags.method}'s own parameters are chosen without touching the data`);
+  const method = flags.method as (typeof METHODS)[number];
+  if (flags.tune !== undefined && !['dpgd', 'dpsgd', 'shuffled'].includes(method)) {
+    throw new InvalidParameterError('--tune', flags.tune, `used with a gradient method (dpgd, dpsgd, shuffled); ${method}'s own parameters are chosen without touching the data`);
   }
-  if (flags.tune === undefined && (flags.tuneLearningRates !== undefined || flags.validation !== undefined)) {
-    throw new InvalidParameterError(flags.tuneLearningRates !== undefined ? '--tune-learning-rates' : '--validation', 'given', 'used only with --tune');
+  if (flags.accountant !== undefined && !METHOD_FLAGS[method].includes('accountant')) {
+    throw new InvalidParameterError(
+      '--accountant',
+      flags.accountant,
+      `given only with --method objpert or amp (their noise is calibrated by it); --method ${method} is calibrated and reported by its own accountant (see the report's "accountant"; dpfit epsilon --accountant pld --event re-accounts the model's event)`,
+    );
   }
+  for (const name of Object.keys(flags) as (keyof TrainFlags)[]) {
+    if (!ALL_METHOD_FLAGS.has(name) || METHOD_FLAGS[method].includes(name) || !given(flags, name)) continue;
+    const users = METHODS.filter((m) => METHOD_FLAGS[m].includes(name));
+    throw new InvalidParameterError(flagOf(name), flags[name], `given only with --method ${users.join(', ')} (--method ${method} does not use it)`);
+  }
+  if (flags.tune === undefined) {
+    if (flags.tuneLearningRates !== undefined) throw new InvalidParameterError('--tune-learning-rates', flags.tuneLearningRates, 'given only with --tune (the candidates of honest tuning)');
+    if (flags.validation !== undefined) throw new InvalidParameterError('--validation', flags.validation, 'given only with --tune (it scores the tuning candidates)');
+    if (flags.metric !== undefined) throw new InvalidParameterError('--metric', flags.metric, 'given only with --tune (it scores the tuning candidates)');
+  } else {
+    if (flags.epsilon === undefined) throw new InvalidParameterError('--epsilon', undefined, 'given with --tune (the noise is calibrated for the whole tuned release)');
+    if (flags.validation === undefined) throw new InvalidParameterError('--validation', undefined, 'given with --tune: a PUBLIC labelled file (not part of the private data) scores the candidates');
+    if (flags.learningRate !== undefined) throw new InvalidParameterError('--learning-rate', flags.learningRate, 'not given with --tune (use --tune-learning-rates for the candidate grid)');
+    if (flags.noiseMultiplier !== undefined) throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, 'not given with --tune (the noise is calibrated from --epsilon for the whole tuned release)');
+  }
+  if (flags.accountant !== undefined && flags.accountant !== 'rdp' && flags.accountant !== 'pld') {
+    throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' (003 Sec. 5) or 'pld'");
+  }
+}
+
+const ALL_METHOD_FLAGS: ReadonlySet<string> = new Set(Object.values(METHOD_FLAGS).flat());
+
+/** Runs the method the flags name; throws InvalidParameterError naming the flag for misuse. */
+export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, context: MethodContext): MethodResult {
+  checkMethodFlags(flags);
   const label = labelColumn(context.schema);
   if (label.classes !== undefined) return runOneVsRest(flags, prepared, context, label.classes.map(String));
   switch (flags.method) {
@@ -292,7 +351,10 @@ function objectivePerturbationFlags(flags: TrainFlags, prepared: PreparedData, c
 }
 
 function requireRegularization(flags: TrainFlags): number {
-  if (flags.regularization === undefined || !(flags.regularization > 0)) {
+  if (flags.regularization === undefined) {
+    throw new InvalidParameterError('--regularization', undefined, `given for --method ${flags.method}: lambda > 0, the strong convexity its sensitivity bound needs`);
+  }
+  if (!(flags.regularization > 0)) {
     throw new InvalidParameterError('--regularization', flags.regularization, `> 0 for --method ${flags.method} (the strong convexity its sensitivity bound needs)`);
   }
   return flags.regularization;

@@ -4,13 +4,12 @@
  * row-norm bound the privacy analysis relies on; the model file embeds the schema and the privacy
  * report, so it says what it cost.
  */
-import { accessSync, constants as fsConstants, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { checkOutputPaths, writeOutputFiles, type OutputContent } from '../../data/node/output-files.js';
 import { loadDataset, readSchemaFile } from '../../data/node/read.js';
-import { isSuggestedSchema, parseSchema, schemaToJson, type Schema } from '../../data/schema.js';
+import { isSuggestedSchema, labelColumn, parseSchema, schemaToJson, type Schema } from '../../data/schema.js';
 import { SUGGESTION_WARNING } from '../../data/suggest-schema.js';
-import { InvalidParameterError } from '../../errors.js';
+import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { evaluate, predict, type LinearModel } from '../../learners/model.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/one-vs-rest.js';
 import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/privacy-report.js';
@@ -19,11 +18,12 @@ import type { Dataset } from '../../data/dataset.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { loadModelFile, type AnyModel } from '../model-file.js';
-import { progressReporter } from '../progress.js';
+import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_TUNE_MEAN } from '../limits.js';
+import { progressBar } from '../progress.js';
 import { overlaps, validationOverlap } from '../validation-overlap.js';
 import { createClippedGradientPool, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
-import { runTrainingMethod, type TrainFlags } from './train-methods.js';
+import { checkMethodFlags, runTrainingMethod, type TrainFlags } from './train-methods.js';
 
 /** Printed on stderr by every run with --seed (the report says so too). */
 const SEED_WARNING =
@@ -43,61 +43,6 @@ const DIAGNOSTICS_NOTE =
 /** Metrics of either kind of model: one-vs-rest models report their (multi-class) accuracy. */
 function evaluateAny(model: AnyModel, data: Dataset): Record<string, number> {
   return model.format === 'dpfit-one-vs-rest-model/1' ? evaluateOneVsRest(model, data) : { ...evaluate(model, data) };
-}
-
-/** Writes a file atomically: a temporary file renamed into place, so no partial output remains. */
-export function writeFileAtomic(path: string, text: string): void {
-  const temporary = `${path}.tmp-${process.pid}`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
-}
-
-/**
- * Writes several files all or nothing: every temporary file first (removed again if one fails),
- * then the renames. Failures name the flag.
- */
-function writeFilesAtomic(files: readonly { path: string; flag: string; text: string }[]): void {
-  const written: string[] = [];
-  try {
-    for (const file of files) {
-      const temporary = `${file.path}.tmp-${process.pid}`;
-      try {
-        writeFileSync(temporary, file.text);
-      } catch (error) {
-        throw new InvalidParameterError(file.flag, file.path, 'a writable file path', (error as NodeJS.ErrnoException).code);
-      }
-      written.push(temporary);
-    }
-  } catch (error) {
-    for (const temporary of written) rmSync(temporary, { force: true });
-    throw error;
-  }
-  files.forEach((file, k) => renameSync(written[k], file.path));
-}
-
-/** --out and --diagnostics checked before any work: writable directories, not a directory, distinct. */
-function checkOutputPaths(flags: TrainFlags): { out?: string; diagnostics?: string } {
-  const check = (flag: string, path: string | undefined): void => {
-    if (path === undefined) return;
-    if (path === '') throw new InvalidParameterError(flag, path, 'a file path');
-    if (existsSync(path) && statSync(path).isDirectory()) throw new InvalidParameterError(flag, path, 'a file path, not a directory');
-    try {
-      accessSync(dirname(resolve(path)), fsConstants.W_OK);
-    } catch (error) {
-      throw new InvalidParameterError(flag, path, 'a path in an existing, writable directory', (error as NodeJS.ErrnoException).code);
-    }
-  };
-  check('--out', flags.out);
-  check('--diagnostics', flags.diagnostics);
-  if (flags.out !== undefined && flags.diagnostics !== undefined && resolve(flags.out) === resolve(flags.diagnostics)) {
-    throw new InvalidParameterError('--diagnostics', flags.diagnostics, 'another file than --out (the diagnostics are private, the model is the release)');
-  }
-  for (const [flag, path] of [['--out', flags.out], ['--diagnostics', flags.diagnostics]] as const) {
-    if (path !== undefined && [flags.data, flags.schema, flags.validation].some((input) => input !== undefined && resolve(input) === resolve(path))) {
-      throw new InvalidParameterError(flag, path, 'not one of the input files');
-    }
-  }
-  return { ...(flags.out === undefined ? {} : { out: flags.out }), ...(flags.diagnostics === undefined ? {} : { diagnostics: flags.diagnostics }) };
 }
 
 /**
@@ -137,6 +82,11 @@ function diagnosticsJson(value: unknown): string {
     },
     2,
   );
+}
+
+/** 1e9, not 1e+9. */
+function sci(value: number): string {
+  return value.toExponential().replace('e+', 'e');
 }
 
 function requireSchemaFlag(schema: string | undefined): string {
@@ -181,10 +131,10 @@ export function registerTrain(program: Command, io: CliIo): void {
       parseNumberFlag('--regularization'),
     )
     .option('--grad-tolerance <TAU>', 'output: tolerance of the minimiser (paid in the sensitivity); amp: tau of 003 Alg. 1 (default 0.01)', parseNumberFlag('--grad-tolerance'))
-    .option('--max-iterations <N>', 'output/objpert/amp: optimiser step cap (hitting it releases nothing)', parseIntegerFlag('--max-iterations'))
+    .option('--max-iterations <N>', "output/objpert/amp: the fast optimiser's iteration cap (when hit, a certified fallback finishes the minimisation)", parseIntegerFlag('--max-iterations'))
     .option('--noise-std <S>', 'objpert/amp: explicit std of the objective noise b instead of --epsilon (needs --regularization)', parseNumberFlag('--noise-std'))
     .option('--output-noise-std <S>', 'amp: std of the output noise (default 0.15, 003 Sec. 5)', parseNumberFlag('--output-noise-std'))
-    .option('--accountant <A>', "objpert/amp: calibrate with 'rdp' (default, 003 Sec. 5) or 'pld' (tighter)")
+    .option('--accountant <A>', "objpert/amp only: calibrate with 'rdp' (default, 003 Sec. 5) or 'pld' (tighter); other methods report their own accountant")
     .option('--parameter-norm-bound <P>', 'objpert with --model linear: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
     .option('--feature-clip <RC>', 'rgm: rows clipped to norm RC (default: the schema row-norm bound)', parseNumberFlag('--feature-clip'))
     .option('--b-clip <B>', 'rgm: x_i y_i clipped to norm B (default RC times the label bound)', parseNumberFlag('--b-clip'))
@@ -222,25 +172,55 @@ a schema suggested from the private data, or --validation data that overlap the 
 What is printed and written is the release: the model (parameters, public schema, privacy
 report). Training metrics and learner diagnostics are computed from the private data: they are
 printed on stderr (human mode) under "private diagnostics" and written by --diagnostics FILE as
-{note, metrics: {training}, diagnostics}; they are not covered by the guarantee.`,
+{note, metrics: {training}, diagnostics}; they are not covered by the guarantee.
+
+Flags a method does not use are refused (exit 2), never ignored. --out and --diagnostics are
+checked before any data are read or any budget is spent (their directory must exist and be
+writable; a directory, a device or an input file is refused) and written all or nothing
+(temporary file, fsync, rename).
+
+Limits (exit 2, before any work): at most ${sci(MAX_STEPS)} steps per run (--steps, or
+--epochs x rows / batch size); --epochs at most ${sci(MAX_EPOCHS)}; at most ${sci(MAX_GRADIENT_EVALUATIONS)} per-example
+gradients in all (one run's, x the classes of one-vs-rest, x the --tune mean); --tune at most
+${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).`,
     )
     .action(async (flags: TrainFlags) => {
       const schemaPath = requireSchemaFlag(flags.schema);
+      // Everything the flags alone decide, then every output path: before any file is read or any budget spent.
+      checkMethodFlags(flags);
+      checkFlagLimits(flags);
+      const checked = checkOutputPaths(
+        [flags.out === undefined ? undefined : { flag: '--out', path: flags.out }, flags.diagnostics === undefined ? undefined : { flag: '--diagnostics', path: flags.diagnostics }],
+        [
+          { flag: '--data', path: flags.data },
+          { flag: '--schema', path: schemaPath },
+          flags.validation === undefined ? undefined : { flag: '--validation', path: flags.validation },
+        ],
+      );
+      const out = checked.find((o) => o.flag === '--out');
+      const diagnosticsOutput = checked.find((o) => o.flag === '--diagnostics');
+      const outputs = { out: out?.path, diagnostics: diagnosticsOutput?.path };
       const schema = await readSchemaFile(schemaPath);
-      const labelColumn = schema.columns.find((c) => c.type === 'label');
-      if (flags.label !== undefined && labelColumn?.name !== flags.label) {
-        throw new InvalidParameterError('--label', flags.label, `the schema's label column '${labelColumn?.name}'`);
+      const labelSpec = schema.columns.find((c) => c.type === 'label');
+      if (flags.label !== undefined && labelSpec?.name !== flags.label) {
+        throw new InvalidParameterError('--label', flags.label, `the schema's label column '${labelSpec?.name}'`);
       }
-      const outputs = checkOutputPaths(flags);
-      // Said before any work, on stderr (never mixed into --json): the reasons this run cannot be private.
+      // Said on stderr (never mixed into --json; printed when the command succeeds, and in the progress bar): the reasons this run cannot be private.
       const suggested = isSuggestedSchema(schema);
       if (suggested) io.stderr(`dpfit: ${schemaPath}: ${SUGGESTION_WARNING}\n`);
       if (flags.seed !== undefined) io.stderr(`dpfit: ${SEED_WARNING}\n`);
       const prepared = await loadDataset(flags.data, schema);
+      const classes = labelColumn(schema).classes?.length ?? 1;
+      checkWorkLimits(flags, prepared.dataset.n, classes);
       const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
       const overlap = flags.validation === undefined ? undefined : await validationOverlap(flags.data, flags.validation, schema);
       const rng = flags.seed === undefined ? defaultRng() : seededRng(flags.seed);
-      const onStep = progressReporter(`training (${flags.method})`, !flags.json);
+      // One bar for the whole command: one-vs-rest trains one run per class, tuning a random number of runs (mean --tune).
+      const notPrivate = suggested ? ', NOT private: suggested schema' : flags.seed !== undefined ? ', NOT private: --seed' : '';
+      const bar = progressBar(`training (${flags.method}${flags.tune !== undefined ? ', tuned' : ''}${notPrivate})`, {
+        enabled: !flags.json,
+        ...(flags.tune !== undefined ? { runs: { count: flags.tune, exact: false } } : classes > 1 ? { runs: { count: classes, exact: true } } : {}),
+      });
       // DP-GD's full passes over large data run on all CPUs (bit-identical sums; glm/parallel-clipped-sum.ts).
       const pool = flags.method === 'dpgd' && prepared.dataset.n >= 2 * CHUNK_ROWS ? await createClippedGradientPool() : undefined;
       let result;
@@ -248,7 +228,11 @@ printed on stderr (human mode) under "private diagnostics" and written by --diag
         const gradientSummer = pool === undefined ? undefined : { prepare: shareGlmData, sum: pool.sumClippedGradients.bind(pool) };
         // Features copied into shared memory once, not by every run (tuning and one-vs-rest train several).
         const data = pool === undefined ? prepared : { ...prepared, dataset: shareGlmData(prepared.dataset) };
-        result = runTrainingMethod(flags, data, { schema, rng, onStep, validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
+        result = runTrainingMethod(flags, data, { schema, rng, ...(bar === undefined ? {} : { onStep: bar.onStep }), validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
+        bar?.end(true);
+      } catch (error) {
+        bar?.end(false);
+        throw error;
       } finally {
         await pool?.close();
       }
@@ -268,16 +252,16 @@ printed on stderr (human mode) under "private diagnostics" and written by --diag
         data: prepared.privateDiagnostics,
         ...(overlap === undefined ? {} : { validationOverlap: overlap }),
       };
-      const files: { path: string; flag: string; text: string }[] = [];
-      if (outputs.out !== undefined && model !== undefined) files.push({ path: outputs.out, flag: '--out', text: `${toJson(model)}\n` });
-      if (outputs.diagnostics !== undefined) {
+      const files: OutputContent[] = [];
+      if (out !== undefined && model !== undefined) files.push({ output: out, data: `${toJson(model)}\n` });
+      if (diagnosticsOutput !== undefined) {
         files.push({
-          path: outputs.diagnostics,
-          flag: '--diagnostics',
-          text: `${diagnosticsJson({ note: DIAGNOSTICS_NOTE, metrics: { training: metrics ?? null }, diagnostics })}\n`,
+          output: diagnosticsOutput,
+          data: `${diagnosticsJson({ note: DIAGNOSTICS_NOTE, metrics: { training: metrics ?? null }, diagnostics })}\n`,
         });
       }
-      writeFilesAtomic(files);
+      // Temporary files next to each target, fsynced, renamed all together (nothing partial on any failure).
+      writeOutputFiles(files);
 
       const output = {
         model: model ?? null,
@@ -361,7 +345,7 @@ Example:
     .command('predict')
     .description('predictions of a saved model (probabilities for binary classification, class names for one-vs-rest models)')
     .requiredOption('--model <FILE>', 'a model written by dpfit train --out')
-    .requiredOption('--data <FILE>', 'data with the schema columns (the label column may hold any declared value)')
+    .requiredOption('--data <FILE>', "data with the schema's feature columns (the label column may be absent; when present it is not read)")
     .option('--schema <FILE>', "schema (default: the model's embedded schema)")
     .option('--json', 'print one JSON object')
     .addHelpText(
@@ -375,7 +359,13 @@ Example:
     )
     .action(async (flags: { model: string; data: string; schema?: string; json?: boolean }) => {
       const { model, verification } = loadModelFile(flags.model, '--model');
-      const prepared = await loadDataset(flags.data, await schemaFor(model, flags.schema));
+      // The label column is not needed (and not read when present): rows to predict have none.
+      const prepared = await loadDataset(flags.data, await schemaFor(model, flags.schema), { label: 'ignore' });
+      // One prediction per input row: a schema that drops rows with missing values would shift every line after them.
+      const dropped = prepared.privateDiagnostics.droppedRows;
+      if (dropped > 0) {
+        throw new DataFormatError(flags.data, `has ${dropped} row(s) with missing values that the schema drops (missing: "dropRow"), and predict prints one line per input row: fill those values, or predict with a schema whose columns use missing "fill" or "other"`);
+      }
       tellPrivacy(verification, Boolean(flags.json));
       if (model.format === 'dpfit-one-vs-rest-model/1') {
         const classes = Array.from(predictClasses(model, prepared.dataset), (k) => model.classes[k]);

@@ -228,10 +228,10 @@ async function collect(connection: DuckDBConnection, path: string, from: string,
 }
 
 /** The kind of each file column: declared by `columnTypes`, else from the source type. */
-function kinds(path: string, names: readonly string[], sourceTypes: readonly string[], columnTypes: CsvOptions['columnTypes']): (CsvColumnType | 'infer')[] {
+function kinds(path: string, names: readonly string[], sourceTypes: readonly string[], columnTypes: CsvOptions['columnTypes'], optional: readonly string[] = []): (CsvColumnType | 'infer')[] {
   if (columnTypes !== undefined && columnTypes !== 'numeric') {
     for (const name of Object.keys(columnTypes)) {
-      if (!names.includes(name)) throw new DataFormatError(path, `column '${name}' is not in the file (columns: ${names.join(', ')})`);
+      if (!names.includes(name) && !optional.includes(name)) throw new DataFormatError(path, `column '${name}' is not in the file (columns: ${names.join(', ')})`);
     }
   }
   return names.map((name, j) => {
@@ -278,7 +278,7 @@ export async function readParquetFile(path: string, options: CsvOptions & DuckDb
     const names = described.map((r) => String(r.column_name));
     const types = described.map((r) => String(r.column_type));
     const missing = options.missing ?? ['', '?'];
-    const wanted = kinds(path, names, types, options.columnTypes);
+    const wanted = kinds(path, names, types, options.columnTypes, options.optionalColumns);
     await inferTextColumns(connection, from, names, wanted, missing);
     const selected: Selected[] = [];
     names.forEach((name, j) => {
@@ -316,7 +316,8 @@ async function csvColumnNames(path: string, options: CsvOptions): Promise<readon
 export async function readCsvWithDuckDb(path: string, options: CsvOptions & DuckDbOptions = {}): Promise<RawTable> {
   await requireFile(path);
   const header = options.header ?? true;
-  const names = header || options.columnNames === undefined ? await csvColumnNames(path, options) : options.columnNames;
+  // With optional columns, a header-less file's first record says which of the names it has.
+  const names = header || options.columnNames === undefined || (options.optionalColumns ?? []).length > 0 ? await csvColumnNames(path, options) : options.columnNames;
   const columnsSpec = `{${names.map((name) => `${sqlString(name)}: 'VARCHAR'`).join(', ')}}`;
   const parts = [
     sqlString(path),
@@ -331,7 +332,7 @@ export async function readCsvWithDuckDb(path: string, options: CsvOptions & Duck
   const from = `read_csv(${parts.join(', ')})`;
   const missing = options.missing ?? ['', '?'];
   return withDuckDb(options, async (connection) => {
-    const wanted = kinds(path, names, names.map(() => 'VARCHAR'), options.columnTypes);
+    const wanted = kinds(path, names, names.map(() => 'VARCHAR'), options.columnTypes, options.optionalColumns);
     try {
       await inferTextColumns(connection, from, names, wanted, missing);
     } catch (error) {

@@ -8,10 +8,11 @@
  * and (for the download path) a fake `fetch`.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataFormatError, DpfitError, InvalidParameterError } from '../../errors.js';
 import { ADULT_FILES, ADULT_SCHEMA_JSON, normalizeAdultCopy, type RemoteFile } from '../adult.js';
+import { describeOsError, writeFileAtomic } from './output-files.js';
 import { requireFile } from './read.js';
 
 /** SHA-256 of bytes as lower-case hex. */
@@ -34,7 +35,7 @@ export function verifyBytes(bytes: Uint8Array, expected: RemoteFile, source: str
 
 export type FetchFunction = (url: string, init?: { signal?: AbortSignal }) => Promise<{ ok: boolean; status: number; statusText?: string; arrayBuffer(): Promise<ArrayBuffer> }>;
 
-/** A download failure (network, HTTP status): exit status 1, one line, with the --from hint. */
+/** A download failure (network, HTTP status): exit status 3 (bad data, files or network), one line, with the --from hint. */
 export class FetchFailedError extends DpfitError {
   readonly url: string;
   constructor(url: string, reason: string) {
@@ -85,10 +86,18 @@ export interface InstallOptions {
   fetchImpl?: FetchFunction;
 }
 
-async function writeAtomically(path: string, bytes: Uint8Array | string): Promise<void> {
-  const temporary = `${path}.partial-${process.pid}`;
-  await writeFile(temporary, bytes);
-  await rename(temporary, path);
+/** Temporary file, fsync, rename, directory fsync (`output-files.ts`); failures name the file (exit 3). */
+function writeAtomically(path: string, bytes: Uint8Array | string): void {
+  writeFileAtomic(path, bytes, 'writing');
+}
+
+async function makeDirectory(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new DataFormatError(dir, `cannot create the directory (${code ?? String(error)}: ${describeOsError(code)})`);
+  }
 }
 
 async function readIfPresent(path: string): Promise<Buffer | undefined> {
@@ -133,11 +142,11 @@ export async function installFiles(files: readonly RemoteFile[], options: Instal
       plan.push({ file, bytes, source: file.url, status: 'downloaded', changes: [] });
     }
   }
-  await mkdir(options.dir, { recursive: true });
+  await makeDirectory(options.dir);
   const report: InstalledFile[] = [];
   for (const step of plan) {
     const path = join(options.dir, step.file.name);
-    if (step.bytes !== undefined) await writeAtomically(path, step.bytes);
+    if (step.bytes !== undefined) writeAtomically(path, step.bytes);
     const absent = step.status === 'absent (optional)';
     report.push({
       name: step.file.name,
@@ -190,7 +199,7 @@ export async function fetchAdult(options: FetchAdultOptions = {}): Promise<Fetch
   const files = await installFiles(options.files ?? ADULT_FILES, { dir, from: options.from, normalize: normalizeAdultCopy, fetchImpl: options.fetchImpl });
   const schemaPath = join(dir, 'adult.schema.json');
   const existing = await readIfPresent(schemaPath);
-  if (existing === undefined) await writeAtomically(schemaPath, `${JSON.stringify(ADULT_SCHEMA_JSON, null, 2)}\n`);
+  if (existing === undefined) writeAtomically(schemaPath, `${JSON.stringify(ADULT_SCHEMA_JSON, null, 2)}\n`);
   return {
     dataset: 'adult',
     dir,

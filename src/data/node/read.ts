@@ -12,8 +12,9 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
 import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
-import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type Schema } from '../schema.js';
+import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type Schema, type SchemaReadOptions } from '../schema.js';
 import type { RawTable } from '../table.js';
+import { nodeKind } from './output-files.js';
 
 export type DataFormat = 'csv' | 'parquet' | 'libsvm';
 export type CsvEngine = 'builtin' | 'duckdb';
@@ -30,16 +31,26 @@ function openError(path: string, error: unknown): DataFormatError {
   return new DataFormatError(path, `cannot be read (${error instanceof Error ? error.message : String(error)})`);
 }
 
-/** Checks that `path` is a readable regular file (a clear error otherwise). */
+/**
+ * Checks that `path` is a regular file (a clear error otherwise) and returns its size. Devices,
+ * FIFOs and sockets are refused: the readers read a file more than once (a type-guessing sample,
+ * then the data), and a device such as /dev/zero never ends.
+ */
 export async function requireFile(path: string): Promise<number> {
+  let info;
   try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    return info.size;
+    info = await stat(path);
   } catch (error) {
     throw openError(path, error);
   }
+  if (info.isDirectory()) throw new DataFormatError(path, 'is a directory, not a data file');
+  if (!info.isFile()) throw new DataFormatError(path, `is ${nodeKind(info)}, not a regular file (dpfit reads files, not devices or pipes)`);
+  return info.size;
 }
+
+
+/** The longest CSV record the streaming reader accepts (a file with no line breaks is not CSV). */
+export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 
 /** One streaming pass of `parser` over the file, `chunkBytes` at a time. */
 async function streamFile(path: string, parser: CsvParser, chunkBytes: number): Promise<void> {
@@ -69,6 +80,9 @@ async function streamFile(path: string, parser: CsvParser, chunkBytes: number): 
       filled -= consumed;
       if (filled > buffer.length / 2) {
         // A record longer than half the buffer (or a quoted field spanning many lines): grow.
+        if (filled > MAX_RECORD_BYTES) {
+          throw new DataFormatError(path, `a record (or a quoted field) is longer than ${MAX_RECORD_BYTES / (1024 * 1024)} MiB: not a CSV file, or an unclosed quote`);
+        }
         const bigger = Buffer.allocUnsafe(buffer.length * 2);
         buffer.copy(bigger, 0, 0, filled);
         buffer = bigger;
@@ -231,8 +245,10 @@ export async function readSchemaFile(path: string): Promise<Schema> {
  * @example
  * const schema = await readSchemaFile('data/adult/adult.schema.json');
  * const { dataset, rowNormBound } = await loadDataset('data/adult/adult.data', schema);
+ * const unlabelled = await loadDataset('new-rows.csv', schema, { label: 'ignore' }); // to predict: no label column needed
  */
-export async function loadDataset(path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> = {}): Promise<PreparedData> {
-  const table = await readTable(path, { ...schemaCsvOptions(schema, path), ...options });
-  return applySchema(table, schema);
+export async function loadDataset(path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions = {}): Promise<PreparedData> {
+  const { label, ...readOptions } = options;
+  const table = await readTable(path, { ...schemaCsvOptions(schema, path, { label }), ...readOptions });
+  return applySchema(table, schema, { label });
 }

@@ -1,0 +1,109 @@
+/**
+ * Work limits of `dpfit train`: a request so large that it could never finish is refused before
+ * any work (exit 2, naming the flag and the limit) instead of running for days without a word.
+ * The limits are far above any real use (a DP-SGD run on a million rows for a thousand epochs
+ * with tuning is ~1e10 per-example gradients) and are stated in `dpfit train --help`:
+ *
+ *   - optimiser steps of one run (`--steps`, or epochs x rows / batch size) <= 1e9, and
+ *     `--epochs` <= 1e6 whatever the data;
+ *   - per-example gradient evaluations of the whole command <= 1e12: one run's (steps x rows for
+ *     dpgd and rgm, steps x batch size for dpsgd, epochs x fraction x rows for shuffled and
+ *     output-sgd, max-iterations x rows for output, objpert and amp when --max-iterations is
+ *     given), times the number of classes for one-vs-rest, times the EXPECTED number of runs for
+ *     `--tune` (its mean: K is Poisson with that mean);
+ *   - `--tune` mean <= 1e6 runs: K ~ Poisson(mean) full training runs can never be paid for in time
+ *     beyond that, whatever one run costs;
+ *   - `--max-iterations` <= 1e9.
+ * At 1e7 gradients per second per core (`npm run bench -- train`), 1e12 gradients are more than a
+ * day of computing.
+ */
+import { InvalidParameterError } from '../errors.js';
+import type { TrainFlags } from './commands/train-methods.js';
+
+export const MAX_STEPS = 1e9;
+export const MAX_EPOCHS = 1e6;
+export const MAX_GRADIENT_EVALUATIONS = 1e12;
+export const MAX_TUNE_MEAN = 1e6;
+export const MAX_ITERATIONS = 1e9;
+
+function tooLarge(flag: string, value: unknown, expected: string): InvalidParameterError {
+  return new InvalidParameterError(flag, value, expected);
+}
+
+/** Checks that need only the flags (before any file is read). */
+export function checkFlagLimits(flags: Pick<TrainFlags, 'steps' | 'epochs' | 'tune' | 'maxIterations'>): void {
+  if (flags.steps !== undefined && flags.steps > MAX_STEPS) throw tooLarge('--steps', flags.steps, `at most ${MAX_STEPS.toExponential().replace('e+', 'e')} (dpfit's limit on the steps of one run)`);
+  if (flags.epochs !== undefined && flags.epochs > MAX_EPOCHS) throw tooLarge('--epochs', flags.epochs, `at most ${MAX_EPOCHS.toExponential().replace('e+', 'e')} (passes over the data)`);
+  if (flags.tune !== undefined && flags.tune > MAX_TUNE_MEAN) {
+    throw tooLarge('--tune', flags.tune, `at most ${MAX_TUNE_MEAN.toExponential().replace('e+', 'e')} (the mean number of full training runs; K ~ Poisson(mean) runs could never finish)`);
+  }
+  if (flags.maxIterations !== undefined && flags.maxIterations > MAX_ITERATIONS) {
+    throw tooLarge('--max-iterations', flags.maxIterations, `at most ${MAX_ITERATIONS.toExponential().replace('e+', 'e')}`);
+  }
+}
+
+/** The value of a work flag, its default when not given (never undefined in a message). */
+function flagValue(flags: TrainFlags, flag: string): number | undefined {
+  const defaults: Record<string, number> = { dpsgd: 10, shuffled: 1, 'output-sgd': 1 };
+  if (flag === '--steps') return flags.steps ?? 100;
+  if (flag === '--epochs') return flags.epochs ?? defaults[flags.method] ?? 1;
+  if (flag === '--tune') return flags.tune;
+  return flags.maxIterations;
+}
+
+/** One run's optimiser steps and per-example gradient evaluations, or undefined when the run bounds itself. */
+function runWork(flags: TrainFlags, n: number): { steps?: { count: number; flag: string; rule: string }; gradients?: { count: number; flag: string; rule: string } } {
+  switch (flags.method) {
+    case 'dpgd':
+    case 'rgm': {
+      const steps = flags.steps ?? 100;
+      return { gradients: { count: steps * n, flag: '--steps', rule: `steps x rows = ${steps} x ${n}` } };
+    }
+    case 'dpsgd': {
+      const batch = flags.batchSize ?? Math.min(256, n);
+      if (!(batch > 0)) return {};
+      const steps = flags.steps ?? Math.ceil(((flags.epochs ?? 10) * n) / batch);
+      const flag = flags.steps !== undefined ? '--steps' : '--epochs';
+      return {
+        steps: { count: steps, flag, rule: `epochs x rows / batch size = ${flags.epochs ?? 10} x ${n} / ${batch}` },
+        gradients: { count: steps * batch, flag, rule: `steps x batch size = ${steps} x ${batch}` },
+      };
+    }
+    case 'shuffled':
+    case 'output-sgd': {
+      const epochs = flags.epochs ?? 1;
+      const fraction = flags.method === 'shuffled' ? (flags.fraction ?? 1) : 1;
+      const batch = flags.method === 'output-sgd' ? (flags.batchSize ?? 1) : 1;
+      const steps = (epochs * fraction * n) / Math.max(1, batch);
+      return {
+        steps: { count: steps, flag: '--epochs', rule: `epochs x rows / batch size = ${epochs} x ${n} / ${batch}` },
+        gradients: { count: epochs * fraction * n, flag: '--epochs', rule: `epochs x fraction x rows = ${epochs} x ${fraction} x ${n}` },
+      };
+    }
+    case 'output':
+    case 'objpert':
+    case 'amp':
+      return flags.maxIterations === undefined ? {} : { gradients: { count: flags.maxIterations * n, flag: '--max-iterations', rule: `max-iterations x rows = ${flags.maxIterations} x ${n}` } };
+    default:
+      return {};
+  }
+}
+
+/**
+ * Checks the work the flags ask of a run on `n` rows (`classes` runs for one-vs-rest, `--tune`
+ * mean runs when tuning). Throws InvalidParameterError naming the flag, the rule and the limit.
+ */
+export function checkWorkLimits(flags: TrainFlags, n: number, classes = 1): void {
+  const { steps, gradients } = runWork(flags, n);
+  if (steps !== undefined && steps.count > MAX_STEPS) {
+    throw tooLarge(steps.flag, flagValue(flags, steps.flag), `small enough for at most ${MAX_STEPS.toExponential().replace('e+', 'e')} steps per run (${steps.rule} = ${steps.count.toExponential(3).replace('e+', 'e')})`);
+  }
+  if (gradients === undefined) return;
+  const runs = (flags.tune ?? 1) * classes;
+  const total = gradients.count * runs;
+  if (total > MAX_GRADIENT_EVALUATIONS) {
+    const why = `${gradients.rule}${classes > 1 ? `, x ${classes} classes` : ''}${flags.tune !== undefined ? `, x ${flags.tune} expected --tune runs` : ''} = ${total.toExponential(3).replace('e+', 'e')}`;
+    const flag = flags.tune !== undefined && gradients.count <= MAX_GRADIENT_EVALUATIONS ? '--tune' : gradients.flag;
+    throw tooLarge(flag, flagValue(flags, flag), `small enough for at most ${MAX_GRADIENT_EVALUATIONS.toExponential().replace('e+', 'e')} per-example gradient evaluations (${why})`);
+  }
+}
