@@ -180,7 +180,7 @@ describe('other commands that write: curve --out, data schema --out, data fetch 
   it('data schema --out: writes the suggestion to a file, never over its input', async () => {
     const box = sandbox();
     const before = snapshot(box.dir);
-    assertFailure(await run('data', 'schema', box.data, '--out', box.data), 2, /--out must be another path than the <file> file/, 'schema over its data');
+    assertFailure(await run('data', 'schema', box.data, '--out', box.data), 2, /--out must be another path than the input file/, 'schema over its data');
     assertFailure(await run('data', 'schema', box.data, '--out', join(box.data, 'x.json')), 3, /--out \S+: cannot be written/, 'schema under a file');
     assertUnchanged(before, snapshot(box.dir), 'data schema');
     const out = join(box.sub, 'suggested.json');

@@ -502,7 +502,7 @@ export function checkOutputPaths(outputs: readonly (OutputRequest | undefined)[]
   for (const { request, id } of outputIds) {
     const input = inputIds.find((i) => sameFile(i.id, id));
     if (input !== undefined) {
-      throw new InvalidParameterError(request.flag, request.path, `another path than the ${input.flag} file (${input.path}): writing it would destroy an input`);
+      throw new InvalidParameterError(request.flag, request.path, `another path than the ${input.flag.startsWith('<') ? 'input' : input.flag} file (${input.path}): writing it would destroy an input`);
     }
   }
   outputIds.forEach(({ request, id }, k) => {
@@ -515,7 +515,7 @@ export function checkOutputPaths(outputs: readonly (OutputRequest | undefined)[]
     const other = checked.slice(0, k).find((o) => o.target === output.target);
     if (other !== undefined) throw new InvalidParameterError(output.flag, output.path, `another path than ${other.flag} (${other.path})`);
     const input = inputIds.find((i) => i.id.real === output.target);
-    if (input !== undefined) throw new InvalidParameterError(output.flag, output.path, `another path than the ${input.flag} file (${input.path}): writing it would destroy an input`);
+    if (input !== undefined) throw new InvalidParameterError(output.flag, output.path, `another path than the ${input.flag.startsWith('<') ? 'input' : input.flag} file (${input.path}): writing it would destroy an input`);
   });
   return checked;
 }
