@@ -156,7 +156,7 @@ export interface RgmGdResult {
   readonly diagnostics: RgmGdDiagnostics;
 }
 
-interface ClippedData {
+export interface ClippedData {
   readonly gram: Float64Array;
   readonly b: Float64Array;
   readonly clippedFeatures: number;
@@ -164,7 +164,7 @@ interface ClippedData {
 }
 
 /** Clips features (Mahalanobis, radius R_c) and products (L2, B), and forms A~ and b~. */
-function clipAndAggregate(data: GlmData, cFactor: Float64Array, featureClip: number, bClip: number, regularization: number): ClippedData {
+export function clipAndAggregate(data: GlmData, cFactor: Float64Array, featureClip: number, bClip: number, regularization: number): ClippedData {
   const { n, d, x, y } = data;
   const gram = new Float64Array(d * d);
   const b = new Float64Array(d);
@@ -222,7 +222,7 @@ function identity(d: number): Float64Array {
   return m;
 }
 
-function requireClipMatrix(matrix: Float64Array | undefined, d: number): { matrix: Float64Array; factor: Float64Array; conditionNumber: number; lambdaMax: number } {
+export function requireClipMatrix(matrix: Float64Array | undefined, d: number): { matrix: Float64Array; factor: Float64Array; conditionNumber: number; lambdaMax: number } {
   const c = matrix ?? identity(d);
   if (!(c instanceof Float64Array) || c.length !== d * d) throw new InvalidParameterError('clipMatrix', c, `a Float64Array of length d * d = ${d * d}`);
   for (let r = 0; r < d; r++) {
@@ -242,6 +242,139 @@ function requireClipMatrix(matrix: Float64Array | undefined, d: number): { matri
   // Pessimistic: the bisection ends are on the safe sides; widen by a relative 1e-9 more.
   const conditionNumber = Math.max(1, (lambdaMax / lambdaMin) * (1 + 1e-9));
   return { matrix: c, factor, conditionNumber, lambdaMax };
+}
+
+/** Everything RGM-GD needs before it reads the data: calibrated from public quantities only. */
+export interface RgmPlanInput {
+  readonly n: number;
+  readonly d: number;
+  readonly steps: number;
+  readonly regularization: number;
+  readonly featureClip: number;
+  readonly bClip: number;
+  readonly clip: ReturnType<typeof requireClipMatrix>;
+  readonly rho: number;
+  readonly bNormBound?: number;
+  /** Target (epsilon, delta) of the whole run: PTR + T RGM steps. */
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly ptrEpsilonFraction: number;
+  readonly ptrDeltaFraction: number;
+}
+
+export interface RgmPlan {
+  readonly input: RgmPlanInput;
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly ptrEpsilon: number;
+  readonly ptrDelta: number;
+  /** delta_rgm = delta - delta_ptr: the delta of the RDP conversion of `event`. */
+  readonly rdpDelta: number;
+  readonly testB: boolean;
+  readonly sensitivity: RgmSensitivity;
+  readonly grid: RgmGrid;
+  readonly gamma: number;
+  readonly baselineSteps: number;
+  readonly baselineStd: number;
+  /** The whole release: compose([PTR's discrete Laplace, selfCompose(gridded RGM step, T)]). */
+  readonly event: DpEvent;
+}
+
+/**
+ * Calibrates RGM-GD (file comment, step 3): the eta and R_rel of the rounded, computed gradient,
+ * the PTR noise, and the smallest gamma for which the whole event meets epsilon at delta_rgm.
+ * Public inputs only: a data owner (or a federated node, `federated/node.ts`) can plan and account
+ * before reading its data.
+ */
+export function planRgmGd(input: RgmPlanInput): RgmPlan {
+  const { n, d, steps, featureClip, bClip, clip, rho, regularization, bNormBound, epsilon, delta } = input;
+  const testB = bNormBound !== undefined && bNormBound < bClip;
+  const ptrEpsilon = epsilon * input.ptrEpsilonFraction;
+  const ptrDelta = delta * input.ptrDeltaFraction;
+  const rdpDelta = delta - ptrDelta;
+  const sensitivity = rgmRidgeSensitivity({ n, featureClip, rho, bClip, conditionNumber: clip.conditionNumber, bNormBound: testB ? bNormBound : undefined });
+  // The released gradients are rounded to a grid and computed in floating point: their relative sensitivity is (eta', R') (rgm-grid.ts).
+  const grid = rgmGrid({
+    eta: sensitivity.eta,
+    rRel: sensitivity.rRel,
+    n,
+    d,
+    featureClip,
+    bClip,
+    lambdaMaxC: clip.lambdaMax,
+    lambdaMinC: clip.lambdaMax / clip.conditionNumber,
+    rho,
+    regularization,
+  });
+  const { eta } = grid;
+  const ptrPlan = ptrNoisePlan(ptrEpsilon, ptrStatisticSensitivity({ clipMatrix: clip.matrix, d, n, rho, regularization, featureClip, ...(testB ? { bNorm: { bound: bNormBound as number, bClip } } : {}) }));
+  const makeEvent = (g: number): DpEvent => composeEvent([ptrPlan.event, selfComposeEvent(rgmGriddedEvent(grid, g), steps)]);
+  // 000 Sec. 4.1: no gamma reaches every target; the floor is the limit gamma -> infinity.
+  const floor = rdpEpsilon(makeEvent(1e200), rdpDelta).epsilon;
+  if (!(epsilon > floor * (1 + 1e-6))) {
+    throw new InvalidParameterError(
+      'epsilon',
+      epsilon,
+      `> ${floor}`,
+      `000 Thm. 1: RGM's epsilon over ${steps} steps at eta = ${eta} (n = ${n}, R_c = ${featureClip}, rho = ${rho}), d = ${d}, delta_rgm = ${rdpDelta} never falls below this floor, whatever gamma; use more rows, a smaller R_c, a larger rho or fewer steps`,
+    );
+  }
+  const gamma0 = (2 * steps * eta * eta * Math.max(1, -Math.log(rdpDelta))) / (epsilon * epsilon);
+  const calibration = calibrateNoiseMultiplier((z) => makeEvent(z * gamma0), { targetEpsilon: epsilon, delta: rdpDelta });
+  const gamma = calibration.noiseMultiplier * gamma0;
+  const baselineSteps = rgmBaselineSteps(grid, gamma);
+  return {
+    input,
+    epsilon,
+    delta,
+    ptrEpsilon,
+    ptrDelta,
+    rdpDelta,
+    testB,
+    sensitivity,
+    grid,
+    gamma,
+    baselineSteps,
+    baselineStd: grid.granularity * baselineSteps,
+    event: calibration.event,
+  };
+}
+
+/** The Propose-Test-Release test of a plan on clipped data (`000` Prop. 2; the only release before the steps). */
+export function runRgmPtr(clipped: ClippedData, plan: RgmPlan, rng: Rng): ReturnType<typeof proposeTestRelease> {
+  const { n, d, rho, regularization, featureClip, bClip, bNormBound, clip } = plan.input;
+  const statistic = ptrStatistic({
+    gram: clipped.gram,
+    clipMatrix: clip.matrix,
+    d,
+    n,
+    rho,
+    regularization,
+    featureClip,
+    ...(plan.testB ? { bNorm: { value: Math.hypot(...clipped.b), bound: bNormBound as number, bClip } } : {}),
+  });
+  return proposeTestRelease(statistic.value, { epsilon: plan.ptrEpsilon, delta: plan.ptrDelta, rng, sensitivity: statistic.sensitivity });
+}
+
+/** The exact ridge gradient A~ theta - b~ on clipped data (`000` eq. 9), into `out`. */
+export function ridgeGradient(clipped: ClippedData, theta: Float64Array, out: Float64Array): Float64Array {
+  const d = theta.length;
+  for (let r = 0; r < d; r++) {
+    let s = -clipped.b[r];
+    for (let c = 0; c < d; c++) s += clipped.gram[r * d + c] * theta[c];
+    out[r] = s;
+  }
+  return out;
+}
+
+/**
+ * One released RGM gradient (`000` eq. 7): A~ theta - b~ rounded to the plan's grid plus exact
+ * discrete RGM noise. theta must lie in the plan's ball (`projectOntoBall`): the floating-point
+ * error bound of the grid assumes it.
+ */
+export function noisyRgmGradient(clipped: ClippedData, plan: RgmPlan, theta: Float64Array, rng: Rng, out: Float64Array): Float64Array {
+  ridgeGradient(clipped, theta, out);
+  return addRgmGridNoise(out, plan.grid, plan.gamma, plan.baselineSteps, rng);
 }
 
 /**
@@ -277,59 +410,32 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
   const learningRateOption = options.learningRate === undefined ? undefined : requirePositive('learningRate', options.learningRate);
   const rng = options.rng ?? defaultRng();
   const publicSmoothness = clip.lambdaMax * featureClip * featureClip + regularization;
-  const testB = bNormBound !== undefined && bNormBound < bClip;
 
-  let epsilon = 0;
-  let delta = 0;
-  let gamma = 0;
-  let baselineStd = 0;
-  let sensitivity: RgmSensitivity = { eta: 0, rRel: 0, s: 0 };
-  let grid: RgmGrid | undefined;
-  let baselineSteps = 0;
-  let event: DpEvent | undefined;
-  let ptrEpsilon = 0;
-  let ptrDelta = 0;
-  if (privateRun) {
-    epsilon = requirePositive('epsilon', options.epsilon);
-    delta = requireOpenUnit('delta', options.delta);
-    ptrEpsilon = epsilon * ptrEpsilonFraction;
-    ptrDelta = delta * ptrDeltaFraction;
-    const rdpDelta = delta - ptrDelta;
-    sensitivity = rgmRidgeSensitivity({ n, featureClip, rho, bClip, conditionNumber: clip.conditionNumber, bNormBound: testB ? bNormBound : undefined });
-    // The released gradients are rounded to a grid and computed in floating point: their relative sensitivity is (eta', R') (rgm-grid.ts).
-    const released = rgmGrid({
-      eta: sensitivity.eta,
-      rRel: sensitivity.rRel,
-      n,
-      d,
-      featureClip,
-      bClip,
-      lambdaMaxC: clip.lambdaMax,
-      lambdaMinC: clip.lambdaMax / clip.conditionNumber,
-      rho,
-      regularization,
-    });
-    grid = released;
-    const { eta } = released;
-    const ptrPlan = ptrNoisePlan(ptrEpsilon, ptrStatisticSensitivity({ clipMatrix: clip.matrix, d, n, rho, regularization, featureClip, ...(testB ? { bNorm: { bound: bNormBound as number, bClip } } : {}) }));
-    const makeEvent = (g: number): DpEvent => composeEvent([ptrPlan.event, selfComposeEvent(rgmGriddedEvent(released, g), steps)]);
-    // 000 Sec. 4.1: no gamma reaches every target; the floor is the limit gamma -> infinity.
-    const floor = rdpEpsilon(makeEvent(1e200), rdpDelta).epsilon;
-    if (!(epsilon > floor * (1 + 1e-6))) {
-      throw new InvalidParameterError(
-        'epsilon',
-        epsilon,
-        `> ${floor}`,
-        `000 Thm. 1: RGM's epsilon over ${steps} steps at eta = ${eta} (n = ${n}, R_c = ${featureClip}, rho = ${rho}), d = ${d}, delta_rgm = ${rdpDelta} never falls below this floor, whatever gamma; use more rows, a smaller R_c, a larger rho or fewer steps`,
-      );
-    }
-    const gamma0 = (2 * steps * eta * eta * Math.max(1, -Math.log(rdpDelta))) / (epsilon * epsilon);
-    const calibration = calibrateNoiseMultiplier((z) => makeEvent(z * gamma0), { targetEpsilon: epsilon, delta: rdpDelta });
-    gamma = calibration.noiseMultiplier * gamma0;
-    baselineSteps = rgmBaselineSteps(released, gamma);
-    baselineStd = released.granularity * baselineSteps;
-    event = calibration.event;
-  }
+  const plan = privateRun
+    ? planRgmGd({
+        n,
+        d,
+        steps,
+        regularization,
+        featureClip,
+        bClip,
+        clip,
+        rho,
+        bNormBound,
+        epsilon: requirePositive('epsilon', options.epsilon),
+        delta: requireOpenUnit('delta', options.delta),
+        ptrEpsilonFraction,
+        ptrDeltaFraction,
+      })
+    : undefined;
+  const delta = plan?.delta ?? 0;
+  const gamma = plan?.gamma ?? 0;
+  const baselineStd = plan?.baselineStd ?? 0;
+  const sensitivity: RgmSensitivity = plan?.sensitivity ?? { eta: 0, rRel: 0, s: 0 };
+  const grid = plan?.grid;
+  const event = plan?.event;
+  const ptrEpsilon = plan?.ptrEpsilon ?? 0;
+  const ptrDelta = plan?.ptrDelta ?? 0;
 
   // ---- the data: clipping and the sufficient statistics of the quadratic (000 eq. 9)
   const clipped = clipAndAggregate(data, clip.factor, featureClip, bClip, regularization);
@@ -372,17 +478,7 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
   };
   let ptrOutcome: ReturnType<typeof proposeTestRelease> | undefined;
   if (privateRun) {
-    const statistic = ptrStatistic({
-      gram: clipped.gram,
-      clipMatrix: clip.matrix,
-      d,
-      n,
-      rho,
-      regularization,
-      featureClip,
-      ...(testB ? { bNorm: { value: Math.hypot(...clipped.b), bound: bNormBound as number, bClip } } : {}),
-    });
-    ptrOutcome = proposeTestRelease(statistic.value, { epsilon: ptrEpsilon, delta: ptrDelta, rng, sensitivity: statistic.sensitivity });
+    ptrOutcome = runRgmPtr(clipped, plan as RgmPlan, rng);
     if (!ptrOutcome.passed) {
       // The headline is the mechanism's ex-ante guarantee: whether the test passes depends on the
       // data, so a smaller number reported only on rejection would not be a guarantee of the
@@ -399,17 +495,13 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
   for (let t = 0; t < steps; t++) {
-    for (let r = 0; r < d; r++) {
-      let s = -clipped.b[r];
-      for (let c = 0; c < d; c++) s += clipped.gram[r * d + c] * theta[c];
-      gradient[r] = s;
-    }
-    if (grid !== undefined) {
+    if (plan !== undefined) {
       // Released: the gradient on the grid plus exact discrete RGM noise; the step and the projection are post-processing.
-      addRgmGridNoise(gradient, grid, gamma, baselineSteps, rng);
+      noisyRgmGradient(clipped, plan, theta, rng, gradient);
       for (let r = 0; r < d; r++) theta[r] -= learningRate * gradient[r];
-      projectOntoBall(theta, grid.thetaRadius);
+      projectOntoBall(theta, plan.grid.thetaRadius);
     } else {
+      ridgeGradient(clipped, theta, gradient);
       for (let r = 0; r < d; r++) theta[r] -= learningRate * gradient[r];
     }
   }
