@@ -10,12 +10,14 @@
  * final bracket and re-account it: the returned value never overshoots the target (unlike Opacus'
  * tolerance search, issue #346 — ACCOUNTING-NOTES).
  */
-import { CalibrationError } from '../errors.js';
+import { CalibrationError, InvalidParameterError } from '../errors.js';
 import { brentRoot } from '../math/root-finding.js';
 import { requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 import { gaussianEvent, poissonSampledEvent, selfComposeEvent, type DpEvent } from './events.js';
 import type { PrivacyGuarantee } from './guarantee.js';
+import { neighboringRelationOf } from './neighboring.js';
 import { rdpEpsilon, type RdpAccountantOptions } from './rdp/accountant.js';
+import { rdpOfEvent } from './rdp/event-rdp.js';
 
 /** Accounts an event at delta (the RDP accountant by default; the PLD accountant plugs in here). */
 export type EpsilonFunction = (event: DpEvent, delta: number) => PrivacyGuarantee;
@@ -80,6 +82,19 @@ export function calibrateNoiseMultiplier(makeEvent: (noiseMultiplier: number) =>
     }
     throw new CalibrationError(`calibration could not reach epsilon ${targetEpsilon} on the safe side`);
   }
+}
+
+/**
+ * For calibrating to a Renyi-DP target (Mironov 2017, Def. 4): an `EpsilonFunction` whose epsilon
+ * is the event's RDP at `order` (not an (epsilon, delta) guarantee; `delta` is ignored). `000`
+ * App. C states its targets this way (alpha = 2, epsilon = 0.1).
+ */
+export function rdpAtOrder(order: number): EpsilonFunction {
+  if (!(typeof order === 'number' && order > 1 && Number.isFinite(order))) throw new InvalidParameterError('rdpOrder', order, 'a finite Renyi order > 1');
+  return (event, delta) => {
+    const epsilon = rdpOfEvent(event, [order])[0];
+    return { epsilon, delta, accountant: 'rdp', order, neighboringRelation: neighboringRelationOf(event), guarantee: 'proven', warnings: [`epsilon is the Renyi DP at order ${order}, not an (epsilon, delta) guarantee`] };
+  };
 }
 
 /** The DP-SGD shorthand: `steps` compositions of the Poisson-subsampled Gaussian (add/remove-one). */

@@ -4,6 +4,7 @@
  * codes (DESIGN.md, "CLI contract").
  */
 import { DpfitError, InvalidParameterError } from '../errors.js';
+import { toDpfitJson } from '../json-numbers.js';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -57,20 +58,9 @@ export function parseIntegerFlag(flag: string): (raw: string) => number {
   };
 }
 
-/** JSON with Infinity as "Infinity" and NaN refused: dpfit never prints NaN. */
+/** JSON with Infinity as "Infinity" and NaN refused: dpfit never prints NaN (`toDpfitJson`). */
 export function toJson(value: unknown): string {
-  return JSON.stringify(
-    value,
-    (key, v) => {
-      if (typeof v === 'number') {
-        if (Number.isNaN(v)) throw new Error(`internal error: NaN in output field '${key}'`);
-        if (v === Infinity) return 'Infinity';
-        if (v === -Infinity) return '-Infinity';
-      }
-      return v;
-    },
-    2,
-  );
+  return toDpfitJson(value, 2);
 }
 
 /** Prints a result: one JSON object with --json, else the human-readable lines. */

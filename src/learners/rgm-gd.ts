@@ -48,7 +48,7 @@
  * the true L = lambda_max(A~) depends on the data and is not checked (the check would leak).
  */
 import { composeEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
-import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
+import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibrate.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../errors.js';
 import { choleskyFactor, choleskySolve } from '../math/linear-algebra.js';
@@ -260,6 +260,12 @@ export interface RgmPlanInput {
   readonly delta: number;
   readonly ptrEpsilonFraction: number;
   readonly ptrDeltaFraction: number;
+  /**
+   * Calibrate to a Renyi-DP target instead (`000` App. C: alpha = 2): `epsilon` is then the RDP of
+   * the whole event (PTR included) at this order; delta still splits into delta_ptr and the
+   * delta of the reported (epsilon, delta).
+   */
+  readonly rdpOrder?: number;
 }
 
 export interface RgmPlan {
@@ -309,8 +315,9 @@ export function planRgmGd(input: RgmPlanInput): RgmPlan {
   const { eta } = grid;
   const ptrPlan = ptrNoisePlan(ptrEpsilon, ptrStatisticSensitivity({ clipMatrix: clip.matrix, d, n, rho, regularization, featureClip, ...(testB ? { bNorm: { bound: bNormBound as number, bClip } } : {}) }));
   const makeEvent = (g: number): DpEvent => composeEvent([ptrPlan.event, selfComposeEvent(rgmGriddedEvent(grid, g), steps)]);
+  const accountant = input.rdpOrder === undefined ? undefined : rdpAtOrder(input.rdpOrder);
   // 000 Sec. 4.1: no gamma reaches every target; the floor is the limit gamma -> infinity.
-  const floor = rdpEpsilon(makeEvent(1e200), rdpDelta).epsilon;
+  const floor = (accountant ?? rdpEpsilon)(makeEvent(1e200), rdpDelta).epsilon;
   if (!(epsilon > floor * (1 + 1e-6))) {
     throw new InvalidParameterError(
       'epsilon',
@@ -320,7 +327,7 @@ export function planRgmGd(input: RgmPlanInput): RgmPlan {
     );
   }
   const gamma0 = (2 * steps * eta * eta * Math.max(1, -Math.log(rdpDelta))) / (epsilon * epsilon);
-  const calibration = calibrateNoiseMultiplier((z) => makeEvent(z * gamma0), { targetEpsilon: epsilon, delta: rdpDelta });
+  const calibration = calibrateNoiseMultiplier((z) => makeEvent(z * gamma0), { targetEpsilon: epsilon, delta: rdpDelta, ...(accountant === undefined ? {} : { accountant }) });
   const gamma = calibration.noiseMultiplier * gamma0;
   const baselineSteps = rgmBaselineSteps(grid, gamma);
   return {

@@ -1,0 +1,123 @@
+/**
+ * A node's privacy budget: what it has released so far is the composition of every granted
+ * entry's event, and a new entry is granted only if the composition with it still meets the
+ * budget (epsilon, delta).
+ *
+ * Each entry may carry `extraDelta`, delta paid outside the RDP accounting (Propose-Test-Release's
+ * delta_ptr, `000` Prop. 2): on the event that no PTR test of the node let an unsafe dataset pass
+ * (probability >= 1 - sum of the delta_ptr, a union bound), the releases are the adaptive
+ * composition of the events, accounted by RDP (Mironov 2017, Prop. 1), or exactly when every event
+ * is a Gaussian (their composition is one Gaussian, Dong, Roth & Su 2022). So the node's guarantee
+ * is (epsilon(compose(events), delta_budget - sum extraDelta), delta_budget), and the budget is met
+ * iff sum extraDelta < delta_budget and that epsilon <= epsilon_budget.
+ *
+ * `decideBudget` is the one rule; the persistent ledger (`ledger.ts`) and the in-memory one below
+ * both apply it, the former inside a database transaction.
+ */
+import { composeEvent, type DpEvent } from '../accounting/events.js';
+import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { RdpAccountant } from '../accounting/rdp/accountant.js';
+import { DpfitError } from '../errors.js';
+
+export interface BudgetEntry {
+  /** Who asked (a coordinator's name or address). */
+  readonly client: string;
+  readonly description: string;
+  readonly event: DpEvent;
+  readonly extraDelta: number;
+}
+
+export interface Budget {
+  readonly epsilon: number;
+  readonly delta: number;
+}
+
+export interface SpentBudget {
+  /** Epsilon of everything granted, at `delta` (0 when nothing was granted). */
+  readonly epsilon: number;
+  /** The delta of that guarantee: the budget's delta once anything was granted, else 0. */
+  readonly delta: number;
+  readonly entries: number;
+}
+
+export type LedgerDecision =
+  | { readonly granted: true; readonly id: number; readonly spent: SpentBudget }
+  | { readonly granted: false; readonly reason: string; readonly spent: SpentBudget };
+
+/** What a node needs of a ledger (the persistent `PrivacyLedger`, or `InMemoryLedger`). */
+export interface BudgetLedger {
+  readonly budget: Budget;
+  reserve(entry: BudgetEntry): Promise<LedgerDecision>;
+  spent(): Promise<SpentBudget>;
+}
+
+/** The spent budget of a list of entries (the rule of the file comment). */
+export function spentBudget(entries: readonly Pick<BudgetEntry, 'event' | 'extraDelta'>[], budget: Budget): SpentBudget {
+  if (entries.length === 0) return { epsilon: 0, delta: 0, entries: 0 };
+  let extra = 0;
+  for (const e of entries) extra += e.extraDelta;
+  extra *= 1 + 4 * Number.EPSILON; // the sum rounded up
+  const rdpDelta = budget.delta - extra;
+  if (!(rdpDelta > 0)) return { epsilon: Infinity, delta: budget.delta, entries: entries.length };
+  const all = composeEvent(entries.map((e) => e.event));
+  const rdp = new RdpAccountant().compose(all).getEpsilon(rdpDelta).epsilon;
+  // A composition of Gaussians only (DP-GD sessions) is itself a Gaussian: its exact epsilon.
+  const exact = gaussianCompositionEpsilon(all, rdpDelta)?.epsilon ?? Infinity;
+  return { epsilon: Math.min(rdp, exact), delta: budget.delta, entries: entries.length };
+}
+
+/**
+ * Whether `entry` may be granted after `granted`: the composition with it must meet the budget.
+ * An event the accountant cannot handle is refused with the accountant's reason.
+ */
+export function decideBudget(
+  granted: readonly Pick<BudgetEntry, 'event' | 'extraDelta'>[],
+  entry: Pick<BudgetEntry, 'event' | 'extraDelta'>,
+  budget: Budget,
+): { granted: boolean; reason?: string; spentBefore: SpentBudget; spentAfter: SpentBudget } {
+  const spentBefore = spentBudget(granted, budget);
+  let spentAfter: SpentBudget;
+  try {
+    spentAfter = spentBudget([...granted, entry], budget);
+  } catch (error) {
+    if (!(error instanceof DpfitError)) throw error;
+    return { granted: false, reason: `the request cannot be accounted: ${error.message}`, spentBefore, spentAfter: spentBefore };
+  }
+  let extra = 0;
+  for (const e of [...granted, entry]) extra += e.extraDelta;
+  if (!(extra < budget.delta)) {
+    return { granted: false, reason: `its delta paid outside RDP (${entry.extraDelta}) brings the total to ${extra}, not below the budget's delta ${budget.delta}`, spentBefore, spentAfter };
+  }
+  if (!(spentAfter.epsilon <= budget.epsilon)) {
+    return {
+      granted: false,
+      reason: `it would bring the node's epsilon to ${spentAfter.epsilon} at delta ${budget.delta}, over its budget ${budget.epsilon} (spent so far: ${spentBefore.epsilon} over ${spentBefore.entries} release(s))`,
+      spentBefore,
+      spentAfter,
+    };
+  }
+  return { granted: true, spentBefore, spentAfter };
+}
+
+/** A ledger in memory (experiments, tests): the same rule, no persistence. Calls are serialised. */
+export class InMemoryLedger implements BudgetLedger {
+  private readonly granted: BudgetEntry[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly budget: Budget) {}
+
+  reserve(entry: BudgetEntry): Promise<LedgerDecision> {
+    const run = this.queue.then(() => {
+      const decision = decideBudget(this.granted, entry, this.budget);
+      if (!decision.granted) return { granted: false as const, reason: decision.reason as string, spent: decision.spentBefore };
+      this.granted.push(entry);
+      return { granted: true as const, id: this.granted.length, spent: decision.spentAfter };
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async spent(): Promise<SpentBudget> {
+    return spentBudget(this.granted, this.budget);
+  }
+}

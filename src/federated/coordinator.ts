@@ -1,0 +1,192 @@
+/**
+ * The coordinator of the federated protocol (`protocol.ts`): `000` App. C eq. (79),
+ *
+ *   theta_{t+1} = theta_t - tau * (1/m) sum_i g_t^(i),
+ *
+ * with g_t^(i) the privatised gradient node i releases at theta_t. The coordinator sees only
+ * released values; each node's guarantee is its own (local DP), reported per node.
+ *
+ * Step size. App. C takes tau = 0.5 / max_i lambda_max(A^(i)), eigenvalues of the nodes' private
+ * covariances; dpfit uses the nodes' PUBLIC smoothness bounds L_i = R_i^2 + mu (rows of norm
+ * <= R_i), and for RGM `000` Thm. 2's tau <= 1/((1 + d gamma_i) L_i) (see `learners/rgm-gd.ts`
+ * on the factor d): tau = 1 / max_i ((1 + d gamma_i) L_i), or the caller's learning rate.
+ *
+ * A node that refuses its session (budget, PTR failure) or stops answering ends the run: nothing
+ * more is asked of any node, and the result says what each node granted (its session's event,
+ * whose whole budget the node has reserved) and why the run stopped. No model is returned then.
+ */
+import { DpfitError, InvalidParameterError } from '../errors.js';
+import { squaredLoss } from '../learners/glm/squared.js';
+import { linearModel, type LinearModel } from '../learners/model.js';
+import type { GradientAnswer, GradientRequest, NodeInfo, SessionPlan, SessionRequest } from './protocol.js';
+import { type FederatedMethod } from './protocol.js';
+
+/** How the coordinator talks to one node (in-process, or HTTP). */
+export interface NodeClient {
+  /** Where the node is (a URL, or a name in-process). */
+  readonly label: string;
+  info(): Promise<NodeInfo>;
+  openSession(request: SessionRequest): Promise<SessionPlan>;
+  gradient(request: GradientRequest): Promise<GradientAnswer>;
+}
+
+export interface FederateOptions {
+  readonly method: FederatedMethod;
+  readonly steps: number;
+  /** Each node's target for the whole run (absent for nonprivate). */
+  readonly epsilon?: number;
+  readonly delta?: number;
+  /** Calibrate each node to Renyi DP at this order (`epsilon` is then the RDP; `000` App. C: 2). */
+  readonly rdpOrder?: number;
+  /** mu of `000` eq. 9 (App. C: 0.03). */
+  readonly regularization: number;
+  /** dpgd: the clipping threshold, one for all nodes or one per node (`000` eq. 81). */
+  readonly clipNorm?: number | readonly number[];
+  /** rgm: R_c, B, rho for every node (defaults: each node's public bounds, Prop. 3's rho). */
+  readonly featureClip?: number;
+  readonly bClip?: number;
+  readonly rho?: number;
+  /** Step size tau (default: from the nodes' public constants, file comment). */
+  readonly learningRate?: number;
+  /** Called after every step with the new iterate (public: computed from released gradients only). */
+  readonly onStep?: (step: number, steps: number, theta: Float64Array) => void;
+}
+
+/** What one node granted, or why it did not. */
+export interface NodeOutcome {
+  readonly node: string;
+  readonly label: string;
+  readonly plan?: SessionPlan;
+  readonly error?: string;
+}
+
+/** Local DP, node by node: each node's records are protected by that node's own report. */
+export interface FederatedPrivacy {
+  readonly kind: 'localPerNode';
+  readonly summary: string;
+  readonly nodes: readonly { readonly node: string; readonly label: string; readonly privacy: SessionPlan['privacy']; readonly extraDelta: number }[];
+}
+
+/**
+ * A model trained by `federate`: ridge coefficients (`000` eq. 9) with the per-node privacy block.
+ * Its own format: it has no single (epsilon, delta), so readers that expect one must not take it
+ * for a `dpfit-linear-model/1`.
+ */
+export interface FederatedModel extends Omit<LinearModel, 'format' | 'privacy'> {
+  readonly format: 'dpfit-federated-model/1';
+  readonly privacy: FederatedPrivacy;
+}
+
+export interface FederatedResult {
+  readonly status: 'trained' | 'stopped';
+  readonly message: string;
+  /** The model (status 'trained' only): ridge coefficients, with the per-node privacy block. */
+  readonly model?: FederatedModel;
+  readonly privacy: FederatedPrivacy;
+  readonly nodes: readonly NodeOutcome[];
+  readonly learningRate?: number;
+  readonly stepsDone: number;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function privacyOf(outcomes: readonly NodeOutcome[]): FederatedPrivacy {
+  const nodes = outcomes.filter((o) => o.plan !== undefined).map((o) => ({ node: o.node, label: o.label, privacy: (o.plan as SessionPlan).privacy, extraDelta: (o.plan as SessionPlan).extraDelta }));
+  return {
+    kind: 'localPerNode',
+    summary:
+      nodes.length === 0
+        ? 'no node granted a session: nothing was released'
+        : `local differential privacy: each node's records are protected by that node's own (epsilon, delta) below (replace-one neighbours within the node), whatever the coordinator and the other nodes do; ${nodes.map((n) => `${n.node}: (${n.privacy.epsilon}, ${n.privacy.delta}) ${n.privacy.guarantee}`).join('; ')}`,
+    nodes,
+  };
+}
+
+/** The session request for node i (validated again by the node). */
+function sessionRequest(options: FederateOptions, index: number): SessionRequest {
+  const { method, steps, regularization } = options;
+  if (method === 'nonprivate') return { method, steps, regularization };
+  const target = { epsilon: options.epsilon, delta: options.delta, ...(options.rdpOrder === undefined ? {} : { rdpOrder: options.rdpOrder }) };
+  if (method === 'dpgd') {
+    const clip = options.clipNorm;
+    const clipNorm = typeof clip === 'number' ? clip : clip?.[index];
+    return { method, steps, regularization, ...target, ...(clipNorm === undefined ? {} : { clipNorm }) };
+  }
+  const rgm = { featureClip: options.featureClip, bClip: options.bClip, rho: options.rho };
+  return { method, steps, regularization, ...target, ...Object.fromEntries(Object.entries(rgm).filter(([, v]) => v !== undefined)) };
+}
+
+/**
+ * Runs `000` eq. (79) over the nodes (file comment). Throws only for bad options or nodes that do
+ * not fit together (different features); a node's refusal or failure gives status 'stopped'.
+ */
+export async function federate(clients: readonly NodeClient[], options: FederateOptions): Promise<FederatedResult> {
+  if (clients.length === 0) throw new InvalidParameterError('nodes', clients.length, 'at least one node');
+  if (Array.isArray(options.clipNorm) && options.clipNorm.length !== clients.length) {
+    throw new InvalidParameterError('clipNorm', options.clipNorm, `one threshold, or one per node (${clients.length})`);
+  }
+  // ---- the nodes' public descriptions: they must describe the same features
+  const infos: NodeInfo[] = [];
+  for (const client of clients) {
+    try {
+      infos.push(await client.info());
+    } catch (error) {
+      throw new DpfitError('FETCH_FAILED', `${client.label}: the node did not describe itself (${describe(error)}); nothing was asked of any node`);
+    }
+  }
+  const names = new Set<string>();
+  for (const [i, info] of infos.entries()) {
+    if (info.d !== infos[0].d || info.featureNames.join('\u0000') !== infos[0].featureNames.join('\u0000')) {
+      throw new InvalidParameterError('nodes', clients[i].label, `nodes with the same features (${clients[0].label} has ${infos[0].d}: ${infos[0].featureNames.join(', ')}; ${clients[i].label} has ${info.d}: ${info.featureNames.join(', ')})`);
+    }
+    if (names.has(info.name)) throw new InvalidParameterError('nodes', clients[i].label, `nodes with distinct names (${info.name} appears twice)`);
+    names.add(info.name);
+  }
+  const d = infos[0].d;
+
+  // ---- sessions: every node accounts its whole run before anything is released
+  const outcomes: NodeOutcome[] = [];
+  const stop = (message: string, stepsDone: number): FederatedResult => ({ status: 'stopped', message, privacy: privacyOf(outcomes), nodes: outcomes, stepsDone });
+  for (const [i, client] of clients.entries()) {
+    try {
+      const plan = await client.openSession(sessionRequest(options, i));
+      outcomes.push({ node: infos[i].name, label: client.label, plan });
+      if (plan.ptr !== undefined && !plan.ptr.passed) {
+        return stop(`node ${infos[i].name} (${client.label}): its Propose-Test-Release test rejected rho (000 Prop. 2), so it releases no gradient; the run stops (the nodes' sessions are spent as reserved)`, 0);
+      }
+    } catch (error) {
+      outcomes.push({ node: infos[i].name, label: client.label, error: describe(error) });
+      return stop(`node ${infos[i].name} (${client.label}) refused its session: ${describe(error)}`, 0);
+    }
+  }
+  const plans = outcomes.map((o) => o.plan as SessionPlan);
+  const tau = options.learningRate ?? 1 / Math.max(...plans.map((p) => (1 + d * (p.gamma ?? 0)) * p.smoothness));
+  if (!(tau > 0 && Number.isFinite(tau))) throw new InvalidParameterError('learningRate', tau, 'a finite number > 0');
+
+  // ---- 000 eq. (79)
+  const theta = new Float64Array(d);
+  const mean = new Float64Array(d);
+  for (let t = 0; t < options.steps; t++) {
+    const request = (i: number): GradientRequest => ({ session: plans[i].session, step: t, theta: Array.from(theta) });
+    let answers: GradientAnswer[];
+    try {
+      answers = await Promise.all(clients.map((client, i) => client.gradient(request(i))));
+    } catch (error) {
+      return { ...stop(`step ${t + 1} of ${options.steps}: a node failed (${describe(error)}); the run stops`, t), learningRate: tau };
+    }
+    mean.fill(0);
+    for (const answer of answers) {
+      if (answer.gradient.length !== d || !answer.gradient.every((v) => Number.isFinite(v))) {
+        return { ...stop(`step ${t + 1}: a node answered a malformed gradient; the run stops`, t), learningRate: tau };
+      }
+      for (let j = 0; j < d; j++) mean[j] += answer.gradient[j] / answers.length;
+    }
+    for (let j = 0; j < d; j++) theta[j] -= tau * mean[j];
+    options.onStep?.(t + 1, options.steps, theta);
+  }
+  const privacy = privacyOf(outcomes);
+  const model: FederatedModel = { ...linearModel(squaredLoss, theta, infos[0].featureNames), format: 'dpfit-federated-model/1', privacy };
+  return { status: 'trained', message: `${options.steps} steps of 000 eq. (79) over ${clients.length} nodes (tau = ${tau})`, model, privacy, nodes: outcomes, learningRate: tau, stepsDone: options.steps };
+}

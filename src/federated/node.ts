@@ -1,0 +1,266 @@
+/**
+ * A data-holding node of the federated protocol (`protocol.ts`; `000` Sec. 6, App. C): it keeps
+ * its records, answers privatised gradients of its local ridge objective
+ *
+ *   f_i(theta) = (1/n_i) sum_j 1/2 (x_j.theta - y_j)^2 + mu/2 |theta|^2      (`000` eq. 9)
+ *
+ * and enforces its own budget. A session is a whole run of T gradients with one mechanism:
+ *
+ *   - `rgm` (`000` eq. 83): the node's own PTR test and RGM-GD noise, exactly the maths of
+ *     `trainRgmGd` (`planRgmGd`, `runRgmPtr`, `noisyRgmGradient`): (eta, R_rel) come from public
+ *     constants (R_c, B, rho, the node's n), which is `000` Sec. 6's point — no knowledge of the
+ *     other nodes is needed. theta is projected onto the plan's public ball before the gradient is
+ *     computed (a function of the public theta; the grid's error bound needs it).
+ *   - `dpgd` (`000` eq. 81): per-example gradients clipped to c, exact discrete Gaussian noise on
+ *     a grid (`dpGdStepNoise`, sensitivity 2c replace-one), divided by the public n; T steps
+ *     calibrated exactly (T Gaussians are one, `exactGaussianCompositionNoiseMultiplier`).
+ *   - `nonprivate` (`000` eq. 80): the exact gradient; its event is non-private, so only a node
+ *     whose budget epsilon is Infinity grants it.
+ *
+ * Accounting happens before anything is released: `openSession` calibrates the noise from public
+ * quantities, builds the event of the WHOLE session and reserves it in the ledger (refused:
+ * `BudgetExceededError`, nothing released). Only then does it read its data (PTR for rgm). A
+ * session answers each step at most once and never more than T steps: repeated questions would be
+ * fresh releases the ledger did not grant.
+ *
+ * Replace-one neighbours within the node's data (n public), as `000` App. B.4; the guarantee is
+ * local: it holds for the node's records whatever the coordinator and the other nodes do.
+ */
+import { randomBytes } from 'node:crypto';
+import { eventToJson, NON_PRIVATE_EVENT, selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibrate.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { BudgetExceededError, InvalidParameterError } from '../errors.js';
+import { dpGdStepNoise, type SumNoise } from '../learners/dp-gd.js';
+import { sumClippedGradients } from '../learners/glm/per-example.js';
+import { squaredLoss } from '../learners/glm/squared.js';
+import type { GlmData } from '../learners/glm/types.js';
+import { nonPrivateReport, privacyReport, type PrivacyReport } from '../learners/privacy-report.js';
+import { gaussianFeatureRho } from '../learners/propose-test-release.js';
+import { clipAndAggregate, noisyRgmGradient, planRgmGd, requireClipMatrix, ridgeGradient, runRgmPtr, type ClippedData, type RgmPlan } from '../learners/rgm-gd.js';
+import { projectOntoBall } from '../learners/rgm-grid.js';
+import { defaultRng, type Rng } from '../random/rng.js';
+import type { BudgetLedger } from './budget.js';
+import { FEDERATED_METHODS, PROTOCOL, parseGradientRequest, parseSessionRequest, type GradientAnswer, type NodeInfo, type SessionPlan, type SessionRequest } from './protocol.js';
+
+export interface NodeData extends GlmData {
+  readonly featureNames: readonly string[];
+  /** Public bound on every row's L2 norm (the schema's). */
+  readonly rowNormBound: number;
+  /** Public bound on |y|. */
+  readonly labelBound: number;
+}
+
+export interface FederatedNodeOptions {
+  readonly name: string;
+  readonly rng?: Rng;
+  /** Sessions kept open at once (older finished sessions are forgotten first). Default 64. */
+  readonly maxSessions?: number;
+}
+
+interface Session {
+  readonly plan: SessionPlan;
+  readonly answered: Uint8Array;
+  readonly gradientOf: (theta: Float64Array, out: Float64Array) => Float64Array;
+  done: number;
+}
+
+/** A refused request that the protocol maps to its own HTTP status (403 budget, 404 session, 409 step). */
+export class NodeRefusal extends BudgetExceededError {
+  constructor(
+    readonly status: 403 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class FederatedNode {
+  readonly name: string;
+  private readonly rng: Rng;
+  private readonly maxSessions: number;
+  private readonly sessions = new Map<string, Session>();
+  /** Clipped sufficient statistics by (R_c, B, mu): computed once per parameter set. */
+  private readonly clippedCache = new Map<string, ClippedData>();
+
+  constructor(
+    private readonly data: NodeData,
+    private readonly ledger: BudgetLedger,
+    options: FederatedNodeOptions,
+  ) {
+    if (!(data.x instanceof Float64Array) || data.x.length !== data.n * data.d) throw new InvalidParameterError('data.x', data.x, `a Float64Array of length n * d = ${data.n * data.d}`);
+    if (!(data.y instanceof Float64Array) || data.y.length !== data.n) throw new InvalidParameterError('data.y', data.y, `a Float64Array of length n = ${data.n}`);
+    if (data.featureNames.length !== data.d) throw new InvalidParameterError('data.featureNames', data.featureNames.length, `${data.d} names`);
+    this.name = options.name;
+    this.rng = options.rng ?? defaultRng();
+    this.maxSessions = options.maxSessions ?? 64;
+  }
+
+  /** The node's public description (`NodeInfo`). */
+  async info(): Promise<NodeInfo> {
+    const spent = await this.ledger.spent();
+    const { n, d, featureNames, rowNormBound, labelBound } = this.data;
+    return { protocol: PROTOCOL, name: this.name, n, d, featureNames: [...featureNames], rowNormBound, labelBound, budget: { ...this.ledger.budget }, spent, methods: FEDERATED_METHODS };
+  }
+
+  /**
+   * Opens a session (file comment): plan from public quantities, reserve the whole session's event
+   * in the ledger, then (rgm) run PTR on the data. Throws NodeRefusal(403) when the budget refuses,
+   * InvalidParameterError for a bad request.
+   */
+  async openSession(raw: unknown, client: string): Promise<SessionPlan> {
+    const request = parseSessionRequest(raw);
+    const prepared = this.prepare(request);
+    const decision = await this.ledger.reserve({ client, description: prepared.description, event: prepared.event, extraDelta: prepared.extraDelta });
+    if (!decision.granted) throw new NodeRefusal(403, `node ${this.name} refuses the session: ${decision.reason}`);
+    // Granted and recorded: only now is the data read.
+    const session = prepared.start();
+    const id = randomBytes(16).toString('hex');
+    const plan: SessionPlan = { ...session.plan, session: id };
+    this.forgetOldSessions();
+    this.sessions.set(id, { ...session, plan, answered: new Uint8Array(request.steps), done: 0 });
+    return plan;
+  }
+
+  /** The privatised gradient of step t of a session (each step once). */
+  gradient(raw: unknown): GradientAnswer {
+    const request = parseGradientRequest(raw, this.data.d);
+    const session = this.sessions.get(request.session);
+    if (session === undefined) throw new NodeRefusal(404, `node ${this.name} has no session ${request.session}`);
+    const { plan } = session;
+    if (plan.ptr !== undefined && !plan.ptr.passed) throw new NodeRefusal(409, `node ${this.name}: session ${request.session} released only its failed PTR test; it answers no gradient`);
+    if (request.step >= plan.steps) throw new NodeRefusal(409, `node ${this.name}: step ${request.step} is beyond the session's ${plan.steps} granted steps`);
+    if (session.answered[request.step] === 1) throw new NodeRefusal(409, `node ${this.name}: step ${request.step} of session ${request.session} was already answered (a second answer would be a release the ledger did not grant)`);
+    session.answered[request.step] = 1;
+    session.done++;
+    const out = session.gradientOf(Float64Array.from(request.theta), new Float64Array(this.data.d));
+    return { session: request.session, step: request.step, gradient: Array.from(out) };
+  }
+
+  private forgetOldSessions(): void {
+    while (this.sessions.size >= this.maxSessions) {
+      const oldest = [...this.sessions.entries()].sort((a, b) => Number(b[1].done >= b[1].plan.steps) - Number(a[1].done >= a[1].plan.steps))[0];
+      this.sessions.delete(oldest[0]);
+    }
+  }
+
+  /** Everything decided before the data is read: the event, its report, and how to start the session. */
+  private prepare(request: SessionRequest): {
+    description: string;
+    event: DpEvent;
+    extraDelta: number;
+    start: () => { plan: Omit<SessionPlan, 'session'>; gradientOf: Session['gradientOf'] };
+  } {
+    const { n, d } = this.data;
+    const { steps, regularization: mu } = request;
+    const base = { protocol: PROTOCOL as typeof PROTOCOL, node: this.name, method: request.method, steps };
+    switch (request.method) {
+      case 'nonprivate': {
+        const event = selfComposeEvent(NON_PRIVATE_EVENT, steps);
+        return {
+          description: `nonprivate: ${steps} exact gradients (mu = ${mu})`,
+          event,
+          extraDelta: 0,
+          start: () => {
+            const exact = clipAndAggregate(this.data, requireClipMatrix(undefined, d).factor, Infinity, Infinity, mu);
+            return {
+              plan: { ...base, privacy: { ...nonPrivateReport(this.rng, 'replaceOne'), event: eventToJson(event) }, extraDelta: 0, smoothness: this.smoothness(this.data.rowNormBound, mu) },
+              gradientOf: (theta, out) => ridgeGradient(exact, theta, out),
+            };
+          },
+        };
+      }
+      case 'dpgd': {
+        const clipNorm = request.clipNorm as number;
+        const epsilon = request.epsilon as number;
+        const delta = request.delta as number;
+        const order = request.rdpOrder;
+        const z =
+          order === undefined
+            ? exactGaussianCompositionNoiseMultiplier(epsilon, delta, steps)
+            : calibrateNoiseMultiplier((m) => selfComposeEvent(dpGdStepNoise({ n, d }, clipNorm, m).event, steps), { targetEpsilon: epsilon, delta, accountant: rdpAtOrder(order) }).noiseMultiplier;
+        const noise: SumNoise = dpGdStepNoise({ n, d }, clipNorm, z);
+        const event = selfComposeEvent(noise.event, steps);
+        return {
+          description: `dpgd: ${steps} clipped gradients (c = ${clipNorm}, z = ${z}, mu = ${mu}) at target ${order === undefined ? `(${epsilon}, ${delta})` : `RDP ${epsilon} at order ${order}`}`,
+          event,
+          extraDelta: 0,
+          start: () => {
+            const privacy = privacyReport(event, delta, { relation: 'replaceOne', rng: this.rng, granularity: noise.granularity, pld: gaussianCompositionEpsilon });
+            const glm = { x: this.data.x, y: this.data.y, n, d };
+            return {
+              plan: { ...base, privacy, extraDelta: 0, smoothness: this.smoothness(this.data.rowNormBound, mu), noiseMultiplier: z },
+              gradientOf: (theta, out) => {
+                sumClippedGradients(squaredLoss, glm, theta, { clipNorm, out });
+                noise.add(out, this.rng);
+                for (let j = 0; j < d; j++) out[j] = out[j] / n + mu * theta[j];
+                return out;
+              },
+            };
+          },
+        };
+      }
+      case 'rgm': {
+        const featureClip = request.featureClip ?? this.data.rowNormBound;
+        const bClip = request.bClip ?? featureClip * this.data.labelBound;
+        const clip = requireClipMatrix(undefined, d);
+        const rho = request.rho ?? gaussianFeatureRho(d, featureClip);
+        const plan: RgmPlan = planRgmGd({
+          n,
+          d,
+          steps,
+          regularization: mu,
+          featureClip,
+          bClip,
+          clip,
+          rho,
+          epsilon: request.epsilon as number,
+          delta: request.delta as number,
+          ptrEpsilonFraction: request.ptrEpsilonFraction ?? 0.1,
+          ptrDeltaFraction: request.ptrDeltaFraction ?? 0.5,
+          ...(request.rdpOrder === undefined ? {} : { rdpOrder: request.rdpOrder }),
+        });
+        return {
+          description: `rgm: PTR + ${steps} RGM gradients (R_c = ${featureClip}, B = ${bClip}, rho = ${rho}, gamma = ${plan.gamma}, mu = ${mu}) at target (${plan.epsilon}, ${plan.delta})`,
+          event: plan.event,
+          extraDelta: plan.ptrDelta,
+          start: () => {
+            const key = `${featureClip}|${bClip}|${mu}`;
+            let clipped = this.clippedCache.get(key);
+            if (clipped === undefined) this.clippedCache.set(key, (clipped = clipAndAggregate(this.data, clip.factor, featureClip, bClip, mu)));
+            const outcome = runRgmPtr(clipped, plan, this.rng);
+            const report = privacyReport(plan.event, plan.rdpDelta, {
+              relation: 'replaceOne',
+              rng: this.rng,
+              granularity: plan.grid.granularity,
+              granularities: { ptr: outcome.granularity, gradient: plan.grid.granularity },
+              warnings: [`delta = ${plan.rdpDelta} (RDP conversion of the composed event) + ${plan.ptrDelta} (PTR, 000 Prop. 2)`],
+            });
+            const privacy: PrivacyReport = { ...report, delta: plan.delta };
+            const fixed = clipped;
+            const smoothness = this.smoothness(featureClip, mu);
+            return {
+              plan: {
+                ...base,
+                privacy,
+                extraDelta: plan.ptrDelta,
+                smoothness,
+                gamma: plan.gamma,
+                ptr: { passed: outcome.passed, epsilon: plan.ptrEpsilon, delta: plan.ptrDelta, threshold: outcome.threshold },
+              },
+              gradientOf: (theta, out) => {
+                projectOntoBall(theta, plan.grid.thetaRadius);
+                return noisyRgmGradient(fixed, plan, theta, this.rng, out);
+              },
+            };
+          },
+        };
+      }
+    }
+  }
+
+  /** Public smoothness of the local objective: lambda_max(A~) <= R^2 + mu for rows of norm <= R. */
+  private smoothness(rowNorm: number, mu: number): number {
+    return rowNorm * rowNorm + mu;
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The federated protocol (`000` Sec. 6 and App. C): several nodes, each holding its own records,
+ * train one ridge model by gradient descent (`000` eq. 79) on gradients each node privatises
+ * itself (local DP: a node's guarantee is for its own records, against everyone else, the
+ * coordinator included). The same messages travel in-process (`in-process.ts`) and over HTTP/JSON
+ * (`http-server.ts`, `http-client.ts`): one code path for the maths.
+ *
+ * Messages:
+ *   - `NodeInfo` (GET /info): what a node makes public before anything is released — its shape,
+ *     its row count (public under replace-one neighbours, as `000` App. B.4 assumes), the public
+ *     bounds of its schema, its budget and what it has spent.
+ *   - `SessionRequest` (POST /sessions): a whole run of T steps with one mechanism at a target
+ *     (epsilon, delta) for this node. The node calibrates its noise from public quantities,
+ *     accounts the WHOLE run against its budget in its ledger before releasing anything, and
+ *     answers a `SessionPlan` (the event it committed to, its privacy report, public constants).
+ *   - `GradientRequest` (POST /sessions/:id/gradient): the privatised gradient at theta for step t
+ *     of a session; each step is answered at most once, never beyond T.
+ *
+ * Every request is untrusted JSON: the parsers below accept exactly the documented fields, with
+ * finite numbers in range, and throw InvalidParameterError naming the field otherwise.
+ */
+import { InvalidParameterError } from '../errors.js';
+import type { PrivacyReport } from '../learners/privacy-report.js';
+
+export const PROTOCOL = 'dpfit-federated/1';
+
+/** `rgm`: `000` eq. 83 with local PTR; `dpgd`: clipped Gaussian, `000` eq. 81; `nonprivate`: eq. 80 (only for a node whose budget is infinite). */
+export type FederatedMethod = 'rgm' | 'dpgd' | 'nonprivate';
+export const FEDERATED_METHODS: readonly FederatedMethod[] = ['rgm', 'dpgd', 'nonprivate'];
+
+export interface NodeInfo {
+  readonly protocol: typeof PROTOCOL;
+  readonly name: string;
+  /** Rows (public under replace-one neighbours). */
+  readonly n: number;
+  readonly d: number;
+  readonly featureNames: readonly string[];
+  /** Public bound on every row's L2 norm (from the schema). */
+  readonly rowNormBound: number;
+  /** Public bound on |y|. */
+  readonly labelBound: number;
+  readonly budget: { readonly epsilon: number; readonly delta: number };
+  readonly spent: { readonly epsilon: number; readonly delta: number; readonly entries: number };
+  readonly methods: readonly FederatedMethod[];
+}
+
+export interface SessionRequest {
+  readonly method: FederatedMethod;
+  readonly steps: number;
+  /** Target epsilon of this node's whole session (absent for nonprivate). */
+  readonly epsilon?: number;
+  /** Target delta of this node's whole session (absent for nonprivate). */
+  readonly delta?: number;
+  /** mu >= 0: ridge on the average loss, f(theta) = (1/n) sum 1/2 (x.theta - y)^2 + mu/2 |theta|^2 (`000` eq. 9). */
+  readonly regularization: number;
+  /** dpgd: the clipping threshold c of per-example gradients (`000` eq. 81). */
+  readonly clipNorm?: number;
+  /** rgm: R_c (default: the node's public row-norm bound, so that no row is clipped). */
+  readonly featureClip?: number;
+  /** rgm: B, the clip of the products x~ y (default R_c times the label bound: nothing clipped). */
+  readonly bClip?: number;
+  /** rgm: the proposed rho of PTR (default: `000` Prop. 3's value for Gaussian rows). */
+  readonly rho?: number;
+  readonly ptrEpsilonFraction?: number;
+  readonly ptrDeltaFraction?: number;
+  /**
+   * Calibrate to Renyi DP at this order (`000` App. C: alpha = 2): `epsilon` is then the session's
+   * RDP at `rdpOrder`; `delta` still sets PTR's delta and the reported (epsilon, delta).
+   */
+  readonly rdpOrder?: number;
+}
+
+export interface SessionPlan {
+  readonly protocol: typeof PROTOCOL;
+  readonly session: string;
+  readonly node: string;
+  readonly method: FederatedMethod;
+  readonly steps: number;
+  /**
+   * What this node's session releases and what it guarantees for the node's records: the
+   * privacy-report shape every dpfit model carries (event, epsilon, delta, relation, guarantee).
+   * For rgm, `delta` includes PTR's delta_ptr (`extraDelta`), paid outside the RDP conversion.
+   */
+  readonly privacy: PrivacyReport;
+  readonly extraDelta: number;
+  /** Public smoothness bound L of the node's objective (its step-size constraint). */
+  readonly smoothness: number;
+  /** rgm: gamma, the relative noise (`000` Thm. 2 asks tau <= 1/((1 + d gamma) L)). */
+  readonly gamma?: number;
+  /** rgm: the released PTR outcome; when it failed, the node answers no gradient. */
+  readonly ptr?: { readonly passed: boolean; readonly epsilon: number; readonly delta: number; readonly threshold: number };
+  /** dpgd: the noise multiplier of each step (std / sensitivity of the clipped sum). */
+  readonly noiseMultiplier?: number;
+}
+
+export interface GradientRequest {
+  readonly session: string;
+  readonly step: number;
+  readonly theta: readonly number[];
+}
+
+export interface GradientAnswer {
+  readonly session: string;
+  readonly step: number;
+  /** The released gradient of the node's average objective (regulariser included) at theta. */
+  readonly gradient: readonly number[];
+}
+
+/** A JSON object with exactly the allowed keys (others refused), for `what`. */
+function record(value: unknown, what: string, allowed: readonly string[]): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidParameterError(what, value, 'a JSON object');
+  const out = value as Record<string, unknown>;
+  for (const key of Object.keys(out)) {
+    if (!allowed.includes(key)) throw new InvalidParameterError(`${what}.${key}`, out[key], `absent (fields: ${allowed.join(', ')})`);
+  }
+  return out;
+}
+
+function finite(value: unknown, what: string, check: (x: number) => boolean, range: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || !check(value)) throw new InvalidParameterError(what, value, range);
+  return value;
+}
+
+function optionalFinite(value: unknown, what: string, check: (x: number) => boolean, range: string): number | undefined {
+  return value === undefined ? undefined : finite(value, what, check, range);
+}
+
+/** Sessions may not be longer than this many steps (a node answers at most this many gradients per session). */
+export const MAX_SESSION_STEPS = 1_000_000;
+
+const SESSION_FIELDS = ['method', 'steps', 'epsilon', 'delta', 'regularization', 'clipNorm', 'featureClip', 'bClip', 'rho', 'ptrEpsilonFraction', 'ptrDeltaFraction', 'rdpOrder'];
+
+/** Parses an untrusted session request (field rules in `SessionRequest`). */
+export function parseSessionRequest(value: unknown): SessionRequest {
+  const r = record(value, 'request', SESSION_FIELDS);
+  const method = r.method;
+  if (typeof method !== 'string' || !(FEDERATED_METHODS as readonly string[]).includes(method)) {
+    throw new InvalidParameterError('request.method', method, `one of ${FEDERATED_METHODS.join(', ')}`);
+  }
+  const steps = finite(r.steps, 'request.steps', (x) => Number.isInteger(x) && x >= 1 && x <= MAX_SESSION_STEPS, `an integer in [1, ${MAX_SESSION_STEPS}]`);
+  const regularization = finite(r.regularization, 'request.regularization', (x) => x >= 0, 'a finite number >= 0');
+  const positive = (key: string) => optionalFinite(r[key], `request.${key}`, (x) => x > 0, 'a finite number > 0');
+  const unit = (key: string) => optionalFinite(r[key], `request.${key}`, (x) => x > 0 && x < 1, 'in (0, 1)');
+  const request: SessionRequest = {
+    method: method as FederatedMethod,
+    steps,
+    regularization,
+    epsilon: positive('epsilon'),
+    delta: unit('delta'),
+    clipNorm: positive('clipNorm'),
+    featureClip: positive('featureClip'),
+    bClip: positive('bClip'),
+    rho: positive('rho'),
+    ptrEpsilonFraction: unit('ptrEpsilonFraction'),
+    ptrDeltaFraction: unit('ptrDeltaFraction'),
+    rdpOrder: optionalFinite(r.rdpOrder, 'request.rdpOrder', (x) => x > 1 && x <= 1e6, 'a Renyi order in (1, 1e6]'),
+  };
+  const given = (key: keyof SessionRequest) => request[key] !== undefined;
+  if (method === 'nonprivate') {
+    for (const key of ['epsilon', 'delta', 'clipNorm', 'featureClip', 'bClip', 'rho', 'ptrEpsilonFraction', 'ptrDeltaFraction', 'rdpOrder'] as const) {
+      if (given(key)) throw new InvalidParameterError(`request.${key}`, request[key], 'absent for method nonprivate (no noise is added)');
+    }
+  } else {
+    if (!given('epsilon')) throw new InvalidParameterError('request.epsilon', undefined, `given for method ${method}`);
+    if (!given('delta')) throw new InvalidParameterError('request.delta', undefined, `given for method ${method}`);
+  }
+  if (method === 'dpgd') {
+    if (!given('clipNorm')) throw new InvalidParameterError('request.clipNorm', undefined, 'given for method dpgd (the clipping threshold c of `000` eq. 81)');
+    for (const key of ['featureClip', 'bClip', 'rho', 'ptrEpsilonFraction', 'ptrDeltaFraction'] as const) {
+      if (given(key)) throw new InvalidParameterError(`request.${key}`, request[key], 'absent for method dpgd (an rgm parameter)');
+    }
+  }
+  if (method === 'rgm' && given('clipNorm')) throw new InvalidParameterError('request.clipNorm', request.clipNorm, 'absent for method rgm (RGM clips features and products: featureClip, bClip)');
+  return Object.freeze(Object.fromEntries(Object.entries(request).filter(([, v]) => v !== undefined))) as SessionRequest;
+}
+
+/** Parses an untrusted gradient request for a node of dimension d. */
+export function parseGradientRequest(value: unknown, d: number): GradientRequest {
+  const r = record(value, 'request', ['session', 'step', 'theta']);
+  if (typeof r.session !== 'string' || !/^[0-9a-f]{32}$/.test(r.session)) throw new InvalidParameterError('request.session', r.session, 'a session id (32 hex digits) from POST /sessions');
+  const step = finite(r.step, 'request.step', (x) => Number.isInteger(x) && x >= 0 && x < MAX_SESSION_STEPS, `an integer in [0, ${MAX_SESSION_STEPS})`);
+  if (!Array.isArray(r.theta) || r.theta.length !== d) throw new InvalidParameterError('request.theta', r.theta, `an array of ${d} finite numbers`);
+  const theta = r.theta.map((v, j) => finite(v, `request.theta[${j}]`, () => true, 'a finite number'));
+  return { session: r.session, step, theta };
+}
