@@ -44,7 +44,14 @@ export function loadModelFile(path: string, flag?: string): { model: AnyModel; v
   // verifyModel checks the format and the shape (DataFormatError when malformed) before anything else.
   const verification = verifyModel(json, { source });
   try {
-    const model = (json as { format?: unknown }).format === 'dpfit-one-vs-rest-model/1' ? parseOneVsRestModel(json) : parseModel(json);
+    const format = (json as { format?: unknown }).format;
+    // A federated model's coefficients are a linear model's; its privacy block (one per node) was verified above.
+    const model =
+      format === 'dpfit-one-vs-rest-model/1'
+        ? parseOneVsRestModel(json)
+        : format === 'dpfit-federated-model/1'
+          ? parseModel({ ...(json as Record<string, unknown>), format: 'dpfit-linear-model/1', privacy: undefined })
+          : parseModel(json);
     return { model, verification };
   } catch (error) {
     if (error instanceof InvalidParameterError) throw new DataFormatError(source, `is not a valid dpfit model: ${error.message}`);

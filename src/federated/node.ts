@@ -35,9 +35,9 @@ import { dpGdStepNoise, type SumNoise } from '../learners/dp-gd.js';
 import { sumClippedGradients } from '../learners/glm/per-example.js';
 import { squaredLoss } from '../learners/glm/squared.js';
 import type { GlmData } from '../learners/glm/types.js';
-import { nonPrivateReport, privacyReport, type PrivacyReport } from '../learners/privacy-report.js';
+import { nonPrivateReport, privacyReport } from '../learners/privacy-report.js';
 import { gaussianFeatureRho } from '../learners/propose-test-release.js';
-import { clipAndAggregate, noisyRgmGradient, planRgmGd, requireClipMatrix, ridgeGradient, runRgmPtr, type ClippedData, type RgmPlan } from '../learners/rgm-gd.js';
+import { clipAndAggregate, noisyRgmGradient, planRgmGd, requireClipMatrix, ridgeGradient, runRgmPtr, type ClippedData, type RgmGdPrivacyReport, type RgmPlan } from '../learners/rgm-gd.js';
 import { projectOntoBall } from '../learners/rgm-grid.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import type { BudgetLedger } from './budget.js';
@@ -236,7 +236,13 @@ export class FederatedNode {
               granularities: { ptr: outcome.granularity, gradient: plan.grid.granularity },
               warnings: [`delta = ${plan.rdpDelta} (RDP conversion of the composed event) + ${plan.ptrDelta} (PTR, 000 Prop. 2)`],
             });
-            const privacy: PrivacyReport = { ...report, delta: plan.delta };
+            // The shape of trainRgmGd's report (`verifyModel` re-accounts the event at deltaComponents.rdp and checks the PTR part).
+            const privacy: RgmGdPrivacyReport = Object.freeze({
+              ...report,
+              delta: plan.delta,
+              ptr: { epsilon: plan.ptrEpsilon, delta: plan.ptrDelta, passed: outcome.passed, threshold: outcome.threshold },
+              deltaComponents: { rdp: plan.rdpDelta, ptr: plan.ptrDelta },
+            });
             const fixed = clipped;
             const smoothness = this.smoothness(featureClip, mu);
             return {

@@ -62,6 +62,13 @@ export interface ModelVerification {
   readonly problems: readonly string[];
   /** Why the verified guarantee is below `proven`, and the report's own warnings. */
   readonly warnings: readonly string[];
+  /**
+   * A federated model (`dpfit-federated-model/1`): each node's report verified on its own (local
+   * DP, one guarantee per node). `verified` and `claimed` are then the node with the largest
+   * verified epsilon, named in `node`.
+   */
+  readonly nodes?: readonly { readonly node: string; readonly verification: ModelVerification }[];
+  readonly node?: string;
 }
 
 export interface VerifyModelOptions {
@@ -189,6 +196,52 @@ function malformed(source: string, error: unknown): never {
   throw error;
 }
 
+const FEDERATED_FORMAT = 'dpfit-federated-model/1';
+const FEDERATED_FIELDS = ['format', 'loss', 'task', 'theta', 'featureNames', 'privacy', 'schema'];
+
+/**
+ * A federated model (`federated/coordinator.ts`): ridge coefficients and privacy
+ * {kind: 'localPerNode', nodes: [{node, privacy}]}. Each node's report is verified as the privacy
+ * block of the same coefficients would be in a linear model (the same checks, node by node); the
+ * claim holds when every node's does.
+ */
+function verifyFederatedModel(json: Record<string, unknown>, source: string): ModelVerification {
+  const privacy = json.privacy;
+  if (!isRecord(privacy) || privacy.kind !== 'localPerNode' || !Array.isArray(privacy.nodes) || privacy.nodes.length === 0) {
+    throw new DataFormatError(source, "is not a valid dpfit model: privacy must be {kind: 'localPerNode', nodes: [{node, privacy}, ...]} in a federated model");
+  }
+  const warnings: string[] = [];
+  for (const key of Object.keys(json)) {
+    if (!FEDERATED_FIELDS.includes(key)) warnings.push(`the file has a field '${key}' that is not part of a dpfit model: a release holds only the parameters, the public schema and the privacy report`);
+  }
+  const problems: string[] = [];
+  const nodes: { node: string; verification: ModelVerification }[] = [];
+  const names = new Set<string>();
+  privacy.nodes.forEach((entry: unknown, i: number) => {
+    if (!isRecord(entry) || typeof entry.node !== 'string' || !isRecord(entry.privacy)) {
+      throw new DataFormatError(source, `is not a valid dpfit model: privacy.nodes[${i}] must be {node: NAME, privacy: {...}}`);
+    }
+    if (names.has(entry.node)) problems.push(`node ${entry.node} appears twice in privacy.nodes`);
+    names.add(entry.node);
+    const linear = { format: 'dpfit-linear-model/1', loss: json.loss, task: json.task, theta: json.theta, ...(json.featureNames === undefined ? {} : { featureNames: json.featureNames }), privacy: entry.privacy };
+    const verification = verifyModel(linear, { source: `${source} (node ${entry.node})` });
+    nodes.push({ node: entry.node, verification });
+    problems.push(...verification.problems.map((p) => `node ${entry.node}: ${p}`));
+    warnings.push(...verification.warnings.map((w) => `node ${entry.node}: ${w}`));
+  });
+  const worst = nodes.reduce((a, b) => ((b.verification.verified?.epsilon ?? Infinity) > (a.verification.verified?.epsilon ?? Infinity) ? b : a));
+  return Object.freeze({
+    holds: problems.length === 0 && nodes.every((n) => n.verification.holds),
+    format: FEDERATED_FORMAT,
+    verified: worst.verification.verified,
+    claimed: worst.verification.claimed,
+    problems: Object.freeze(problems),
+    warnings: Object.freeze([...new Set(warnings)]),
+    nodes: Object.freeze(nodes),
+    node: worst.node,
+  });
+}
+
 /**
  * Reads a model file's JSON (already parsed) and checks its privacy claim. Throws
  * `DataFormatError` when the file is not a well-formed dpfit model.
@@ -197,6 +250,7 @@ export function verifyModel(json: unknown, options: VerifyModelOptions = {}): Mo
   const source = options.source ?? 'model';
   if (!isRecord(json)) throw new DataFormatError(source, `is not a dpfit model (a JSON object with a "format"), got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`);
   const format = json.format;
+  if (format === FEDERATED_FORMAT) return verifyFederatedModel(json, source);
   let model: LinearModel | OneVsRestModel;
   try {
     if (format === 'dpfit-linear-model/1') model = parseModel(json);
@@ -408,7 +462,7 @@ export function describeVerification(result: ModelVerification): string {
   if (result.claimed === null || result.verified === null) return 'WARNING: the model has no privacy block: nothing says what it cost; treat it as NOT private';
   const c = result.claimed;
   const short = (v: number) => (Number.isFinite(v) ? String(Number(v.toPrecision(6))) : String(v));
-  const claim = `(epsilon = ${short(c.epsilon)}, delta = ${short(c.delta)}) ${c.guarantee}`;
+  const claim = `(epsilon = ${short(c.epsilon)}, delta = ${short(c.delta)}) ${c.guarantee}${result.nodes === undefined ? '' : ` for each node's own records (local DP, ${result.nodes.length} nodes; the largest: ${result.node})`}`;
   if (!result.holds) return `WARNING: the model's privacy claim ${claim} DOES NOT HOLD: ${result.problems[0]}${result.problems.length > 1 ? ` (and ${result.problems.length - 1} more problem${result.problems.length > 2 ? 's' : ''}: dpfit verify)` : ''}`;
   return `privacy: ${claim} — verified${result.verified.guarantee === 'none' ? ' (no privacy guarantee: NOT private)' : ''}`;
 }
