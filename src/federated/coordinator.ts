@@ -86,6 +86,8 @@ export interface FederatedResult {
   readonly nodes: readonly NodeOutcome[];
   readonly learningRate?: number;
   readonly stepsDone: number;
+  /** Why the run stopped (status 'stopped'): the node's error, or undefined for a PTR rejection. */
+  readonly cause?: unknown;
 }
 
 function describe(error: unknown): string {
@@ -148,7 +150,7 @@ export async function federate(clients: readonly NodeClient[], options: Federate
 
   // ---- sessions: every node accounts its whole run before anything is released
   const outcomes: NodeOutcome[] = [];
-  const stop = (message: string, stepsDone: number): FederatedResult => ({ status: 'stopped', message, privacy: privacyOf(outcomes), nodes: outcomes, stepsDone });
+  const stop = (message: string, stepsDone: number, cause?: unknown): FederatedResult => ({ status: 'stopped', message, privacy: privacyOf(outcomes), nodes: outcomes, stepsDone, ...(cause === undefined ? {} : { cause }) });
   for (const [i, client] of clients.entries()) {
     try {
       const plan = await client.openSession(sessionRequest(options, i));
@@ -158,7 +160,7 @@ export async function federate(clients: readonly NodeClient[], options: Federate
       }
     } catch (error) {
       outcomes.push({ node: infos[i].name, label: client.label, error: describe(error) });
-      return stop(`node ${infos[i].name} (${client.label}) refused its session: ${describe(error)}`, 0);
+      return stop(`node ${infos[i].name} (${client.label}) refused its session: ${describe(error)}`, 0, error);
     }
   }
   const plans = outcomes.map((o) => o.plan as SessionPlan);
@@ -174,7 +176,7 @@ export async function federate(clients: readonly NodeClient[], options: Federate
     try {
       answers = await Promise.all(clients.map((client, i) => client.gradient(request(i))));
     } catch (error) {
-      return { ...stop(`step ${t + 1} of ${options.steps}: a node failed (${describe(error)}); the run stops`, t), learningRate: tau };
+      return { ...stop(`step ${t + 1} of ${options.steps}: a node failed (${describe(error)}); the run stops`, t, error), learningRate: tau };
     }
     mean.fill(0);
     for (const answer of answers) {
