@@ -61,8 +61,10 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        // Read no further; the connection is closed once the 413 answer is sent.
+        request.pause();
+        request.removeAllListeners('data');
         reject(new HttpError(413, `request body over the node's limit of ${limit} bytes`));
-        request.destroy();
         return;
       }
       chunks.push(chunk);
@@ -72,9 +74,14 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
+function send(response: ServerResponse, status: number, body: unknown, close = false): void {
   const text = encodeMessage(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...(close ? { connection: 'close' } : {}),
+  });
   response.end(text);
 }
 
@@ -127,8 +134,12 @@ export async function startNodeServer(node: FederatedNode, options: NodeServerOp
       const message = status === 500 ? 'internal error of the node' : (error as Error).message;
       if (status === 500) log(`internal error on ${request.method} ${path}: ${(error as Error).stack ?? String(error)}`);
       else log(`${status} ${request.method} ${path} from ${client}: ${message}`);
-      if (!response.headersSent) send(response, status, { error: message, status });
-      else response.destroy();
+      if (response.headersSent) response.destroy();
+      else if (status === 413) {
+        // The rest of the body is never read: answer, then drop the connection.
+        send(response, status, { error: message, status }, true);
+        response.once('finish', () => request.destroy());
+      } else send(response, status, { error: message, status });
     }
   };
 
