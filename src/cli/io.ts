@@ -8,7 +8,13 @@ import { toDpfitJson } from '../json-numbers.js';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
+  /** Held by `main` until the command succeeds (a failure prints one line only). */
   readonly stderr: (text: string) => void;
+  /**
+   * Written at once: the log of a long-running service (`dpfit node serve`), which has no end to
+   * wait for. Defaults to `stderr` where a command builds its own io.
+   */
+  readonly log?: (text: string) => void;
 }
 
 export const processIo: CliIo = {

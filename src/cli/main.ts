@@ -14,6 +14,9 @@ import { registerAccounting } from './commands/account.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerData } from './commands/data.js';
 import { registerDemo } from './commands/demo.js';
+import { registerFederate } from './commands/federate.js';
+import { registerLedger } from './commands/ledger.js';
+import { registerNode } from './commands/node.js';
 import { registerRgm } from './commands/rgm.js';
 import { registerTrain } from './commands/train.js';
 import { registerVerify } from './commands/verify.js';
@@ -50,6 +53,9 @@ Start with:
   registerTrain(program, io);
   registerVerify(program, io);
   registerData(program, io);
+  registerNode(program, io);
+  registerFederate(program, io);
+  registerLedger(program, io);
   for (const command of program.commands) propagate(command);
   return program;
 }
@@ -134,7 +140,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   // succeeds: a failure prints exactly one line, its error. (Progress bars draw on the terminal
   // directly, and the warnings that matter before long work are in the bar's label.)
   let held = '';
-  const program = buildProgram({ stdout: io.stdout, stderr: (text) => (held += text) });
+  const program = buildProgram({ stdout: io.stdout, stderr: (text) => (held += text), log: io.log ?? io.stderr });
   let active: Command | undefined;
   program.hook('preAction', (_program, actionCommand) => {
     active = actionCommand;

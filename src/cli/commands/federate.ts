@@ -1,0 +1,162 @@
+/**
+ * `dpfit federate`: the coordinator of federated training (`federated/coordinator.ts`, `000`
+ * eq. 79) over nodes served by `dpfit node serve`. It sees only what the nodes release; each
+ * node's guarantee is its own (local DP), reported node by node in the model file.
+ */
+import type { Command } from 'commander';
+import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
+import { BudgetExceededError, DpfitError, InvalidParameterError } from '../../errors.js';
+import { federate, type FederateOptions, type FederatedResult } from '../../federated/coordinator.js';
+import { httpNodeClient } from '../../federated/http-client.js';
+import { FEDERATED_METHODS, MAX_SESSION_STEPS, type FederatedMethod } from '../../federated/protocol.js';
+import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
+import { progressBar } from '../progress.js';
+import { readTokenFile } from './node.js';
+
+interface FederateFlags {
+  nodes: string;
+  tokenFile: string;
+  method: string;
+  epsilon?: number;
+  delta?: number;
+  steps: number;
+  regularization: number;
+  clip?: number[];
+  featureClip?: number;
+  bClip?: number;
+  rho?: number;
+  rdpOrder?: number;
+  learningRate?: number;
+  ca?: string;
+  out?: string;
+  json?: boolean;
+}
+
+/** The human-readable report: status, then each node's guarantee. */
+function formatReport(result: FederatedResult): string {
+  const lines = [result.status === 'trained' ? `trained: ${result.message}` : `STOPPED: ${result.message}`];
+  lines.push(`privacy (local DP: each node's guarantee covers its own records):`);
+  for (const node of result.nodes) {
+    if (node.plan === undefined) {
+      lines.push(`  ${node.node} (${node.label}): no session${node.error === undefined ? '' : ` (${node.error})`}`);
+      continue;
+    }
+    const p = node.plan.privacy;
+    lines.push(
+      `  ${node.node} (${node.label}): ${node.plan.method}, ${node.plan.steps} steps: (epsilon = ${formatNumber(p.epsilon, 6)}, delta = ${formatNumber(p.delta)}) ${p.guarantee}, ${p.accountant} accountant, ${p.neighboringRelation}${node.plan.ptr === undefined ? '' : `; PTR ${node.plan.ptr.passed ? 'passed' : 'REJECTED'}`}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function registerFederate(program: Command, io: CliIo): void {
+  program
+    .command('federate')
+    .description('train one ridge model over data-holding nodes (dpfit node serve), each privatising its own gradients (000 Sec. 6)')
+    .requiredOption('--nodes <URL,URL,...>', 'the nodes, e.g. http://10.0.0.5:7000,http://10.0.0.6:7000')
+    .requiredOption('--token-file <FILE>', 'a file holding the bearer token the nodes expect')
+    .requiredOption('--method <M>', `${FEDERATED_METHODS.join(' | ')}`)
+    .option('--epsilon <E>', "each node's target epsilon for the whole run (with --rdp-order: its Renyi DP at that order)", parseNumberFlag('--epsilon'))
+    .option('--delta <D>', "each node's target delta for the whole run", parseNumberFlag('--delta'))
+    .requiredOption('--steps <T>', 'gradient steps (each node answers each step once)', parseIntegerFlag('--steps'))
+    .option('--regularization <MU>', 'mu of the ridge objective, on the average loss (000 App. C: 0.03)', parseNumberFlag('--regularization'), 0.03)
+    .option('--clip <C[,C...]>', 'dpgd: the per-example gradient clipping threshold, one for all nodes or one per node', parseNumberListFlag('--clip'))
+    .option('--feature-clip <R>', "rgm: R_c (default: each node's public row-norm bound)", parseNumberFlag('--feature-clip'))
+    .option('--b-clip <B>', 'rgm: the clip of the products x y (default R_c times the label bound)', parseNumberFlag('--b-clip'))
+    .option('--rho <RHO>', "rgm: the proposed rho of each node's Propose-Test-Release test", parseNumberFlag('--rho'))
+    .option('--rdp-order <A>', 'calibrate each node to Renyi DP at this order instead (000 App. C: 2)', parseNumberFlag('--rdp-order'))
+    .option('--learning-rate <TAU>', "step size (default 1 / max_i (1 + d gamma_i) L_i from the nodes' public constants)", parseNumberFlag('--learning-rate'))
+    .option('--ca <FILE>', 'the CA certificate of https nodes')
+    .option('--out <MODEL>', 'write the model file (dpfit-federated-model/1)')
+    .option('--json', 'print one JSON object')
+    .addHelpText(
+      'after',
+      `
+Runs theta <- theta - tau * mean_i g_i(theta) (000 App. C eq. 79), where g_i is the gradient node i
+releases with its own noise. Each node first opens a session: it accounts the WHOLE run (T steps
+at --epsilon/--delta for its own records) against its budget and may refuse (HTTP 403). A node
+that refuses or stops answering stops the run: nothing more is asked, the report says what each
+node granted (that budget is spent), no model is written, exit 4 (3 for network errors).
+
+Methods: rgm (each node estimates its relative sensitivity locally and checks it by PTR: no
+threshold to tune), dpgd (--clip: a threshold that, as 000 Sec. 6 shows, depends on the other
+nodes' data to be set well), nonprivate (nodes serving with --budget-epsilon Infinity only).
+
+The model file holds the coefficients, the public schema's feature names and one privacy report
+per node; dpfit verify checks every node's claim.
+
+Example:
+  $ dpfit federate --nodes http://127.0.0.1:7000,http://127.0.0.1:7001 --token-file token \\
+      --method rgm --epsilon 1 --delta 1e-6 --steps 100 --out model.json`,
+    )
+    .action(async (flags: FederateFlags) => {
+      // ---- everything checkable before any node is asked anything
+      if (!(FEDERATED_METHODS as readonly string[]).includes(flags.method)) throw new InvalidParameterError('--method', flags.method, FEDERATED_METHODS.join(', '));
+      const method = flags.method as FederatedMethod;
+      if (!(flags.steps >= 1 && flags.steps <= MAX_SESSION_STEPS)) throw new InvalidParameterError('--steps', flags.steps, `an integer in [1, ${MAX_SESSION_STEPS}]`);
+      if (method === 'nonprivate') {
+        for (const [flag, value] of [['--epsilon', flags.epsilon], ['--delta', flags.delta], ['--rdp-order', flags.rdpOrder]] as const) {
+          if (value !== undefined) throw new InvalidParameterError(flag, value, 'absent with --method nonprivate (no noise)');
+        }
+      } else {
+        if (flags.epsilon === undefined) throw new InvalidParameterError('--epsilon', undefined, `given with --method ${method}`);
+        if (flags.delta === undefined) throw new InvalidParameterError('--delta', undefined, `given with --method ${method}`);
+      }
+      if (method === 'dpgd' && flags.clip === undefined) throw new InvalidParameterError('--clip', undefined, 'given with --method dpgd (the clipping threshold; one per node allowed)');
+      if (method !== 'dpgd' && flags.clip !== undefined) throw new InvalidParameterError('--clip', flags.clip.join(','), 'given only with --method dpgd');
+      if (method !== 'rgm') {
+        for (const [flag, value] of [['--feature-clip', flags.featureClip], ['--b-clip', flags.bClip], ['--rho', flags.rho]] as const) {
+          if (value !== undefined) throw new InvalidParameterError(flag, value, 'given only with --method rgm');
+        }
+      }
+      const urls = flags.nodes.split(',').map((u) => u.trim()).filter((u) => u !== '');
+      if (urls.length === 0) throw new InvalidParameterError('--nodes', flags.nodes, 'one or more node URLs, comma-separated');
+      if (new Set(urls).size !== urls.length) throw new InvalidParameterError('--nodes', flags.nodes, 'distinct URLs');
+      if (flags.clip !== undefined && flags.clip.length !== 1 && flags.clip.length !== urls.length) {
+        throw new InvalidParameterError('--clip', flags.clip.join(','), `one threshold or one per node (${urls.length})`);
+      }
+      const [out] = checkOutputPaths([flags.out === undefined ? undefined : { flag: '--out', path: flags.out }], [{ flag: '--token-file', path: flags.tokenFile }, ...(flags.ca === undefined ? [] : [{ flag: '--ca', path: flags.ca }])]);
+      const token = readTokenFile(flags.tokenFile);
+      let ca: Buffer | undefined;
+      if (flags.ca !== undefined) {
+        const { readFileSync } = await import('node:fs');
+        try {
+          ca = readFileSync(flags.ca);
+        } catch (error) {
+          throw new InvalidParameterError('--ca', flags.ca, 'a readable certificate file', (error as NodeJS.ErrnoException).code);
+        }
+      }
+      const clients = urls.map((url) => httpNodeClient(url, token, { client: 'dpfit federate', ...(ca === undefined ? {} : { ca }) }));
+
+      const bar = progressBar(`federated training (${method}, ${urls.length} nodes)`, { enabled: !flags.json });
+      const options: FederateOptions = {
+        method,
+        steps: flags.steps,
+        regularization: flags.regularization,
+        ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
+        ...(flags.delta === undefined ? {} : { delta: flags.delta }),
+        ...(flags.clip === undefined ? {} : { clipNorm: flags.clip.length === 1 ? flags.clip[0] : flags.clip }),
+        ...(flags.featureClip === undefined ? {} : { featureClip: flags.featureClip }),
+        ...(flags.bClip === undefined ? {} : { bClip: flags.bClip }),
+        ...(flags.rho === undefined ? {} : { rho: flags.rho }),
+        ...(flags.rdpOrder === undefined ? {} : { rdpOrder: flags.rdpOrder }),
+        ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
+        ...(bar === undefined ? {} : { onStep: (t: number, total: number) => bar.onStep(t, total) }),
+      };
+      let result: FederatedResult;
+      try {
+        result = await federate(clients, options);
+        bar?.end(result.status === 'trained');
+      } catch (error) {
+        bar?.end(false);
+        throw error;
+      }
+      if (result.status === 'trained' && out !== undefined) writeOutputFiles([{ output: out, data: `${toJson(result.model)}\n` }]);
+      const output = { status: result.status, message: result.message, model: result.model ?? null, privacy: result.privacy, ...(flags.out === undefined ? {} : { modelFile: result.status === 'trained' ? flags.out : null }) };
+      printResult(io, Boolean(flags.json), output, () => formatReport(result) + (result.status === 'trained' && flags.out !== undefined ? `\nmodel written to ${flags.out}` : ''));
+      if (result.status === 'stopped') {
+        const network = result.cause instanceof DpfitError && result.cause.code === 'FETCH_FAILED';
+        throw network ? new DpfitError('FETCH_FAILED', `the federated run stopped: ${result.message}`) : new BudgetExceededError(`the federated run stopped: ${result.message}`);
+      }
+    });
+}
