@@ -89,6 +89,12 @@ test('two node processes + dpfit federate: the in-process model, a refused token
     file.privacy.nodes.map((n: { node: string; privacy: { epsilon: number } }) => [n.node, n.privacy.epsilon]),
     inProcess.privacy.nodes.map((n) => [n.node, n.privacy.epsilon]),
   );
+  // Binary labels: a ridge classifier, with the nodes' public schema embedded, so it evaluates as any model.
+  assert.equal(file.task, 'classification');
+  assert.equal(file.schema.columns.length, 3);
+  const evaluated = await runCli('evaluate', '--model', model, '--data', b.data, '--json');
+  assert.equal(evaluated.code, 0, evaluated.stderr);
+  assert.ok(JSON.parse(evaluated.stdout).accuracy > 0.6, evaluated.stdout);
   // Re-accountable from the file (seeded nodes: the claim holds, and says guarantee none).
   const verified = await runCli('verify', model, '--json');
   assert.equal(verified.code, 0, verified.stderr);

@@ -37,6 +37,16 @@ export function readModelJson(path: string, source = path): unknown {
   }
 }
 
+/**
+ * The coefficients of a federated model as a linear model: ridge (squared loss) on numeric targets,
+ * or a ridge classifier when the nodes' labels were binary (-1/+1; predictions are the sign).
+ */
+function federatedCoefficients(json: Record<string, unknown>): LinearModel {
+  const classifier = json.task === 'classification';
+  const model = parseModel({ ...json, format: 'dpfit-linear-model/1', task: classifier ? 'regression' : json.task, privacy: undefined });
+  return classifier ? { ...model, task: 'classification' } : model;
+}
+
 /** A model file read, parsed and its privacy claim verified; errors name the flag when given. */
 export function loadModelFile(path: string, flag?: string): { model: AnyModel; verification: ModelVerification } {
   const source = flag === undefined ? path : `${flag} ${path}`;
@@ -50,7 +60,7 @@ export function loadModelFile(path: string, flag?: string): { model: AnyModel; v
       format === 'dpfit-one-vs-rest-model/1'
         ? parseOneVsRestModel(json)
         : format === 'dpfit-federated-model/1'
-          ? parseModel({ ...(json as Record<string, unknown>), format: 'dpfit-linear-model/1', privacy: undefined })
+          ? federatedCoefficients(json as Record<string, unknown>)
           : parseModel(json);
     return { model, verification };
   } catch (error) {

@@ -147,6 +147,10 @@ export async function federate(clients: readonly NodeClient[], options: Federate
     names.add(info.name);
   }
   const d = infos[0].d;
+  if (infos.some((info) => info.task !== infos[0].task)) throw new InvalidParameterError('nodes', clients.map((c) => c.label).join(','), 'nodes with the same task (all binary labels, or all numeric)');
+  // The public schema goes into the model when every node tells the same one.
+  const schemas = infos.map((info) => (info.schema === undefined ? undefined : JSON.stringify(info.schema)));
+  const schema = schemas.every((s) => s !== undefined && s === schemas[0]) ? infos[0].schema : undefined;
 
   // ---- sessions: every node accounts its whole run before anything is released
   const outcomes: NodeOutcome[] = [];
@@ -189,6 +193,13 @@ export async function federate(clients: readonly NodeClient[], options: Federate
     options.onStep?.(t + 1, options.steps, theta);
   }
   const privacy = privacyOf(outcomes);
-  const model: FederatedModel = { ...linearModel(squaredLoss, theta, infos[0].featureNames), format: 'dpfit-federated-model/1', privacy };
+  const model: FederatedModel = {
+    ...linearModel(squaredLoss, theta, infos[0].featureNames),
+    format: 'dpfit-federated-model/1',
+    // Binary labels were -1/+1: a ridge classifier (predict the sign of the margin).
+    task: infos[0].task,
+    privacy,
+    ...(schema === undefined ? {} : { schema }),
+  };
   return { status: 'trained', message: `${options.steps} steps of 000 eq. (79) over ${clients.length} nodes (tau = ${tau})`, model, privacy, nodes: outcomes, learningRate: tau, stepsDone: options.steps };
 }

@@ -1,8 +1,9 @@
 /**
  * The coordinator's `NodeClient` for a node served over HTTP(S) (`http-server.ts`). Answers are
  * read as untrusted (`wire.ts`). Failures are DpfitErrors naming the node's URL: a budget refusal
- * (403) is a `BudgetExceededError` (exit 4: nothing can be released), anything else, the network
- * included, 'FETCH_FAILED' (exit 3).
+ * (403) is a `BudgetExceededError` (exit 4: nothing can be released), a request the node finds
+ * invalid (400, e.g. a target below RGM's floor for its data size) 'INVALID_PARAMETER' (exit 2),
+ * anything else, the network included, 'FETCH_FAILED' (exit 3).
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -78,6 +79,7 @@ export function httpNodeClient(url: string, token: string, options: HttpClientOp
             const message = typeof (json as { error?: unknown })?.error === 'string' ? (json as { error: string }).error.slice(0, 1000) : `HTTP ${status}`;
             if (status === 403) reject(new BudgetExceededError(`${label}: ${message}`));
             else if (status === 401) reject(new DpfitError('FETCH_FAILED', `${label}: the node refused the token (${message}): check --token-file`));
+            else if (status === 400) reject(new DpfitError('INVALID_PARAMETER', `${label}: the node refused the request: ${message}`));
             else reject(new DpfitError('FETCH_FAILED', `${label}${path}: HTTP ${status}: ${message}`));
           });
           res.on('error', (error) => reject(new DpfitError('FETCH_FAILED', `${label}: ${error.message}`)));

@@ -49,10 +49,14 @@ export interface NodeData extends GlmData {
   readonly rowNormBound: number;
   /** Public bound on |y|. */
   readonly labelBound: number;
+  /** 'classification' when y holds binary labels as -1/+1 (default 'regression'). */
+  readonly task?: 'classification' | 'regression';
 }
 
 export interface FederatedNodeOptions {
   readonly name: string;
+  /** The node's public schema (its JSON), told to coordinators with the node's info. */
+  readonly schema?: unknown;
   readonly rng?: Rng;
   /** Sessions kept open at once (older finished sessions are forgotten first). Default 64. */
   readonly maxSessions?: number;
@@ -78,6 +82,7 @@ export class NodeRefusal extends BudgetExceededError {
 export class FederatedNode {
   readonly name: string;
   private readonly rng: Rng;
+  private readonly schema: unknown;
   private readonly maxSessions: number;
   private readonly sessions = new Map<string, Session>();
   /** Clipped sufficient statistics by (R_c, B, mu): computed once per parameter set. */
@@ -93,6 +98,7 @@ export class FederatedNode {
     if (data.featureNames.length !== data.d) throw new InvalidParameterError('data.featureNames', data.featureNames.length, `${data.d} names`);
     this.name = options.name;
     this.rng = options.rng ?? defaultRng();
+    this.schema = options.schema;
     this.maxSessions = options.maxSessions ?? 64;
   }
 
@@ -100,7 +106,20 @@ export class FederatedNode {
   async info(): Promise<NodeInfo> {
     const spent = await this.ledger.spent();
     const { n, d, featureNames, rowNormBound, labelBound } = this.data;
-    return { protocol: PROTOCOL, name: this.name, n, d, featureNames: [...featureNames], rowNormBound, labelBound, budget: { ...this.ledger.budget }, spent, methods: FEDERATED_METHODS };
+    return {
+      protocol: PROTOCOL,
+      name: this.name,
+      n,
+      d,
+      featureNames: [...featureNames],
+      rowNormBound,
+      labelBound,
+      budget: { ...this.ledger.budget },
+      spent,
+      methods: FEDERATED_METHODS,
+      task: this.data.task ?? 'regression',
+      ...(this.schema === undefined ? {} : { schema: this.schema }),
+    };
   }
 
   /**

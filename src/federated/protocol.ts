@@ -42,6 +42,10 @@ export interface NodeInfo {
   readonly budget: { readonly epsilon: number; readonly delta: number };
   readonly spent: { readonly epsilon: number; readonly delta: number; readonly entries: number };
   readonly methods: readonly FederatedMethod[];
+  /** 'classification': binary labels used as -1/+1 (a ridge classifier: predict the sign); else 'regression'. */
+  readonly task: 'classification' | 'regression';
+  /** The node's PUBLIC schema (JSON), when it has one: embedded in the model so that it can be evaluated. */
+  readonly schema?: unknown;
 }
 
 export interface SessionRequest {

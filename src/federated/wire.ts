@@ -69,6 +69,8 @@ export function readNodeInfo(label: string, json: unknown): NodeInfo {
       entries: num(label, 'info.spent.entries', spent.entries, (x) => Number.isSafeInteger(x) && x >= 0, 'an integer >= 0'),
     },
     methods: r.methods.map((m, i) => method(label, `info.methods[${i}]`, m)),
+    task: r.task === 'classification' || r.task === 'regression' ? r.task : (() => { throw malformed(label, 'info.task', r.task, "'classification' or 'regression'"); })(),
+    ...(r.schema === undefined ? {} : { schema: object(label, 'info.schema', r.schema) }),
   };
 }
 

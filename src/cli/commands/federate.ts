@@ -76,7 +76,8 @@ Runs theta <- theta - tau * mean_i g_i(theta) (000 App. C eq. 79), where g_i is 
 releases with its own noise. Each node first opens a session: it accounts the WHOLE run (T steps
 at --epsilon/--delta for its own records) against its budget and may refuse (HTTP 403). A node
 that refuses or stops answering stops the run: nothing more is asked, the report says what each
-node granted (that budget is spent), no model is written, exit 4 (3 for network errors).
+node granted (that budget is spent), no model is written, exit 4 (3 for network errors, 2 for a
+request a node finds invalid, e.g. a target below RGM's floor for its data).
 
 Methods: rgm (each node estimates its relative sensitivity locally and checks it by PTR: no
 threshold to tune), dpgd (--clip: a threshold that, as 000 Sec. 6 shows, depends on the other
@@ -155,8 +156,9 @@ Example:
       const output = { status: result.status, message: result.message, model: result.model ?? null, privacy: result.privacy, ...(flags.out === undefined ? {} : { modelFile: result.status === 'trained' ? flags.out : null }) };
       printResult(io, Boolean(flags.json), output, () => formatReport(result) + (result.status === 'trained' && flags.out !== undefined ? `\nmodel written to ${flags.out}` : ''));
       if (result.status === 'stopped') {
-        const network = result.cause instanceof DpfitError && result.cause.code === 'FETCH_FAILED';
-        throw network ? new DpfitError('FETCH_FAILED', `the federated run stopped: ${result.message}`) : new BudgetExceededError(`the federated run stopped: ${result.message}`);
+        // The exit status of the cause: 2 a request a node found invalid, 3 the network, 4 a refusal (budget, PTR).
+        const code = result.cause instanceof DpfitError && ['FETCH_FAILED', 'INVALID_PARAMETER'].includes(result.cause.code) ? result.cause.code : 'BUDGET_EXCEEDED';
+        throw code === 'BUDGET_EXCEEDED' ? new BudgetExceededError(`the federated run stopped: ${result.message}`) : new DpfitError(code, `the federated run stopped: ${result.message}`);
       }
     });
 }

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadDataset, readSchemaFile } from '../../data/node/read.js';
-import { isSuggestedSchema, labelColumn, type Schema } from '../../data/schema.js';
+import { isSuggestedSchema, labelColumn, schemaToJson, type Schema } from '../../data/schema.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { PrivacyLedger } from '../../federated/ledger.js';
 import { FederatedNode, type NodeData } from '../../federated/node.js';
@@ -67,6 +67,7 @@ export async function loadNodeData(path: string, schema: Schema): Promise<NodeDa
     featureNames: dataset.featureNames ?? Array.from({ length: dataset.d }, (_, j) => `x${j + 1}`),
     rowNormBound: prepared.rowNormBound,
     labelBound: binary ? 1 : prepared.labelBound,
+    task: binary ? 'classification' : 'regression',
   };
 }
 
@@ -145,7 +146,7 @@ Example:
         // ---- the data
         const data = await loadNodeData(flags.data, schema);
         const name = flags.name ?? flags.data.replace(/^.*[\\/]/, '');
-        const federated = new FederatedNode(data, ledger, { name, ...(rng === undefined ? {} : { rng }) });
+        const federated = new FederatedNode(data, ledger, { name, schema: schemaToJson(schema), ...(rng === undefined ? {} : { rng }) });
         server = await startNodeServer(federated, { host, port, token, ...(tls === undefined ? {} : { tls }), log: (line) => log(`dpfit node ${name}: ${line}\n`) });
         const spent = await ledger.spent();
         log(
