@@ -223,7 +223,8 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
     }
     if (names.has(entry.node)) problems.push(`node ${entry.node} appears twice in privacy.nodes`);
     names.add(entry.node);
-    const linear = { format: 'dpfit-linear-model/1', loss: json.loss, task: json.task, theta: json.theta, ...(json.featureNames === undefined ? {} : { featureNames: json.featureNames }), privacy: entry.privacy };
+    // Privacy does not depend on the task: a ridge classifier's coefficients are checked as ridge regression's.
+    const linear = { format: 'dpfit-linear-model/1', loss: json.loss, task: json.task === 'classification' && isRecord(json.loss) && json.loss.name === 'squared' ? 'regression' : json.task, theta: json.theta, ...(json.featureNames === undefined ? {} : { featureNames: json.featureNames }), privacy: entry.privacy };
     const verification = verifyModel(linear, { source: `${source} (node ${entry.node})` });
     nodes.push({ node: entry.node, verification });
     problems.push(...verification.problems.map((p) => `node ${entry.node}: ${p}`));
