@@ -1,0 +1,78 @@
+/**
+ * Charts rendered headless: a vega-lite spec compiled to vega, drawn as SVG by vega's 'none'
+ * renderer (`view.toSVG()`), and the SVG rasterised to PNG by resvg (no browser, no node-canvas;
+ * `STACK.md`). The three packages are loaded on first use, so nothing else pays for them.
+ *
+ * Text in the PNG uses the system's fonts (resvg `loadSystemFonts`; DejaVu on these machines);
+ * the SVG is the reference output (it keeps the text as text).
+ */
+
+export interface RenderedChart {
+  readonly svg: string;
+  readonly png: Uint8Array;
+}
+
+/** Renders a vega-lite spec to SVG and PNG (PNG at `scale` x the SVG's size, white background). */
+export async function renderVegaLite(spec: object, scale = 2): Promise<RenderedChart> {
+  const [vega, vl, resvg] = await Promise.all([import('vega'), import('vega-lite'), import('@resvg/resvg-js')]);
+  const compiled = vl.compile(spec as Parameters<typeof vl.compile>[0]).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  try {
+    const svg = await view.toSVG();
+    const png = new resvg.Resvg(svg, { fitTo: { mode: 'zoom', value: scale }, background: 'white', font: { loadSystemFonts: true } }).render().asPng();
+    return { svg, png: new Uint8Array(png) };
+  } finally {
+    view.finalize();
+  }
+}
+
+/** One point of a line with its band: the median over runs and the [min, max] range. */
+export interface BandRow {
+  readonly panel: string;
+  readonly method: string;
+  readonly step: number;
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface LineBandOptions {
+  readonly title: string;
+  readonly xTitle: string;
+  readonly yTitle: string;
+  readonly logY?: boolean;
+  /** Size of one panel. */
+  readonly width?: number;
+  readonly height?: number;
+  /** Panel order (default: order of first appearance). */
+  readonly panels?: readonly string[];
+  /** Method order and legend (default: order of first appearance). */
+  readonly methods?: readonly string[];
+}
+
+/**
+ * The vega-lite spec of a paper-style figure: one panel per `panel`, one line per `method` (the
+ * median over runs) over a shaded min/max band, a shared legend.
+ */
+export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions): object {
+  const panels = options.panels ?? [...new Set(rows.map((r) => r.panel))];
+  const methods = options.methods ?? [...new Set(rows.map((r) => r.method))];
+  const y = (field: string) => ({ field, type: 'quantitative', title: options.yTitle, ...(options.logY ? { scale: { type: 'log' } } : {}) });
+  const color = { field: 'method', type: 'nominal', title: 'method', sort: methods, legend: { orient: 'bottom', columns: 3, labelLimit: 400 } };
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: options.title,
+    data: { values: rows.map((r) => ({ ...r })) },
+    facet: { column: { field: 'panel', type: 'nominal', title: null, sort: panels } },
+    resolve: { scale: { y: 'independent' } },
+    spec: {
+      width: options.width ?? 260,
+      height: options.height ?? 200,
+      layer: [
+        { mark: { type: 'area', opacity: 0.2 }, encoding: { x: { field: 'step', type: 'quantitative', title: options.xTitle }, y: y('min'), y2: { field: 'max' }, color } },
+        { mark: { type: 'line', strokeWidth: 1.5 }, encoding: { x: { field: 'step', type: 'quantitative', title: options.xTitle }, y: y('median'), color } },
+      ],
+    },
+    config: { font: 'DejaVu Sans', view: { stroke: '#ccc' } },
+  };
+}
