@@ -45,7 +45,11 @@ export interface FederateOptions {
   /** rgm: R_c, B, rho for every node (defaults: each node's public bounds, Prop. 3's rho). */
   readonly featureClip?: number;
   readonly bClip?: number;
-  readonly rho?: number;
+  /** rgm: the proposed rho of PTR, one for all nodes or one per node (each node's own guess). */
+  readonly rho?: number | readonly number[];
+  /** rgm: the shares of epsilon and delta given to each node's PTR test (defaults 0.1 and 0.5). */
+  readonly ptrEpsilonFraction?: number;
+  readonly ptrDeltaFraction?: number;
   /** Step size tau (default: from the nodes' public constants, file comment). */
   readonly learningRate?: number;
   /** Called after every step with the new iterate (public: computed from released gradients only). */
@@ -116,7 +120,8 @@ function sessionRequest(options: FederateOptions, index: number): SessionRequest
     const clipNorm = typeof clip === 'number' ? clip : clip?.[index];
     return { method, steps, regularization, ...target, ...(clipNorm === undefined ? {} : { clipNorm }) };
   }
-  const rgm = { featureClip: options.featureClip, bClip: options.bClip, rho: options.rho };
+  const rho = typeof options.rho === 'number' ? options.rho : options.rho?.[index];
+  const rgm = { featureClip: options.featureClip, bClip: options.bClip, rho, ptrEpsilonFraction: options.ptrEpsilonFraction, ptrDeltaFraction: options.ptrDeltaFraction };
   return { method, steps, regularization, ...target, ...Object.fromEntries(Object.entries(rgm).filter(([, v]) => v !== undefined)) };
 }
 
@@ -129,6 +134,7 @@ export async function federate(clients: readonly NodeClient[], options: Federate
   if (Array.isArray(options.clipNorm) && options.clipNorm.length !== clients.length) {
     throw new InvalidParameterError('clipNorm', options.clipNorm, `one threshold, or one per node (${clients.length})`);
   }
+  if (Array.isArray(options.rho) && options.rho.length !== clients.length) throw new InvalidParameterError('rho', options.rho, `one value, or one per node (${clients.length})`);
   // ---- the nodes' public descriptions: they must describe the same features
   const infos: NodeInfo[] = [];
   for (const client of clients) {

@@ -64,7 +64,7 @@ export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions
     title: options.title,
     data: { values: rows.map((r) => ({ ...r })) },
     facet: { column: { field: 'panel', type: 'nominal', title: null, sort: panels } },
-    resolve: { scale: { y: 'independent' } },
+    resolve: { scale: { x: 'independent', y: 'independent' } },
     spec: {
       width: options.width ?? 260,
       height: options.height ?? 200,
