@@ -11,6 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { describeOsError } from '../data/node/output-files.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { registerAccounting } from './commands/account.js';
+import { registerAudit } from './commands/audit.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerData } from './commands/data.js';
 import { registerDemo } from './commands/demo.js';
@@ -56,6 +57,7 @@ Start with:
   registerNode(program, io);
   registerFederate(program, io);
   registerLedger(program, io);
+  registerAudit(program, io);
   for (const command of program.commands) propagate(command);
   return program;
 }

@@ -1,0 +1,96 @@
+/**
+ * `dpfit audit`: an empirical lower bound on epsilon for dpfit's own gradient learners, run through
+ * the real training code (`audit/canary-audit.ts`), next to the accountant's upper bound. Exit 4
+ * when the lower bound exceeds the claim: the claim is refuted (at the stated confidence).
+ */
+import type { Command } from 'commander';
+import { auditLearner, type AuditMethod } from '../../audit/canary-audit.js';
+import { BudgetExceededError, InvalidParameterError } from '../../errors.js';
+import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
+import { progressBar } from '../progress.js';
+
+interface AuditFlags {
+  method: string;
+  epsilon: number;
+  delta: number;
+  runs: number;
+  claimedEpsilon?: number;
+  confidence: number;
+  steps: number;
+  clip: number;
+  learningRate: number;
+  batchSize?: number;
+  rows: number;
+  json?: boolean;
+}
+
+export function registerAudit(program: Command, io: CliIo): void {
+  program
+    .command('audit')
+    .description("measure a learner's privacy by attacking it: an empirical lower bound on epsilon against the claimed upper bound")
+    .requiredOption('--method <M>', 'dpgd | dpsgd')
+    .requiredOption('--epsilon <E>', 'the training target (the learner calibrates its noise for it)', parseNumberFlag('--epsilon'))
+    .requiredOption('--delta <D>', 'delta of the target and of the audit', parseNumberFlag('--delta'))
+    .option('--runs <N>', 'training runs on each of the two neighbouring datasets', parseIntegerFlag('--runs'), 1000)
+    .option('--claimed-epsilon <E>', "the claim to audit (default: the epsilon dpfit's accountant reports)", parseNumberFlag('--claimed-epsilon'))
+    .option('--confidence <C>', 'the probability with which the lower bound holds', parseNumberFlag('--confidence'), 0.95)
+    .option('--steps <T>', 'training steps per run', parseIntegerFlag('--steps'), 20)
+    .option('--clip <C>', 'clipping norm', parseNumberFlag('--clip'), 1)
+    .option('--learning-rate <LR>', 'step size', parseNumberFlag('--learning-rate'), 0.5)
+    .option('--batch-size <B>', 'dpsgd: expected batch size (default rows / 10)', parseIntegerFlag('--batch-size'))
+    .option('--rows <N>', "rows of the auditor's data besides the canary", parseIntegerFlag('--rows'), 100)
+    .option('--json', 'print one JSON object')
+    .addHelpText(
+      'after',
+      `
+Trains --runs times on a dataset holding a worst-case canary record (its clipped gradient is the
+largest the clipping allows at every step, on a feature no other row uses) and --runs times on its
+neighbour (DP-GD, replace-one: the canary replaced by its opposite; DP-SGD, add/remove-one: the
+canary removed), through the same code as dpfit train. A membership test on the released model
+(41 thresholds fixed in advance, error rates bounded by Clopper-Pearson with a union bound over
+thresholds) gives epsilon_lower, which holds with probability >= --confidence. A claim below it is refuted:
+exit 4. The audit uses its own synthetic data (no private data are read).
+
+With --json: {method, epsilonLower, epsilonClaimed, epsilonAccounted, delta, runs, confidence,
+violated, test: {threshold, falsePositives, falseNegatives, evaluated}}.
+
+Example (a deliberately false claim is refuted):
+  $ dpfit audit --method dpgd --epsilon 4 --delta 1e-5 --runs 1000 --claimed-epsilon 0.1`,
+    )
+    .action((flags: AuditFlags) => {
+      if (flags.method !== 'dpgd' && flags.method !== 'dpsgd') throw new InvalidParameterError('--method', flags.method, 'dpgd or dpsgd');
+      if (!(flags.runs >= 20 && flags.runs <= 1_000_000)) throw new InvalidParameterError('--runs', flags.runs, 'an integer in [20, 1e6]');
+      if (flags.batchSize !== undefined && flags.method !== 'dpsgd') throw new InvalidParameterError('--batch-size', flags.batchSize, 'given only with --method dpsgd');
+      const bar = progressBar(`auditing ${flags.method} (${flags.runs} runs on each neighbour)`, { enabled: !flags.json });
+      let result;
+      try {
+        result = auditLearner({
+          method: flags.method as AuditMethod,
+          epsilon: flags.epsilon,
+          delta: flags.delta,
+          runs: flags.runs,
+          confidence: flags.confidence,
+          steps: flags.steps,
+          clipNorm: flags.clip,
+          learningRate: flags.learningRate,
+          rows: flags.rows,
+          ...(flags.claimedEpsilon === undefined ? {} : { claimedEpsilon: flags.claimedEpsilon }),
+          ...(flags.batchSize === undefined ? {} : { batchSize: flags.batchSize }),
+          ...(bar === undefined ? {} : { onRun: bar.onStep }),
+        });
+        bar?.end(true);
+      } catch (error) {
+        bar?.end(false);
+        throw error;
+      }
+      printResult(io, Boolean(flags.json), result, () =>
+        [
+          `${result.method}: epsilon >= ${formatNumber(result.epsilonLower, 4)} with probability >= ${result.confidence} (delta = ${formatNumber(result.delta)}, ${result.runs} runs per neighbour)`,
+          `  claimed    ${formatNumber(result.epsilonClaimed, 6)}${result.violated ? '  REFUTED' : '  not refuted'}`,
+          `  accounted  ${formatNumber(result.epsilonAccounted, 6)} (dpfit's upper bound for these runs)`,
+          `  test       ${result.test.falsePositives} false positives, ${result.test.falseNegatives} false negatives of ${result.test.evaluated} evaluation runs each`,
+        ].join('\n'),
+      );
+      if (result.violated) throw new BudgetExceededError(`the audit refutes the claim: epsilon >= ${formatNumber(result.epsilonLower, 4)} > claimed ${formatNumber(result.epsilonClaimed, 6)} (confidence ${result.confidence})`);
+    });
+}
