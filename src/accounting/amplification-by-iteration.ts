@@ -1,0 +1,97 @@
+/**
+ * Privacy of the LAST iterate of noisy SGD by amplification by iteration (Feldman, Mironov,
+ * Talwar & Thakurta 2018; `004` Sec. 3.2.3-3.3), for one or more shuffled epochs.
+ *
+ * Setting: theta_{t+1} = psi_t(theta_t) + N(0, gamma^2 sigma^2 I) with psi_t(u) = u - gamma g(u; x_t),
+ * where every per-example gradient has norm <= L (so replacing one record moves one psi_t by at
+ * most s = 2 gamma L), and every psi_t is C-Lipschitz: C = 1 when the loss is convex and beta-smooth
+ * and gamma <= 2 / beta (the step is non-expansive), C = 1 + gamma beta for a beta-smooth non-convex
+ * loss. Only the last iterate is released.
+ *
+ * One ordering (`004` Thm. 3.5-3.6): the record processed k-th from the end (k = n - t + 1) is
+ * (alpha, epsilon_k(alpha))-RDP with
+ *
+ *   epsilon_k(alpha) = (2 alpha L^2 / sigma^2) (1 - C^-2) / (1 - C^-2k)      (C > 1)
+ *   epsilon_k(alpha) =  2 alpha L^2 / (sigma^2 k)                             (C = 1, the limit).
+ *
+ * It is the shift-reduction argument with the shift 2 gamma L spread over the k remaining noise
+ * draws optimally (a_j proportional to C^(n-j), by Cauchy-Schwarz). With dpfit's noise convention
+ * (`noiseMultiplier` z = sigma / L: noise std z L for gradients of norm <= L), epsilon_k =
+ * 2 alpha f_k / z^2; the last record (k = 1, f_1 = 1) gets exactly one Gaussian step of sensitivity
+ * 2L and multiplier z / 2, what plain composition charges per epoch.
+ *
+ * Shuffled order (`004` Lemma 3.1, the mixture bound of Feldman et al.): a uniformly random
+ * permutation puts the differing record at each k with probability 1/n, and
+ *   exp((alpha - 1) D_alpha) <= (1/n) sum_k exp((alpha - 1) epsilon_k(alpha)),
+ * which holds for every alpha > 1 without further conditions (the permutation uses no data).
+ *
+ * Several epochs: each epoch (a fresh permutation) starts from the previous epoch's last iterate;
+ * the final model is a post-processing of the sequence of epoch-end iterates, an adaptive
+ * composition of the epochs, so the RDP adds up over epochs (Mironov 2017, Prop. 1).
+ *
+ * NOT handled here (so dpfit's `--method shuffled` does not use this bound yet): per-example
+ * clipping (a clipped gradient is not the gradient of a convex function: the step may not be
+ * non-expansive), projections other than onto convex sets, and the rounding of noisy values to a
+ * grid (it adds a shift at every step, which Thm. 3.5 can absorb only at a cost).
+ */
+import { InvalidParameterError } from '../errors.js';
+import { epsilonFromRdpCurve } from './rdp/conversion.js';
+import { DEFAULT_ORDERS } from './rdp/orders.js';
+
+export interface LastIterateOptions {
+  /** Records per epoch (steps per epoch, batch size one). */
+  readonly n: number;
+  readonly epochs: number;
+  /** z = sigma / L: noise std of each step's gradient over the per-example gradient bound L. */
+  readonly noiseMultiplier: number;
+  /** C >= 1: the Lipschitz constant of each step map (1: convex, smooth, gamma <= 2 / beta). */
+  readonly lipschitzFactor: number;
+}
+
+function validate(options: LastIterateOptions): void {
+  if (!(Number.isSafeInteger(options.n) && options.n >= 1)) throw new InvalidParameterError('n', options.n, 'an integer >= 1');
+  if (!(Number.isSafeInteger(options.epochs) && options.epochs >= 1)) throw new InvalidParameterError('epochs', options.epochs, 'an integer >= 1');
+  if (!(options.noiseMultiplier > 0 && Number.isFinite(options.noiseMultiplier))) throw new InvalidParameterError('noiseMultiplier', options.noiseMultiplier, 'a finite number > 0');
+  if (!(options.lipschitzFactor >= 1 && Number.isFinite(options.lipschitzFactor))) {
+    throw new InvalidParameterError('lipschitzFactor', options.lipschitzFactor, 'a finite number >= 1 (1 for a convex beta-smooth loss with step size <= 2/beta, 1 + step size x beta for a smooth non-convex one)');
+  }
+}
+
+/** f_k = (1 - C^-2) / (1 - C^-2k) (1/k at C = 1): the share of the single-step RDP left k steps from the end. */
+export function iterationFactor(lipschitzFactor: number, k: number): number {
+  if (!(Number.isSafeInteger(k) && k >= 1)) throw new InvalidParameterError('k', k, 'an integer >= 1');
+  if (lipschitzFactor === 1) return 1 / k;
+  const r = lipschitzFactor ** -2;
+  // (1 - r) / (1 - r^k), computed without cancellation for r close to 1.
+  const logR = Math.log(r);
+  return Math.expm1(logR) / Math.expm1(k * logR);
+}
+
+/** epsilon_k(alpha) of the record k steps from the end of one epoch (file comment), rounded up. */
+export function lastIteratePositionRdp(order: number, noiseMultiplier: number, lipschitzFactor: number, k: number): number {
+  if (!(order > 1)) throw new InvalidParameterError('order', order, 'a Renyi order > 1');
+  if (order === Infinity) return Infinity;
+  return ((2 * order * iterationFactor(lipschitzFactor, k)) / (noiseMultiplier * noiseMultiplier)) * (1 + 1e-12);
+}
+
+/** The RDP at `order` of the last iterate of `epochs` shuffled epochs (mixture over positions, composition over epochs). */
+export function shuffledLastIterateRdp(order: number, options: LastIterateOptions): number {
+  validate(options);
+  if (order === Infinity) return Infinity;
+  const { n, noiseMultiplier: z, lipschitzFactor: c } = options;
+  // log((1/n) sum_k exp((alpha - 1) eps_k)) / (alpha - 1), by log-sum-exp.
+  const terms = Array.from({ length: n }, (_, i) => (order - 1) * lastIteratePositionRdp(order, z, c, i + 1));
+  const max = Math.max(...terms);
+  let sum = 0;
+  for (const t of terms) sum += Math.exp(t - max);
+  const perEpoch = (max + Math.log(sum / n)) / (order - 1);
+  return perEpoch * options.epochs * (1 + 1e-12);
+}
+
+/** (epsilon, delta) of the last iterate by the RDP curve on dpfit's default orders. */
+export function shuffledLastIterateEpsilon(options: LastIterateOptions, delta: number): { epsilon: number; order: number } {
+  const orders = DEFAULT_ORDERS.filter((a) => Number.isFinite(a));
+  const rdp = orders.map((a) => shuffledLastIterateRdp(a, options));
+  const best = epsilonFromRdpCurve(orders, rdp, delta);
+  return { epsilon: best.epsilon, order: best.order };
+}
