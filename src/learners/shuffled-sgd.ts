@@ -58,7 +58,8 @@ export interface ShuffledSgdOptions extends NoiseOptions {
   /** Also report `004` Conj. 1-2's epsilon, as a labelled conjecture (never the headline). */
   readonly accountConjecture?: boolean;
   readonly featureNames?: readonly string[];
-  readonly onStep?: (step: number, steps: number) => void;
+  /** Called after every step; `theta` is the current iterate (read it, do not keep it: it changes). */
+  readonly onStep?: (step: number, steps: number, theta: Float64Array) => void;
 }
 
 /** Number of partial epochs ceil(e / tau), with the same rounding tolerance as the conjecture's accountant. */
@@ -118,7 +119,7 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
       noise?.add(gradient, rng);
       for (let k = 0; k < d; k++) theta[k] -= learningRate * (gradient[k] + regularization * theta[k]);
       t++;
-      options.onStep?.(t, steps);
+      options.onStep?.(t, steps, theta);
     }
   }
 
