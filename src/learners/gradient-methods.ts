@@ -7,7 +7,7 @@
  *
  *   dpgd      selfCompose(gaussian(z), T)                      replace-one     (dp-gd.ts)
  *   dpsgd     selfCompose(poissonSampled(q, gaussian(z)), T)   add/remove-one  (dp-sgd.ts)
- *   shuffled  selfCompose(gaussian(z/2), P)                    replace-one     (shuffled-sgd.ts)
+ *   shuffled  selfCompose(gaussian(z/2), P) (sampled 1 of n when floor(tau n) = 1)  replace-one  (shuffled-sgd.ts)
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
 import { selfComposeEvent, type DpEvent } from '../accounting/events.js';
@@ -71,7 +71,8 @@ export function gradientRunNoise(options: GradientMethodOptions, shape: RunShape
     }
     case 'shuffled': {
       const noise = shuffledStepNoise(shape.d, clipNorm, noiseMultiplier, continuous);
-      return { event: shuffledSgdEvent(noise.event, shuffledPartialEpochs(options.epochs, options.fraction ?? 1)), granularity: noise.granularity };
+      const stepsPerEpoch = Math.floor((options.fraction ?? 1) * shape.n);
+      return { event: shuffledSgdEvent(noise.event, shuffledPartialEpochs(options.epochs, options.fraction ?? 1), { n: shape.n, stepsPerEpoch }), granularity: noise.granularity };
     }
     default:
       throw new InvalidParameterError('method', (options as { method: unknown }).method, `one of ${GRADIENT_METHODS.join(', ')}`);

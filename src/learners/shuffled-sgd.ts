@@ -19,7 +19,9 @@
  *  3. Within one partial epoch the permutation lists each index once, so i* is touched at most
  *     once; over the run at most P times.
  *  So the run is dominated by selfCompose(gaussian(z/2), P) (no amplification by shuffling is
- *  claimed). That event's exact (epsilon, delta) is the Gaussian profile with multiplier
+ *  claimed). With one record per partial epoch (floor(tau n) = 1) the record is a uniform draw:
+ *  sampling 1 of n without replacement amplifies each step (`shuffledSgdEvent`), and the noise is
+ *  calibrated by the RDP accountant. That event's exact (epsilon, delta) is the Gaussian profile with multiplier
  *  z / (2 sqrt P) (Dong, Roth & Su 2022, Cor. 3.3; `gaussian-composition.ts`), so for a target
  *  (epsilon, delta) the noise is calibrated exactly: z = 2 sqrt(P) analyticGaussianNoiseMultiplier(epsilon, delta).
  *
@@ -27,7 +29,8 @@
  * partial shuffle, `004` Sec. 4.3) accounted by the RDP accountant with `allowConjecture`. It is
  * NOT a theorem: it is put in `privacy.comparisons.conjecture` and a warning, never in the headline.
  */
-import { selfComposeEvent, shuffledSgdConjectureEvent, type DpEvent } from '../accounting/events.js';
+import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
+import { gaussianEvent, sampledWithoutReplacementEvent, selfComposeEvent, shuffledSgdConjectureEvent, type DpEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
@@ -76,8 +79,17 @@ export function shuffledStepNoise(d: number, clipNorm: number, noiseMultiplier: 
   return clippedSumNoise({ sensitivity: 2 * clipNorm, clipNorm, rows: 1, d, noiseMultiplier: noiseMultiplier / 2, continuous });
 }
 
-/** The proven event of Alg. 1: the step noise's event (multiplier >= z/2) composed P times. */
-export function shuffledSgdEvent(stepEvent: DpEvent, partialEpochs: number): DpEvent {
+/**
+ * The proven event of Alg. 1: the step noise's event (multiplier >= z/2) composed P times. When
+ * each partial epoch processes ONE record (floor(tau n) = 1, n >= 2), that record is drawn uniformly
+ * and independently of the other partial epochs: the step is the Gaussian mechanism on a sample of
+ * 1 of n drawn without replacement, amplified by Wang, Balle & Kasiviswanathan 2019 (replace-one),
+ * so the event is selfCompose(sampledWithoutReplacement(n, 1, step), P).
+ */
+export function shuffledSgdEvent(stepEvent: DpEvent, partialEpochs: number, shape?: { readonly n: number; readonly stepsPerEpoch: number }): DpEvent {
+  if (shape !== undefined && shape.stepsPerEpoch === 1 && shape.n >= 2) {
+    return selfComposeEvent(sampledWithoutReplacementEvent(shape.n, 1, stepEvent), partialEpochs);
+  }
   return selfComposeEvent(stepEvent, partialEpochs);
 }
 
@@ -99,10 +111,13 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   const target = noiseTarget(options);
   const rng = options.rng ?? defaultRng();
 
+  const sampled = stepsPerEpoch === 1 && n >= 2;
   const noiseMultiplier =
-    target.kind === 'target'
-      ? 2 * exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, partialEpochs)
-      : target.noiseMultiplier;
+    target.kind !== 'target'
+      ? target.noiseMultiplier
+      : sampled
+        ? calibrateNoiseMultiplier((z) => shuffledSgdEvent(gaussianEvent(z / 2), partialEpochs, { n, stepsPerEpoch }), { targetEpsilon: target.epsilon, delta: target.delta }).noiseMultiplier
+        : 2 * exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, partialEpochs);
   const noise = noiseMultiplier === 0 ? undefined : shuffledStepNoise(d, clipNorm, noiseMultiplier, options.continuousNoise);
   const noiseStd = noise?.noiseStd ?? 0;
 
@@ -142,7 +157,7 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   }
 
   const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
-  const event = shuffledSgdEvent(noise.event, partialEpochs);
+  const event = shuffledSgdEvent(noise.event, partialEpochs, { n, stepsPerEpoch });
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
   const warnings: string[] = [];
   if (options.accountConjecture) {
