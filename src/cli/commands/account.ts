@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibrate.js';
 import { eventToJson, type DpEvent } from '../../accounting/events.js';
 import type { PrivacyGuarantee } from '../../accounting/guarantee.js';
-import { InvalidParameterError } from '../../errors.js';
+import { InvalidParameterError, UnsupportedEventError } from '../../errors.js';
 import { pureEpsilon } from '../../accounting/pure-dp.js';
 import { PldAccountant, pldEpsilon } from '../../accounting/pld/accountant.js';
 import { RdpAccountant } from '../../accounting/rdp/accountant.js';
@@ -68,7 +68,8 @@ interface Accountant {
 
 /**
  * The accountant for `flags`. With --accountant pld, an event the PLD accountant cannot handle
- * (RGM is RDP-only in `000`; repeat-and-select's bounds are RDP) falls back to RDP, with a warning.
+ * (RGM and repeat-and-select have RDP bounds only; sampling without replacement has no dominating
+ * pair implemented) falls back to RDP, with a warning giving the PLD accountant's own reason.
  */
 function accountantFor(flags: AccountingFlags, event?: DpEvent, onProgress?: (done: number, total: number) => void): Accountant {
   const progress = onProgress === undefined ? {} : { onProgress };
@@ -77,7 +78,15 @@ function accountantFor(flags: AccountingFlags, event?: DpEvent, onProgress?: (do
     const pld = new PldAccountant(progress);
     if (event === undefined || pld.supports(event)) return pld;
     const rdp = new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture, ...progress });
-    const warning = 'the PLD accountant does not support this event (RGM and repeat-and-select have RDP bounds only): accounted by RDP instead';
+    // The PLD accountant's own reason for this event (its UnsupportedEventError), not a guess.
+    let reason = 'an unsupported sub-event';
+    try {
+      new PldAccountant().compose(event);
+    } catch (error) {
+      if (error instanceof UnsupportedEventError) reason = error.message;
+      else throw error;
+    }
+    const warning = `the PLD accountant cannot account this event (${reason}): accounted by RDP instead`;
     const withWarning = (g: PrivacyGuarantee): PrivacyGuarantee => ({ ...g, warnings: [...g.warnings, warning] });
     const fallback: Accountant = {
       compose: (e, count) => (rdp.compose(e, count), fallback),
