@@ -142,3 +142,14 @@ test('the coordinator stops cleanly: a refusing node, a failed PTR, a malformed 
   const other = { ...rows(100, 9), featureNames: ['a', 'b', 'c', 'd'] };
   await assert.rejects(federate([inProcessClient(node(data, 'p', { epsilon: 1, delta: 1e-5 })), inProcessClient(node(other, 'q', { epsilon: 1, delta: 1e-5 }))], { method: 'nonprivate', steps: 1, regularization: 0 }), /the same features/);
 });
+
+test('the budget rule refuses a negative or NaN extra delta (it would lower the sum and grant more than the budget)', async () => {
+  const { InMemoryLedger: Ledger } = await import('../src/federated/budget.js');
+  const { gaussianEvent } = await import('../src/accounting/events.js');
+  const ledger = new Ledger({ epsilon: 10, delta: 1e-6 });
+  for (const extraDelta of [-1e-6, Number.NaN, 1]) {
+    const decision = await ledger.reserve({ client: 't', description: 'x', event: gaussianEvent(5), extraDelta });
+    assert.equal(decision.granted, false);
+  }
+  assert.equal((await ledger.spent()).entries, 0);
+});

@@ -54,9 +54,7 @@ export interface BudgetLedger {
 /** The spent budget of a list of entries (the rule of the file comment). */
 export function spentBudget(entries: readonly Pick<BudgetEntry, 'event' | 'extraDelta'>[], budget: Budget): SpentBudget {
   if (entries.length === 0) return { epsilon: 0, delta: 0, entries: 0 };
-  let extra = 0;
-  for (const e of entries) extra += e.extraDelta;
-  extra *= 1 + 4 * Number.EPSILON; // the sum rounded up
+  const extra = extraDeltaSum(entries);
   const rdpDelta = budget.delta - extra;
   if (!(rdpDelta > 0)) return { epsilon: Infinity, delta: budget.delta, entries: entries.length };
   const all = composeEvent(entries.map((e) => e.event));
@@ -64,6 +62,16 @@ export function spentBudget(entries: readonly Pick<BudgetEntry, 'event' | 'extra
   // A composition of Gaussians only (DP-GD sessions) is itself a Gaussian: its exact epsilon.
   const exact = gaussianCompositionEpsilon(all, rdpDelta)?.epsilon ?? Infinity;
   return { epsilon: Math.min(rdp, exact), delta: budget.delta, entries: entries.length };
+}
+
+/**
+ * sum of the entries' extraDelta, rounded up: a left-to-right sum of k non-negative terms errs by at
+ * most (k - 1) u / (1 - (k - 1) u) relative (Higham 2002, Sec. 4.2), so a factor 1 + k EPS covers it.
+ */
+export function extraDeltaSum(entries: readonly Pick<BudgetEntry, 'extraDelta'>[]): number {
+  let sum = 0;
+  for (const e of entries) sum += e.extraDelta;
+  return sum * (1 + (entries.length + 1) * Number.EPSILON);
 }
 
 /**
@@ -76,6 +84,10 @@ export function decideBudget(
   budget: Budget,
 ): { granted: boolean; reason?: string; spentBefore: SpentBudget; spentAfter: SpentBudget } {
   const spentBefore = spentBudget(granted, budget);
+  if (!(typeof entry.extraDelta === 'number' && entry.extraDelta >= 0 && entry.extraDelta < 1)) {
+    // A negative (or NaN) extra delta would lower the sum and grant more than the budget allows.
+    return { granted: false, reason: `its extraDelta ${entry.extraDelta} is not in [0, 1)`, spentBefore, spentAfter: spentBefore };
+  }
   let spentAfter: SpentBudget;
   try {
     spentAfter = spentBudget([...granted, entry], budget);
@@ -83,8 +95,7 @@ export function decideBudget(
     if (!(error instanceof DpfitError)) throw error;
     return { granted: false, reason: `the request cannot be accounted: ${error.message}`, spentBefore, spentAfter: spentBefore };
   }
-  let extra = 0;
-  for (const e of [...granted, entry]) extra += e.extraDelta;
+  const extra = extraDeltaSum([...granted, entry]);
   if (!(extra < budget.delta)) {
     return { granted: false, reason: `its delta paid outside RDP (${entry.extraDelta}) brings the total to ${extra}, not below the budget's delta ${budget.delta}`, spentBefore, spentAfter };
   }

@@ -1,17 +1,32 @@
 /**
- * A process that reserves releases in a ledger until the budget refuses, printing "granted ID" on
- * stdout after each grant returned (the kill -9 test of test/federated-ledger.test.ts kills it at
- * random moments). argv: LEDGER NOISE_MULTIPLIER.
+ * A separate process holding a privacy ledger, for test/federated-ledger.test.ts.
+ * argv: LEDGER NOISE_MULTIPLIER BUDGET_EPSILON BUDGET_DELTA [hold]
+ *   - default: reserves gaussian(NOISE_MULTIPLIER) releases until the budget refuses one, printing
+ *     "granted ID" on stdout after each grant resolved (the kill -9 test kills it at random
+ *     instants), then "done";
+ *   - hold: opens the ledger, prints "open", and keeps it until its stdin is closed.
+ * An error prints one line on stderr and exits 3.
  */
 import { gaussianEvent } from '../../src/accounting/events.js';
 import { PrivacyLedger } from '../../src/federated/ledger.js';
 
-const [path, z] = process.argv.slice(2);
-const ledger = await PrivacyLedger.open(path, { epsilon: 1, delta: 1e-6 });
-for (;;) {
-  const decision = await ledger.reserve({ client: `pid ${process.pid}`, description: 'test release', event: gaussianEvent(Number(z)), extraDelta: 0 });
-  if (!decision.granted) break;
-  process.stdout.write(`granted ${decision.id}\n`);
+const [path, z, epsilon, delta, mode] = process.argv.slice(2);
+try {
+  const ledger = await PrivacyLedger.open(path, { epsilon: Number(epsilon), delta: Number(delta) });
+  if (mode === 'hold') {
+    process.stdout.write('open\n');
+    process.stdin.resume();
+    await new Promise((resolve) => process.stdin.on('end', resolve));
+  } else {
+    for (;;) {
+      const decision = await ledger.reserve({ client: `pid ${process.pid}`, description: 'test release', event: gaussianEvent(Number(z)), extraDelta: 0 });
+      if (!decision.granted) break;
+      process.stdout.write(`granted ${decision.id}\n`);
+    }
+  }
+  await ledger.close();
+  process.stdout.write('done\n');
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 3;
 }
-await ledger.close();
-process.stdout.write('done\n');
