@@ -31,21 +31,27 @@ export function gaussianPrecision(event: DpEvent): number | undefined {
   return precisionOf(event);
 }
 
-/** `gaussianPrecision` after the depth check. */
+/**
+ * `gaussianPrecision` after the depth check. Rounded UP at every level (a larger precision is a less
+ * private Gaussian): 1/z^2 takes two roundings, count x p one, a left-to-right sum of k terms at most
+ * (k - 1) of them (Higham 2002, Sec. 4.2), each covered by a factor (1 + 2 EPS) per rounding.
+ */
 function precisionOf(event: DpEvent): number | undefined {
+  const EPS = Number.EPSILON;
   switch (event.kind) {
     case 'noOp':
       return 0;
-    case 'gaussian':
+    case 'gaussian': {
+      let z = event.noiseMultiplier;
       if (event.discrete) {
         if (event.gridNoiseStd === undefined) return undefined;
-        const z = couplingReducedNoise(event.noiseMultiplier, event.gridNoiseStd);
-        return 1 / (z * z);
+        z = couplingReducedNoise(event.noiseMultiplier, event.gridNoiseStd);
       }
-      return 1 / (event.noiseMultiplier * event.noiseMultiplier);
+      return (1 / (z * z)) * (1 + 6 * EPS);
+    }
     case 'selfCompose': {
       const inner = precisionOf(event.event);
-      return inner === undefined ? undefined : event.count * inner;
+      return inner === undefined ? undefined : event.count * inner * (1 + 4 * EPS);
     }
     case 'compose': {
       let total = 0;
@@ -54,7 +60,7 @@ function precisionOf(event: DpEvent): number | undefined {
         if (inner === undefined) return undefined;
         total += inner;
       }
-      return total;
+      return total * (1 + 2 * (event.events.length + 1) * EPS);
     }
     default:
       return undefined;
