@@ -65,3 +65,13 @@ test('dpfit audit: exit 4 and one stderr line when refuted, 0 otherwise; bad fla
     assert.equal(bad.code, 2, `${argv.join(' ')}: ${bad.stderr}`);
   }
 });
+
+test('the parallel audit spreads the runs over worker threads and gives a valid verdict (every run counted)', { timeout: 60_000 }, async () => {
+  const { auditLearnerParallel } = await import('../src/audit/canary-audit.js');
+  let last = 0;
+  const result = await auditLearnerParallel({ method: 'dpgd', epsilon: 4, delta: 1e-5, runs: 101, onRun: (done) => (last = Math.max(last, done)) }, 2);
+  assert.equal(result.runs, 101);
+  assert.equal(last, 101);
+  assert.ok(result.epsilonLower >= 0 && result.epsilonLower <= result.epsilonAccounted);
+  await assert.rejects(auditLearnerParallel({ method: 'dpgd', epsilon: 4, delta: 1e-5, runs: 40, rng: seededRng(1) }, 2), /rng/);
+});

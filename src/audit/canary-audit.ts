@@ -115,32 +115,53 @@ export function epsilonLowerBound(falsePositives: number, falseNegatives: number
   return Math.max(0, bound(fnr, fpr), bound(fpr, fnr));
 }
 
-/** Runs the audit (file comment). */
-export function auditLearner(options: AuditOptions): AuditResult {
+interface ResolvedAudit {
+  readonly method: AuditMethod;
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly runs: number;
+  readonly confidence: number;
+  readonly steps: number;
+  readonly clipNorm: number;
+  readonly learningRate: number;
+  readonly rows: number;
+  readonly features: number;
+  readonly batchSize: number;
+}
+
+/** Validates the options (every check before any run). */
+function resolve(options: AuditOptions): ResolvedAudit {
   const method = options.method;
   if (method !== 'dpgd' && method !== 'dpsgd') throw new InvalidParameterError('method', method, "'dpgd' or 'dpsgd'");
-  const epsilon = requirePositive('epsilon', options.epsilon);
-  const delta = requireOpenUnit('delta', options.delta);
-  const runs = requireInteger('runs', options.runs, 20);
-  const confidence = requireOpenUnit('confidence', options.confidence ?? 0.95);
-  const steps = requireInteger('steps', options.steps ?? 20, 1);
-  const clipNorm = requirePositive('clipNorm', options.clipNorm ?? 1);
-  const learningRate = requirePositive('learningRate', options.learningRate ?? 0.5);
   const rows = requireInteger('rows', options.rows ?? 100, 10);
-  const features = requireInteger('features', options.features ?? 5, 1);
-  const rng = options.rng ?? defaultRng();
-  const batchSize = options.batchSize ?? Math.max(1, Math.floor(rows / 10));
-  const canaryIn = auditData(rows, features, 'plus');
-  const canaryOut = auditData(rows, features, method === 'dpgd' ? 'minus' : 'none');
-  const d = features + 1;
+  return {
+    method,
+    epsilon: requirePositive('epsilon', options.epsilon),
+    delta: requireOpenUnit('delta', options.delta),
+    runs: requireInteger('runs', options.runs, 20),
+    confidence: requireOpenUnit('confidence', options.confidence ?? 0.95),
+    steps: requireInteger('steps', options.steps ?? 20, 1),
+    clipNorm: requirePositive('clipNorm', options.clipNorm ?? 1),
+    learningRate: requirePositive('learningRate', options.learningRate ?? 0.5),
+    rows,
+    features: requireInteger('features', options.features ?? 5, 1),
+    batchSize: options.batchSize ?? Math.max(1, Math.floor(rows / 10)),
+  };
+}
 
+/** Scores of `runs` training runs on each neighbour (the canary's coordinate of the released model), and the accountant's epsilon. */
+export function canaryScores(options: AuditOptions, runs: number, rng: Rng = options.rng ?? defaultRng(), onRun?: (done: number) => void): { inside: number[]; outside: number[]; accounted: number } {
+  const a = resolve(options);
+  const canaryIn = auditData(a.rows, a.features, 'plus');
+  const canaryOut = auditData(a.rows, a.features, a.method === 'dpgd' ? 'minus' : 'none');
+  const d = a.features + 1;
   let accounted = 0;
   const train = (data: Dataset): number => {
-    const common = { loss: 'squared', clipNorm, learningRate, epsilon, delta, rng };
+    const common = { loss: 'squared', clipNorm: a.clipNorm, learningRate: a.learningRate, epsilon: a.epsilon, delta: a.delta, rng };
     const result =
-      method === 'dpgd'
-        ? trainDpGd(data, { ...common, steps })
-        : trainDpSgd(data, { ...common, steps, samplingProbability: Math.min(1, batchSize / (rows + 1)), optimizer: 'sgd' });
+      a.method === 'dpgd'
+        ? trainDpGd(data, { ...common, steps: a.steps })
+        : trainDpSgd(data, { ...common, steps: a.steps, samplingProbability: Math.min(1, a.batchSize / (a.rows + 1)), optimizer: 'sgd' });
     accounted = result.privacy.epsilon;
     return result.model.theta[d - 1];
   };
@@ -149,33 +170,83 @@ export function auditLearner(options: AuditOptions): AuditResult {
   for (let r = 0; r < runs; r++) {
     inside.push(train(canaryIn));
     outside.push(train(canaryOut));
-    options.onRun?.(r + 1, runs);
+    onRun?.(r + 1);
   }
+  return { inside, outside, accounted };
+}
+
+/** The audit's verdict from the scores (file comment): the best of the fixed thresholds, Clopper-Pearson with a union bound. */
+function verdict(options: AuditOptions, scores: { inside: readonly number[]; outside: readonly number[]; accounted: number }): AuditResult {
+  const a = resolve(options);
+  const { inside, outside, accounted } = scores;
   // Thresholds fixed before any run: multiples of the canary's noiseless effect on the score,
   // s0 = T lr C / n (DP-SGD divides by the expected batch, so its mean effect is the same). Every run
   // is evaluated; the bound holds for all GRID thresholds at once by a union bound (Bonferroni).
-  const s0 = (steps * learningRate * clipNorm) / (rows + 1);
+  const s0 = (a.steps * a.learningRate * a.clipNorm) / (a.rows + 1);
   const grid = Array.from({ length: THRESHOLDS }, (_, j) => (s0 * j) / 4);
-  const perThreshold = 1 - (1 - confidence) / grid.length;
+  const perThreshold = 1 - (1 - a.confidence) / grid.length;
   let best = { threshold: grid[0], falsePositives: 0, falseNegatives: 0, bound: -1 };
   for (const threshold of grid) {
     const falsePositives = outside.filter((v) => v > threshold).length;
     const falseNegatives = inside.filter((v) => v <= threshold).length;
-    const bound = epsilonLowerBound(falsePositives, falseNegatives, runs, delta, perThreshold);
+    const bound = epsilonLowerBound(falsePositives, falseNegatives, inside.length, a.delta, perThreshold);
     if (bound > best.bound) best = { threshold, falsePositives, falseNegatives, bound };
   }
-  const { threshold, falsePositives, falseNegatives } = best;
-  const epsilonLower = best.bound;
   const epsilonClaimed = options.claimedEpsilon ?? accounted;
   return {
-    method,
-    epsilonLower,
+    method: a.method,
+    epsilonLower: best.bound,
     epsilonClaimed,
     epsilonAccounted: accounted,
-    delta,
-    runs,
-    confidence,
-    violated: epsilonLower > epsilonClaimed,
-    test: { threshold, falsePositives, falseNegatives, evaluated: runs },
+    delta: a.delta,
+    runs: inside.length,
+    confidence: a.confidence,
+    violated: best.bound > epsilonClaimed,
+    test: { threshold: best.threshold, falsePositives: best.falsePositives, falseNegatives: best.falseNegatives, evaluated: inside.length },
   };
+}
+
+/** Runs the audit on the calling thread (file comment). */
+export function auditLearner(options: AuditOptions): AuditResult {
+  const a = resolve(options);
+  return verdict(options, canaryScores(options, a.runs, options.rng ?? defaultRng(), (done) => options.onRun?.(done, a.runs)));
+}
+
+/**
+ * The audit with its runs spread over `threads` worker threads (secure randomness in each; not
+ * for seeded runs). Node-only. `onRun` reports the runs done over all threads.
+ */
+export async function auditLearnerParallel(options: AuditOptions, threads: number): Promise<AuditResult> {
+  const a = resolve(options);
+  if (options.rng !== undefined) throw new InvalidParameterError('rng', 'a generator', 'absent for the parallel audit (each worker draws its own secure randomness)');
+  const count = requireInteger('threads', threads, 1, 256);
+  if (count === 1) return auditLearner(options);
+  const { startModuleWorker } = await import('../worker-threads.js');
+  const shares = Array.from({ length: count }, (_, i) => Math.floor(a.runs / count) + (i < a.runs % count ? 1 : 0)).filter((r) => r > 0);
+  const progress = shares.map(() => 0);
+  const { onRun, rng: _rng, ...plain } = options;
+  const parts = await Promise.all(
+    shares.map(
+      (runs, i) =>
+        new Promise<{ inside: number[]; outside: number[]; accounted: number }>((resolveRun, reject) => {
+          const worker = startModuleWorker(new URL('./audit-worker', import.meta.url), { workerData: { options: plain, runs } });
+          worker.on('message', (message: { done?: number; result?: { inside: number[]; outside: number[]; accounted: number }; error?: string }) => {
+            if (message.done !== undefined) {
+              progress[i] = message.done;
+              onRun?.(progress.reduce((x, y) => x + y, 0), a.runs);
+            }
+            if (message.result !== undefined) {
+              resolveRun(message.result);
+              void worker.terminate();
+            }
+            if (message.error !== undefined) {
+              reject(new InvalidParameterError('audit', 'a worker', 'runs that succeed', message.error));
+              void worker.terminate();
+            }
+          });
+          worker.on('error', reject);
+        }),
+    ),
+  );
+  return verdict(options, { inside: parts.flatMap((p) => p.inside), outside: parts.flatMap((p) => p.outside), accounted: parts[0].accounted });
 }

@@ -4,7 +4,8 @@
  * when the lower bound exceeds the claim: the claim is refuted (at the stated confidence).
  */
 import type { Command } from 'commander';
-import { auditLearner, type AuditMethod } from '../../audit/canary-audit.js';
+import { availableParallelism } from 'node:os';
+import { auditLearnerParallel, type AuditMethod } from '../../audit/canary-audit.js';
 import { BudgetExceededError, InvalidParameterError } from '../../errors.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
@@ -21,6 +22,7 @@ interface AuditFlags {
   learningRate: number;
   batchSize?: number;
   rows: number;
+  threads?: number;
   json?: boolean;
 }
 
@@ -39,6 +41,7 @@ export function registerAudit(program: Command, io: CliIo): void {
     .option('--learning-rate <LR>', 'step size', parseNumberFlag('--learning-rate'), 0.5)
     .option('--batch-size <B>', 'dpsgd: expected batch size (default rows / 10)', parseIntegerFlag('--batch-size'))
     .option('--rows <N>', "rows of the auditor's data besides the canary", parseIntegerFlag('--rows'), 100)
+    .option('--threads <N>', 'worker threads (default: the CPUs available)', parseIntegerFlag('--threads'))
     .option('--json', 'print one JSON object')
     .addHelpText(
       'after',
@@ -57,14 +60,16 @@ violated, test: {threshold, falsePositives, falseNegatives, evaluated}}.
 Example (a deliberately false claim is refuted):
   $ dpfit audit --method dpgd --epsilon 4 --delta 1e-5 --runs 1000 --claimed-epsilon 0.1`,
     )
-    .action((flags: AuditFlags) => {
+    .action(async (flags: AuditFlags) => {
       if (flags.method !== 'dpgd' && flags.method !== 'dpsgd') throw new InvalidParameterError('--method', flags.method, 'dpgd or dpsgd');
       if (!(flags.runs >= 20 && flags.runs <= 1_000_000)) throw new InvalidParameterError('--runs', flags.runs, 'an integer in [20, 1e6]');
       if (flags.batchSize !== undefined && flags.method !== 'dpsgd') throw new InvalidParameterError('--batch-size', flags.batchSize, 'given only with --method dpsgd');
+      const threads = flags.threads ?? availableParallelism();
+      if (!(threads >= 1 && threads <= 256)) throw new InvalidParameterError('--threads', threads, 'an integer in [1, 256]');
       const bar = progressBar(`auditing ${flags.method} (${flags.runs} runs on each neighbour)`, { enabled: !flags.json });
       let result;
       try {
-        result = auditLearner({
+        result = await auditLearnerParallel({
           method: flags.method as AuditMethod,
           epsilon: flags.epsilon,
           delta: flags.delta,
@@ -77,7 +82,7 @@ Example (a deliberately false claim is refuted):
           ...(flags.claimedEpsilon === undefined ? {} : { claimedEpsilon: flags.claimedEpsilon }),
           ...(flags.batchSize === undefined ? {} : { batchSize: flags.batchSize }),
           ...(bar === undefined ? {} : { onRun: bar.onStep }),
-        });
+        }, threads);
         bar?.end(true);
       } catch (error) {
         bar?.end(false);

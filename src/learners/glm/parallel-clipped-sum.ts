@@ -24,6 +24,7 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { InvalidParameterError, NumericalError } from '../../errors.js';
 import { requireInteger } from '../../validate.js';
+import { startModuleWorker } from '../../worker-threads.js';
 import { lossByName } from '../losses.js';
 import {
   accumulateClippedRange, checkClippedSumArguments, CHUNK_ROWS, newClipScratch, sumClippedGradients,
@@ -88,17 +89,9 @@ function rebuildable(loss: GlmLoss): { name: string; parameters: Record<string, 
   return same ? { name: loss.name, parameters: { ...loss.parameters } } : undefined;
 }
 
-/**
- * The worker beside this module: compiled, a .js file; run from the TypeScript sources (tests,
- * `node --import tsx`), a .ts file that needs tsx registered inside the worker too (workers do not
- * inherit `--import` hooks), hence a small bootstrap.
- */
+/** The worker beside this module (compiled or from the sources: `startModuleWorker`). */
 function startWorker(options: ConstructorParameters<typeof Worker>[1]): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./parallel-clipped-sum-worker.js', import.meta.url), options);
-  const entry = new URL('./parallel-clipped-sum-worker.ts', import.meta.url).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { ...options, eval: true });
+  return startModuleWorker(new URL('./parallel-clipped-sum-worker', import.meta.url), options);
 }
 
 /**
