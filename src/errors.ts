@@ -16,7 +16,7 @@ export class DpfitError extends Error {
 /** Formats a value for an error message: numbers keep their full precision, NaN stays NaN. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
-  if (value === undefined) return 'undefined';
+  if (value === undefined) return 'nothing (it was not given)';
   if (typeof value === 'string') return JSON.stringify(value);
   try {
     const text = JSON.stringify(value);
