@@ -144,7 +144,7 @@ test('--accountant pld: tighter than RDP with epsilonLower <= epsilon; RDP-only 
   assert.equal(bad.code, 2);
 });
 
-test('dpfit curve writes an SVG with the RDP curve above the PLD curve', async () => {
+test('dpfit curve writes an SVG (vega-lite) with the RDP curve above the PLD curve, titled with the event', async () => {
   const { mkdtempSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { tmpdir } = await import('node:os');
@@ -156,5 +156,8 @@ test('dpfit curve writes an SVG with the RDP curve above the PLD curve', async (
   for (let i = 1; i < rdp.points.length; i++) assert.ok(rdp.points[i].delta >= pld.points[i].delta * (1 - 1e-9), 'RDP is never tighter than PLD');
   const svg = readFileSync(out, 'utf8');
   assert.match(svg, /^<svg/);
-  assert.equal((svg.match(/<path/g) ?? []).length, 2);
+  // One line per accountant (vega draws each series as its own line mark), both named in the legend, the event in the subtitle.
+  assert.equal((svg.match(/class="mark-line role-mark/g) ?? []).length, 2);
+  for (const text of ['RDP (upper bound)', 'PLD (upper bound)', 'Privacy curve delta(epsilon)']) assert.ok(svg.includes(`>${text}<`), text);
+  assert.match(svg, /selfCompose/);
 });

@@ -76,3 +76,32 @@ export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions
     config: { font: 'DejaVu Sans', view: { stroke: '#ccc' } },
   };
 }
+
+/** One curve of a privacy plot: (epsilon, delta) points of one accountant. */
+export interface PrivacyCurve {
+  readonly label: string;
+  readonly points: readonly { readonly epsilon: number; readonly delta: number }[];
+}
+
+/**
+ * The vega-lite spec of delta(epsilon) curves (`dpfit curve`): a log delta axis, one line per
+ * accountant with its points marked, the title naming the event. Points with delta <= 0 (off a log
+ * axis) are left out.
+ */
+export function privacyCurveChart(curves: readonly PrivacyCurve[], options: { title: string; subtitle?: string }): object {
+  const values = curves.flatMap((c) => c.points.filter((p) => p.delta > 0 && Number.isFinite(p.epsilon)).map((p) => ({ accountant: c.label, epsilon: p.epsilon, delta: p.delta })));
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: options.title, ...(options.subtitle === undefined ? {} : { subtitle: options.subtitle }) },
+    width: 520,
+    height: 320,
+    data: { values },
+    mark: { type: 'line', point: true, strokeWidth: 1.5 },
+    encoding: {
+      x: { field: 'epsilon', type: 'quantitative', title: 'epsilon' },
+      y: { field: 'delta', type: 'quantitative', title: 'delta(epsilon)', scale: { type: 'log' } },
+      color: { field: 'accountant', type: 'nominal', title: 'accountant', sort: curves.map((c) => c.label), legend: { orient: 'top-right' } },
+    },
+    config: { font: 'DejaVu Sans' },
+  };
+}

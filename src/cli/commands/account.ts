@@ -11,7 +11,7 @@ import { pureEpsilon } from '../../accounting/pure-dp.js';
 import { PldAccountant, pldEpsilon } from '../../accounting/pld/accountant.js';
 import { RdpAccountant } from '../../accounting/rdp/accountant.js';
 import { neighboringRelationOf } from '../../accounting/neighboring.js';
-import { privacyCurveSvg, type CurveSeries } from '../../report/curve-svg.js';
+import { privacyCurveChart, renderVegaLite, type PrivacyCurve } from '../../report/vega-chart.js';
 import { readEventFlag, parseOrdersFlag } from '../event-input.js';
 import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
@@ -240,13 +240,13 @@ export function registerAccounting(program: Command, io: CliIo): void {
       eventFile = raw.startsWith('@') ? raw.slice(1) : undefined;
       return readEventFlag(raw);
     })
-    .option('--out <FILE>', 'the SVG file to write (without it: the points on stdout, as JSON with --json)')
+    .option('--out <FILE>', 'the plot to write: SVG, or PNG when FILE ends in .png (without it: the points on stdout, as JSON with --json)')
     .option('--accountant <A>', "'rdp', 'pld' or 'both'", 'both')
     .option('--max-epsilon <E>', 'right end of the epsilon axis (default: epsilon at delta = 1e-8 by RDP)', parseNumberFlag('--max-epsilon'))
     .option('--points <N>', 'points per curve, in [2, 1000]', parseIntegerFlag('--points'), 12)
     .option('--json', 'print one JSON object: {out, curves: [{label, points: [{epsilon, delta}]}]} (out null without --out)')
     .addHelpText('after', EVENT_HELP)
-    .action((flags: { event: DpEvent; out?: string; accountant: string; maxEpsilon?: number; points: number; json?: boolean }) => {
+    .action(async (flags: { event: DpEvent; out?: string; accountant: string; maxEpsilon?: number; points: number; json?: boolean }) => {
       if (!['rdp', 'pld', 'both'].includes(flags.accountant)) throw new InvalidParameterError('--accountant', flags.accountant, "'rdp', 'pld' or 'both'");
       if (!(flags.points >= 2 && flags.points <= 1000)) throw new InvalidParameterError('--points', flags.points, 'in [2, 1000]');
       if (flags.maxEpsilon !== undefined && !(flags.maxEpsilon > 0)) throw new InvalidParameterError('--max-epsilon', flags.maxEpsilon, 'a finite number > 0');
@@ -261,18 +261,24 @@ export function registerAccounting(program: Command, io: CliIo): void {
         throw new InvalidParameterError('--max-epsilon', maxEpsilon, 'a finite number > 0', flags.maxEpsilon === undefined ? "the default, the event's epsilon at delta = 1e-8, is not: give --max-epsilon" : undefined);
       }
       const grid = Array.from({ length: flags.points }, (_, i) => (maxEpsilon * i) / (flags.points - 1));
-      const series: CurveSeries[] = [];
-      if (flags.accountant !== 'pld') series.push({ label: 'RDP (upper bound)', color: '#d62728', points: grid.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) });
+      const series: PrivacyCurve[] = [];
+      if (flags.accountant !== 'pld') series.push({ label: 'RDP (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) });
       if (flags.accountant !== 'rdp') {
         const pld = new PldAccountant();
         if (!pld.supports(flags.event)) {
           if (flags.accountant === 'pld') throw new InvalidParameterError('--accountant', 'pld', "an accountant that supports this event ('rdp')");
         } else {
           pld.compose(flags.event);
-          series.push({ label: 'PLD (upper bound)', color: '#1f77b4', points: grid.map((epsilon) => ({ epsilon, delta: pld.getDelta(epsilon).delta })) });
+          series.push({ label: 'PLD (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: pld.getDelta(epsilon).delta })) });
         }
       }
-      if (out !== undefined) writeOutputFiles([{ output: out, data: privacyCurveSvg(series, 'Privacy curve delta(epsilon)') }]);
+      if (out !== undefined) {
+        const text = JSON.stringify(eventToJson(flags.event));
+        const chart = await renderVegaLite(
+          privacyCurveChart(series, { title: 'Privacy curve delta(epsilon)', subtitle: text.length > 110 ? `${text.slice(0, 107)}...` : text }),
+        );
+        writeOutputFiles([{ output: out, data: out.path.toLowerCase().endsWith('.png') ? chart.png : chart.svg }]);
+      }
       printResult(io, Boolean(flags.json), { out: flags.out ?? null, curves: series }, () => {
         if (flags.out !== undefined) return `wrote ${flags.out} (${series.map((s) => s.label).join(', ')})`;
         const header = ['epsilon'.padEnd(14), ...series.map((s) => `delta ${s.label.split(' ')[0]}`.padEnd(16))].join(' ');
