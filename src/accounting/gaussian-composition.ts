@@ -83,7 +83,8 @@ export function gaussianCompositionEpsilon(event: DpEvent, delta: number): Priva
     return {
       ...base,
       epsilon: nextUp(epsilon),
-      warnings: [
+      warnings: [],
+      notes: [
         'exact up to one ulp: the discrete Gaussian releases are accounted as continuous Gaussians with noise multiplier z sqrt(1 - 64/s^2) (smoothing coupling), composed exactly (Dong, Roth & Su 2022, Cor. 3.3)',
       ],
     };
@@ -92,7 +93,8 @@ export function gaussianCompositionEpsilon(event: DpEvent, delta: number): Priva
   return {
     ...base,
     epsilon,
-    warnings: epsilon === 0 ? [] : ['exact: a composition of Gaussian mechanisms is one Gaussian mechanism (Dong, Roth & Su 2022, Cor. 3.3)'],
+    warnings: [],
+    ...(epsilon === 0 ? {} : { notes: ['exact: a composition of Gaussian mechanisms is one Gaussian mechanism (Dong, Roth & Su 2022, Cor. 3.3)'] }),
   };
 }
 

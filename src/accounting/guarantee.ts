@@ -23,5 +23,8 @@ export interface PrivacyGuarantee {
   readonly conversion?: string;
   readonly neighboringRelation: NeighboringRelation;
   readonly guarantee: GuaranteeKind;
+  /** What a careful user should read: assumptions, weaker conversions, fallbacks. */
   readonly warnings: readonly string[];
+  /** How the bound was obtained, when it is worth saying but nothing to worry about (not a warning). */
+  readonly notes?: readonly string[];
 }
