@@ -272,3 +272,17 @@ describe('progress bar', () => {
     assert.ok(other.text().endsWith('\n'));
   });
 });
+
+describe('evaluate: the majority-class baseline next to a classifier\'s accuracy', () => {
+  it('is the share of the most frequent label, in the JSON and the table', async () => {
+    const f = box();
+    const model = join(f.dir, 'model.json');
+    assert.equal((await run('train', '--data', f.data, '--schema', f.schema, '--method', 'dpgd', '--steps', '5', '--epsilon', '1', '--out', model)).code, 0);
+    const result = await run('evaluate', '--model', model, '--data', f.data, '--json');
+    assert.equal(result.code, 0, result.stderr);
+    const labels = f.lines.slice(1).map((line) => line.split(',')[2]);
+    const yes = labels.filter((l) => l === 'yes').length / labels.length;
+    assert.ok(Math.abs(JSON.parse(result.stdout).majorityBaseline - Math.max(yes, 1 - yes)) < 1e-12);
+    assert.match((await run('evaluate', '--model', model, '--data', f.data)).stdout, /^majorityBaseline \d/m);
+  });
+});
