@@ -286,3 +286,17 @@ describe('evaluate: the majority-class baseline next to a classifier\'s accuracy
     assert.match((await run('evaluate', '--model', model, '--data', f.data)).stdout, /^majorityBaseline \d/m);
   });
 });
+
+describe('epsilon dpsgd / calibrate dpsgd: the schedule as Opacus counts it', () => {
+  it('--dataset-size --batch-size --epochs equals --sampling-probability B/N --steps ceil(E N / B); mixing or missing is exit 2 naming the flags', async () => {
+    const opacus = JSON.parse((await run('epsilon', 'dpsgd', '--dataset-size', '60000', '--batch-size', '2400', '--epochs', '90', '--noise-multiplier', '1.5', '--delta', '1e-5', '--json')).stdout);
+    const direct = JSON.parse((await run('epsilon', 'dpsgd', '--sampling-probability', '0.04', '--steps', '2250', '--noise-multiplier', '1.5', '--delta', '1e-5', '--json')).stdout);
+    assert.equal(opacus.epsilon, direct.epsilon);
+    const calibrated = JSON.parse((await run('calibrate', 'dpsgd', '--dataset-size', '1000', '--batch-size', '10', '--epochs', '3', '--target-epsilon', '2', '--delta', '1e-5', '--json')).stdout);
+    assert.equal(calibrated.event.count, 300);
+    assert.equal(calibrated.event.event.samplingProbability, 0.01);
+    assertFailure(await run('epsilon', 'dpsgd', '--steps', '10', '--dataset-size', '100', '--noise-multiplier', '1', '--delta', '1e-5'), 2, /--sampling-probability must be absent with --dataset-size/, 'mixed');
+    assertFailure(await run('epsilon', 'dpsgd', '--dataset-size', '100', '--epochs', '1', '--noise-multiplier', '1', '--delta', '1e-5'), 2, /--batch-size is required/, 'missing batch');
+    assertFailure(await run('epsilon', 'dpsgd', '--dataset-size', '100', '--batch-size', '200', '--epochs', '1', '--noise-multiplier', '1', '--delta', '1e-5'), 2, /--batch-size must be an integer in \[1, --dataset-size = 100\]/, 'batch above n');
+  });
+});

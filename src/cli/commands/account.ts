@@ -66,6 +66,47 @@ interface Accountant {
   getDelta(epsilon: number): PrivacyGuarantee;
 }
 
+/** The DP-SGD schedule flags: --sampling-probability and --steps, or Opacus's --dataset-size, --batch-size and --epochs. */
+interface ScheduleFlags {
+  samplingProbability?: number;
+  steps?: number;
+  datasetSize?: number;
+  batchSize?: number;
+  epochs?: number;
+}
+
+function addScheduleOptions(command: Command): Command {
+  return command
+    .option('--sampling-probability <Q>', 'Poisson sampling probability, in (0, 1] (with --steps)', parseNumberFlag('--sampling-probability'))
+    .option('--steps <T>', 'number of steps (with --sampling-probability)', parseIntegerFlag('--steps'))
+    .option('--dataset-size <N>', 'instead of q and T: the number of records (q = batch / N)', parseIntegerFlag('--dataset-size'))
+    .option('--batch-size <B>', 'instead of q and T: the expected batch size', parseIntegerFlag('--batch-size'))
+    .option('--epochs <E>', 'instead of q and T: passes over the data (T = ceil(E N / B), as Opacus counts)', parseNumberFlag('--epochs'));
+}
+
+/** q and T from either form of the schedule flags (exactly one form). */
+function scheduleOf(flags: ScheduleFlags): { samplingProbability: number; steps: number } {
+  const direct = flags.samplingProbability !== undefined || flags.steps !== undefined;
+  const opacus = flags.datasetSize !== undefined || flags.batchSize !== undefined || flags.epochs !== undefined;
+  const both = 'give --sampling-probability and --steps, or --dataset-size, --batch-size and --epochs';
+  if (direct && opacus) throw new InvalidParameterError('--sampling-probability', flags.samplingProbability ?? flags.steps, `absent with --dataset-size/--batch-size/--epochs (${both})`);
+  if (opacus) {
+    const n = flags.datasetSize;
+    const b = flags.batchSize;
+    const e = flags.epochs;
+    if (n === undefined) throw new InvalidParameterError('--dataset-size', undefined, `given with --batch-size and --epochs (${both})`);
+    if (b === undefined) throw new InvalidParameterError('--batch-size', undefined, `given with --dataset-size and --epochs (${both})`);
+    if (e === undefined) throw new InvalidParameterError('--epochs', undefined, `given with --dataset-size and --batch-size (${both})`);
+    if (!(n >= 1)) throw new InvalidParameterError('--dataset-size', n, 'an integer >= 1');
+    if (!(b >= 1 && b <= n)) throw new InvalidParameterError('--batch-size', b, `an integer in [1, --dataset-size = ${n}]`);
+    if (!(e > 0)) throw new InvalidParameterError('--epochs', e, 'a number > 0');
+    return { samplingProbability: b / n, steps: Math.ceil((e * n) / b - 1e-9) };
+  }
+  if (flags.samplingProbability === undefined) throw new InvalidParameterError('--sampling-probability', undefined, `given with --steps (${both})`);
+  if (flags.steps === undefined) throw new InvalidParameterError('--steps', undefined, `given with --sampling-probability (${both})`);
+  return { samplingProbability: flags.samplingProbability, steps: flags.steps };
+}
+
 /**
  * The accountant for `flags`. With --accountant pld, an event the PLD accountant cannot handle
  * (RGM and repeat-and-select have RDP bounds only; sampling without replacement has no dominating
@@ -162,17 +203,16 @@ export function registerAccounting(program: Command, io: CliIo): void {
     });
 
   addAccountingOptions(
-    epsilon
-      .command('dpsgd')
+    addScheduleOptions(epsilon.command('dpsgd'))
       .description('epsilon of DP-SGD: STEPS compositions of the Poisson-subsampled Gaussian (add/remove-one)')
-      .requiredOption('--sampling-probability <Q>', 'Poisson sampling probability, in (0, 1]', parseNumberFlag('--sampling-probability'))
       .requiredOption('--noise-multiplier <Z>', 'noise std / clipping norm (> 0)', parseNumberFlag('--noise-multiplier'))
-      .requiredOption('--steps <T>', 'number of steps', parseIntegerFlag('--steps'))
-      .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
-  ).action((flags: AccountingFlags & { samplingProbability: number; noiseMultiplier: number; steps: number; delta: number }) => {
-    const event = dpsgdEvent(flags.samplingProbability, flags.noiseMultiplier, flags.steps);
+      .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta'))
+      .addHelpText('after', '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)).'),
+  ).action((flags: AccountingFlags & ScheduleFlags & { noiseMultiplier: number; delta: number }) => {
+    const { samplingProbability, steps } = scheduleOf(flags);
+    const event = dpsgdEvent(samplingProbability, flags.noiseMultiplier, steps);
     const result = withProgress(flags, (onProgress) => accountantFor(flags, event, onProgress).compose(event).getEpsilon(flags.delta));
-    printResult(io, Boolean(flags.json), withEvent(result, event), () => `DP-SGD, ${flags.steps} steps at q = ${flags.samplingProbability}, z = ${flags.noiseMultiplier}:\n${guaranteeLines(result)}`);
+    printResult(io, Boolean(flags.json), withEvent(result, event), () => `DP-SGD, ${steps} steps at q = ${samplingProbability}, z = ${flags.noiseMultiplier}:\n${guaranteeLines(result)}`);
   });
 
   addAccountingOptions(
@@ -209,20 +249,21 @@ export function registerAccounting(program: Command, io: CliIo): void {
   const calibrate = program.commands.find((c) => c.name() === 'calibrate');
   if (calibrate === undefined) throw new Error('internal error: register calibrate before accounting');
   addAccountingOptions(
-    calibrate
-      .command('dpsgd')
+    addScheduleOptions(calibrate.command('dpsgd'))
       .description('the smallest noise multiplier for DP-SGD to meet a target (epsilon, delta)')
-      .requiredOption('--sampling-probability <Q>', 'Poisson sampling probability, in (0, 1]', parseNumberFlag('--sampling-probability'))
-      .requiredOption('--steps <T>', 'number of steps', parseIntegerFlag('--steps'))
       .requiredOption('--target-epsilon <E>', 'target epsilon (> 0)', parseNumberFlag('--target-epsilon'))
       .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
   )
-    .addHelpText('after', '\nThe returned noise multiplier meets the target exactly (re-accounted); it is within a relative 1e-9 of the smallest that does.')
-    .action((flags: AccountingFlags & { samplingProbability: number; steps: number; targetEpsilon: number; delta: number }) => {
+    .addHelpText(
+      'after',
+      '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)). The returned noise multiplier meets the target exactly (re-accounted); it is within a relative 1e-9 of the smallest that does.',
+    )
+    .action((flags: AccountingFlags & ScheduleFlags & { targetEpsilon: number; delta: number }) => {
       accountantFor(flags); // validates --accountant
+      const { samplingProbability, steps } = scheduleOf(flags);
       const result = calibrateDpsgd({
-        samplingProbability: flags.samplingProbability,
-        steps: flags.steps,
+        samplingProbability,
+        steps,
         targetEpsilon: flags.targetEpsilon,
         delta: flags.delta,
         rdpOptions: { orders: flags.orders },
