@@ -60,6 +60,9 @@ test('shuffled last iterate: never above plain composition, and far below it wit
   }
   // At order 2, the average of 2 alpha / (z^2 k) over k is ~ 2 alpha ln(n) / (n z^2): ~ln(n)/n of composition.
   assert.ok(shuffledLastIterateRdp(2, options) < 0.02 * gaussianRdp(5, 2));
+  // Large epochs (2e5 records: more than a spread argument list can hold) are accounted too.
+  const large = shuffledLastIterateRdp(2, { ...options, n: 200_000 });
+  assert.ok(Number.isFinite(large) && large < shuffledLastIterateRdp(2, options));
   // Epochs compose.
   assert.ok(Math.abs(shuffledLastIterateRdp(2, { ...options, epochs: 3 }) / shuffledLastIterateRdp(2, options) - 3) < 1e-9);
   // (epsilon, delta): better than the exact composition of the per-epoch Gaussian steps.

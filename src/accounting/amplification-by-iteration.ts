@@ -35,6 +35,7 @@
  * grid (it adds a shift at every step, which Thm. 3.5 can absorb only at a cost).
  */
 import { InvalidParameterError } from '../errors.js';
+import { logSumExp } from '../math/log-space.js';
 import { epsilonFromRdpCurve } from './rdp/conversion.js';
 import { DEFAULT_ORDERS } from './rdp/orders.js';
 
@@ -79,12 +80,9 @@ export function shuffledLastIterateRdp(order: number, options: LastIterateOption
   validate(options);
   if (order === Infinity) return Infinity;
   const { n, noiseMultiplier: z, lipschitzFactor: c } = options;
-  // log((1/n) sum_k exp((alpha - 1) eps_k)) / (alpha - 1), by log-sum-exp.
-  const terms = Array.from({ length: n }, (_, i) => (order - 1) * lastIteratePositionRdp(order, z, c, i + 1));
-  const max = Math.max(...terms);
-  let sum = 0;
-  for (const t of terms) sum += Math.exp(t - max);
-  const perEpoch = (max + Math.log(sum / n)) / (order - 1);
+  // log((1/n) sum_k exp((alpha - 1) eps_k)) / (alpha - 1).
+  const terms = Float64Array.from({ length: n }, (_, i) => (order - 1) * lastIteratePositionRdp(order, z, c, i + 1));
+  const perEpoch = (logSumExp(terms) - Math.log(n)) / (order - 1);
   return perEpoch * options.epochs * (1 + 1e-12);
 }
 
