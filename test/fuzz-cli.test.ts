@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { snapshot, snapshotChanges } from './helpers/files.js';
+import { runContractProblems, snapshot } from './helpers/files.js';
 import { eventText } from './helpers/fuzz-events.js';
 import { PEOPLE_SCHEMA, peopleFixture, runCli } from './helpers/people.js';
 
@@ -119,15 +119,7 @@ test('fuzz: every command, any arguments: exit 0/2/3/4, one clean stderr line on
       const before = snapshot(dir);
       const { code, stderr } = await runCli(...argv);
       const after = snapshot(dir);
-      const problems: string[] = [];
-      if (![0, 2, 3, 4].includes(code)) problems.push(`exit ${code}`);
-      if (code !== 0) {
-        const text = stderr.trimEnd();
-        if (text.includes('\n')) problems.push(`${text.split('\n').length} stderr lines`);
-        if (/internal error|\n\s+at /.test(stderr)) problems.push('a stack trace or internal error');
-        const touched = snapshotChanges(before, after);
-        if (touched.length > 0) problems.push(touched.join(', '));
-      }
+      const problems = runContractProblems(code, stderr, before, after);
       if (problems.length > 0) failures.push(`${argv.map((a) => (a.length > 60 ? `${a.slice(0, 60)}...` : a)).join(' ')}: ${problems.join('; ')} [${stderr.trim().slice(0, 200)}]`);
       // Restore the sandbox for the next run: outputs of successful runs removed, overwritten files restored.
       restore(before, after);

@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { snapshot, snapshotChanges } from './helpers/files.js';
+import { runContractProblems, snapshot } from './helpers/files.js';
 import { peopleFixture, runCli } from './helpers/people.js';
 
 const GARBAGE = ['', 'NaN', '1e999', '-1e999', 'maybe', '"', '"a,b"', '\u0000', 'x'.repeat(10_000), '\uFFFD\uFFFD', ' 42 ', '0x1F', '1,5', 'Infinity', '-0', '1e-320', 'yes', 'no', 'YES'];
@@ -84,16 +84,8 @@ test('fuzz: mangled data files through train, evaluate, predict and data inspect
       const argv = commands[which](file);
       const { code, stderr } = await runCli(...argv);
       const after = snapshot(dir);
-      const problems: string[] = [];
-      if (![0, 2, 3, 4].includes(code)) problems.push(`exit ${code}`);
+      const problems = runContractProblems(code, stderr, before, after);
       if (code === 0) succeeded++;
-      else {
-        const text = stderr.trimEnd();
-        if (text.includes('\n')) problems.push(`${text.split('\n').length} stderr lines`);
-        if (/internal error|\n\s+at /.test(stderr)) problems.push('a stack trace or internal error');
-        const touched = snapshotChanges(before, after);
-        if (touched.length > 0) problems.push(touched.join(', '));
-      }
       if (problems.length > 0) failures.push(`${argv[0]} ${JSON.stringify(edits).slice(0, 200)}: ${problems.join('; ')} [${stderr.trim().slice(0, 200)}]`);
     }),
     { seed: 20261124, numRuns: Number(process.env.DPFIT_FUZZ_RUNS ?? 400), endOnFailure: false },

@@ -36,6 +36,24 @@ export function snapshotChanges(before: Map<string, string>, after: Map<string, 
   return diff;
 }
 
+/**
+ * What a CLI run breaks of the failure contract (for the fuzz suites, which collect rather than
+ * assert): an exit status outside {0, 2, 3, 4}; on failure, more than one stderr line, a stack trace
+ * or "internal error", or a file of the snapshot created, changed or removed.
+ */
+export function runContractProblems(code: number, stderr: string, before: Map<string, string>, after: Map<string, string>): string[] {
+  const problems: string[] = [];
+  if (![0, 2, 3, 4].includes(code)) problems.push(`exit ${code}`);
+  if (code !== 0) {
+    const text = stderr.trimEnd();
+    if (text.includes('\n')) problems.push(`${text.split('\n').length} stderr lines`);
+    if (/internal error|\n\s+at /.test(stderr)) problems.push('a stack trace or internal error');
+    const touched = snapshotChanges(before, after);
+    if (touched.length > 0) problems.push(touched.join(', '));
+  }
+  return problems;
+}
+
 /** Asserts that two snapshots are equal, listing what was created, removed or changed. */
 export function assertUnchanged(before: Map<string, string>, after: Map<string, string>, what: string): void {
   const diff = snapshotChanges(before, after);
