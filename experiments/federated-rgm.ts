@@ -57,6 +57,7 @@ import { federate, type FederateOptions } from '../src/federated/coordinator.js'
 import { inProcessClient } from '../src/federated/in-process.js';
 import { FederatedNode, type NodeData } from '../src/federated/node.js';
 import { pencilMinEigenvalue } from '../src/learners/propose-test-release.js';
+import { clipAndAggregate, requireClipMatrix } from '../src/learners/rgm-gd.js';
 import { solveSpd } from '../src/math/linear-algebra.js';
 import { fillGaussian } from '../src/random/continuous.js';
 import { seededRng, type Rng } from '../src/random/rng.js';
@@ -130,27 +131,13 @@ function higgsLike(n: number, rng: Rng): Dataset {
 // ---------------------------------------------------------------------------------------------
 // The objective
 
-/** A = X^T X / n + mu I and b = X^T y / n of one node (the exact quadratic of f_i). */
+/**
+ * A = X^T X / n + mu I and b = X^T y / n of one node: the exact quadratic of f_i, as the node's
+ * non-private path forms it (`clipAndAggregate` with nothing clipped).
+ */
 function quadratic(data: Dataset): { a: Float64Array; b: Float64Array } {
-  const { n, d, x, y } = data;
-  const a = new Float64Array(d * d);
-  const b = new Float64Array(d);
-  for (let i = 0; i < n; i++) {
-    for (let r = 0; r < d; r++) {
-      const xr = x[i * d + r];
-      b[r] += xr * y[i];
-      for (let c = 0; c <= r; c++) a[r * d + c] += xr * x[i * d + c];
-    }
-  }
-  for (let r = 0; r < d; r++) {
-    b[r] /= n;
-    for (let c = 0; c <= r; c++) {
-      const v = a[r * d + c] / n + (r === c ? MU : 0);
-      a[r * d + c] = v;
-      a[c * d + r] = v;
-    }
-  }
-  return { a, b };
+  const { gram, b } = clipAndAggregate(data, requireClipMatrix(undefined, data.d).factor, Infinity, Infinity, MU);
+  return { a: gram, b };
 }
 
 /** c_i = max_j ||x_j (x_j . theta - y_j)|| at theta (the per-example gradient of the data term). */
@@ -203,22 +190,22 @@ interface RunResult {
 
 async function runConfig(config: Config, base: Dataset): Promise<RunResult[]> {
   const results: RunResult[] = [];
+  const d = base.d;
+  // Public bounds: rows are normalised (norm <= 1); labels are +-1, plus |x.B| <= ||B|| for the biased node.
+  const bound = Math.max(rowNorm(base), 1e-12);
+  // The global optimum of the unbiased problem gives the bias's scale.
+  const unbiased = config.split === 'bias' ? quadratic(base) : undefined;
+  const unbiasedOptimum = unbiased === undefined ? undefined : solveSpd(unbiased.a, d, unbiased.b);
   for (const seed of SEEDS) {
     const rng = seededRng(1000 * seed + 7);
-    const d = base.d;
-    // The global optimum of the unbiased problem gives the bias's scale.
     let bias: Float64Array | undefined;
-    if (config.split === 'bias') {
-      const { a, b } = quadratic(base);
-      const optimum = solveSpd(a, d, b);
+    if (unbiasedOptimum !== undefined) {
       const direction = new Float64Array(d);
       fillGaussian(rng, direction, 1);
-      const scale = (2 * Math.hypot(...optimum)) / Math.hypot(...direction);
+      const scale = (2 * Math.hypot(...unbiasedOptimum)) / Math.hypot(...direction);
       bias = direction.map((v) => v * scale);
     }
     const { parties } = twoPartySplit(base, { kind: config.split, rng, ...(bias === undefined ? {} : { bias }) });
-    // Public bounds: rows are normalised (norm <= 1); labels are +-1, plus |x.B| <= ||B|| for the biased node.
-    const bound = Math.max(rowNorm(base), 1e-12);
     const labelBounds = parties.map((_, i) => (bias !== undefined && i === 1 ? 1 + bound * Math.hypot(...bias) : 1));
     const quadratics = parties.map(quadratic);
     const a = quadratics[0].a.map((v, k) => (v + quadratics[1].a[k]) / 2);
@@ -233,7 +220,7 @@ async function runConfig(config: Config, base: Dataset): Promise<RunResult[]> {
     };
     const localOptima = quadratics.map((q) => solveSpd(q.a, d, q.b));
     const c = parties.map((p, i) => maxGradientNorm(p, localOptima[i]));
-    const tau = 1 / Math.max(...labelBounds.map(() => bound * bound + MU));
+    const tau = 1 / (bound * bound + MU); // one public step size for every method and node
     // Each node's PTR proposal: 0.8 lambda_min of its own A~ (computed on its data, as App. C sets its parameters).
     const identity = new Float64Array(d * d).map((_, k) => (k % (d + 1) === 0 ? 1 : 0));
     const rho = quadratics.map((q) => 0.8 * pencilMinEigenvalue(q.a, identity, d));
