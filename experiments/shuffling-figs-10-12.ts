@@ -79,7 +79,6 @@ const tauName = (tau: number) => (tau === 1 / N ? 'tau = 1/n (with replacement)'
 async function curves(privateRun: boolean): Promise<BandRow[]> {
   const rows: BandRow[] = [];
   for (const tau of TAUS) {
-    const stepsPerPartial = Math.max(1, Math.floor(tau * N));
     const perEpoch: number[][] = Array.from({ length: EPOCHS + 1 }, () => []);
     for (let r = 0; r < REPEATS; r++) {
       const rng = seededRng(100 * r + Math.round(1000 * tau));
@@ -96,10 +95,9 @@ async function curves(privateRun: boolean): Promise<BandRow[]> {
         delta: DELTA,
         rng,
         onStep: (t, _steps, theta) => {
-          if ((t * 1) % N === 0 && t / N <= EPOCHS) perEpoch[t / N].push(objective(theta) - fStar);
+          if (t % N === 0 && t / N <= EPOCHS) perEpoch[t / N].push(objective(theta) - fStar);
         },
       });
-      void stepsPerPartial;
     }
     perEpoch.forEach((values, epoch) => {
       if (values.length === 0) return;
