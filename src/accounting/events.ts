@@ -483,21 +483,6 @@ function requireJsonDepth(value: unknown, path: string): void {
 // ---------------------------------------------------------------------------------------------
 // Canonical keys
 
-const KEY_FIELDS: Record<DpEventKind, readonly string[]> = {
-  gaussian: ['noiseMultiplier', 'discrete', 'gridNoiseStd'],
-  laplace: ['noiseMultiplier', 'discrete', 'gridScale'],
-  randomizedResponse: ['noiseParameter', 'numBuckets'],
-  relativeGaussian: ['eta', 'gamma', 'dimension', 'baselineStd', 'rRel', 'discrete', 'gridBaselineStd'],
-  objectivePerturbation: ['noiseStd', 'lipschitz', 'smoothness', 'regularization', 'discrete', 'gridNoiseStd'],
-  poissonSampled: ['samplingProbability'],
-  sampledWithoutReplacement: ['sourceDatasetSize', 'sampleSize'],
-  compose: [],
-  selfCompose: ['count'],
-  repeatAndSelect: ['mean', 'shape'],
-  shuffledSgdConjecture: ['datasetSize', 'noiseMultiplier', 'epochs', 'fraction', 'constant'],
-  nonPrivate: [],
-  noOp: [],
-};
 
 /**
  * A canonical string for an event: equal keys <=> the same release (the same kind, the same
@@ -511,7 +496,7 @@ const KEY_FIELDS: Record<DpEventKind, readonly string[]> = {
 export function eventKey(event: DpEvent): string {
   const record = event as unknown as Record<string, unknown>;
   const parts: string[] = [];
-  for (const field of KEY_FIELDS[event.kind] ?? []) {
+  for (const field of KEY_FIELDS[event.kind]) {
     const value = record[field];
     if (value === undefined || (field === 'discrete' && value === false)) continue;
     parts.push(`${field}=${String(value)}`);
@@ -588,6 +573,9 @@ const FIELDS: Record<DpEventKind, readonly string[]> = {
   nonPrivate: [],
   noOp: [],
 };
+
+/** The numeric and flag fields of each kind (its JSON fields without the sub-events): what a canonical key covers. */
+const KEY_FIELDS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(Object.entries(FIELDS).map(([kind, fields]) => [kind, fields.filter((f) => f !== 'event' && f !== 'events')]));
 
 /**
  * Parses and validates an event from untrusted JSON (a string or an already-parsed value).
