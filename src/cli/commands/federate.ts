@@ -3,6 +3,7 @@
  * eq. 79) over nodes served by `dpfit node serve`. It sees only what the nodes release; each
  * node's guarantee is its own (local DP), reported node by node in the model file.
  */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
 import { BudgetExceededError, DpfitError, InvalidParameterError } from '../../errors.js';
@@ -120,7 +121,6 @@ Example:
       const token = readTokenFile(flags.tokenFile);
       let ca: Buffer | undefined;
       if (flags.ca !== undefined) {
-        const { readFileSync } = await import('node:fs');
         try {
           ca = readFileSync(flags.ca);
         } catch (error) {
