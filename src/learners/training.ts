@@ -6,6 +6,9 @@ import { InvalidParameterError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
 import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 
+/** The delta every dpfit command and estimator uses when none is given (`--delta`'s default). */
+export const DEFAULT_DELTA = 1e-5;
+
 export interface NoiseOptions {
   /** Target epsilon; with `delta`, the learner calibrates its noise. */
   readonly epsilon?: number;

@@ -16,6 +16,7 @@ import { readEventFlag, parseOrdersFlag } from '../event-input.js';
 import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
+import { deltaOption } from '../delta-option.js';
 
 export const EVENT_HELP = `
 Events (JSON, inline or @file; "Infinity" may be written as a string):
@@ -189,14 +190,13 @@ export function registerAccounting(program: Command, io: CliIo): void {
       .command('epsilon')
       .description('epsilon of a DpEvent at a given delta (RDP or PLD accountant)')
       .option('--event <JSON|@FILE>', 'the event', readEventFlag)
-      .option('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
+      .addOption(deltaOption()),
   )
     // `epsilon dpsgd --delta D`: the subcommand's options belong to it, not to `epsilon`.
     .enablePositionalOptions()
     .addHelpText('after', EVENT_HELP)
-    .action((flags: AccountingFlags & { event?: DpEvent; delta?: number }) => {
+    .action((flags: AccountingFlags & { event?: DpEvent; delta: number }) => {
       if (flags.event === undefined) throw new InvalidParameterError('--event', undefined, 'given (JSON or @FILE); see dpfit account --help');
-      if (flags.delta === undefined) throw new InvalidParameterError('--delta', undefined, 'given, in (0, 1)');
       const { event, delta } = flags;
       const result = withProgress(flags, (onProgress) => accountantFor(flags, event, onProgress).compose(event).getEpsilon(delta));
       printResult(io, Boolean(flags.json), withEvent(result, flags.event), () => guaranteeLines(result));
@@ -206,7 +206,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
     addScheduleOptions(epsilon.command('dpsgd'))
       .description('epsilon of DP-SGD: STEPS compositions of the Poisson-subsampled Gaussian (add/remove-one)')
       .requiredOption('--noise-multiplier <Z>', 'noise std / clipping norm (> 0)', parseNumberFlag('--noise-multiplier'))
-      .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta'))
+      .addOption(deltaOption())
       .addHelpText('after', '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)).'),
   ).action((flags: AccountingFlags & ScheduleFlags & { noiseMultiplier: number; delta: number }) => {
     const { samplingProbability, steps } = scheduleOf(flags);
@@ -252,7 +252,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
     addScheduleOptions(calibrate.command('dpsgd'))
       .description('the smallest noise multiplier for DP-SGD to meet a target (epsilon, delta)')
       .requiredOption('--target-epsilon <E>', 'target epsilon (> 0)', parseNumberFlag('--target-epsilon'))
-      .requiredOption('--delta <D>', 'delta, in (0, 1)', parseNumberFlag('--delta')),
+      .addOption(deltaOption()),
   )
     .addHelpText(
       'after',

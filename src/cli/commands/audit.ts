@@ -9,6 +9,7 @@ import { auditLearnerParallel, type AuditMethod } from '../../audit/canary-audit
 import { BudgetExceededError, InvalidParameterError } from '../../errors.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
+import { deltaOption } from '../delta-option.js';
 
 interface AuditFlags {
   method: string;
@@ -18,6 +19,7 @@ interface AuditFlags {
   claimedEpsilon?: number;
   confidence: number;
   steps: number;
+  epochs?: number;
   clip: number;
   learningRate: number;
   batchSize?: number;
@@ -26,17 +28,30 @@ interface AuditFlags {
   json?: boolean;
 }
 
+/** T from --steps, or for dpsgd from --epochs as Opacus counts it (N = rows + the canary, B the expected batch). */
+export function auditSteps(flags: Pick<AuditFlags, 'method' | 'steps' | 'epochs' | 'rows' | 'batchSize'>, stepsGiven: boolean): number {
+  if (flags.epochs === undefined) return flags.steps;
+  if (flags.method !== 'dpsgd') throw new InvalidParameterError('--epochs', flags.epochs, 'given only with --method dpsgd (a dpgd step is one full pass: give --steps)');
+  if (stepsGiven) throw new InvalidParameterError('--epochs', flags.epochs, 'absent when --steps is given (one form of the schedule at a time)');
+  if (!(flags.epochs > 0 && flags.epochs <= 1e6)) throw new InvalidParameterError('--epochs', flags.epochs, 'a number in (0, 1e6]');
+  const n = flags.rows + 1;
+  const batch = flags.batchSize ?? Math.max(1, Math.floor(flags.rows / 10));
+  // The 1e-9 absorbs the rounding of E N / B when it is an integer (as epsilon dpsgd --epochs).
+  return Math.ceil((flags.epochs * n) / batch - 1e-9);
+}
+
 export function registerAudit(program: Command, io: CliIo): void {
   program
     .command('audit')
     .description("measure a learner's privacy by attacking it: an empirical lower bound on epsilon against the claimed upper bound")
     .requiredOption('--method <M>', 'dpgd | dpsgd')
     .requiredOption('--epsilon <E>', 'the training target (the learner calibrates its noise for it)', parseNumberFlag('--epsilon'))
-    .requiredOption('--delta <D>', 'delta of the target and of the audit', parseNumberFlag('--delta'))
+    .addOption(deltaOption('delta of the target and of the audit, in (0, 1)'))
     .option('--runs <N>', 'training runs on each of the two neighbouring datasets', parseIntegerFlag('--runs'), 1000)
     .option('--claimed-epsilon <E>', "the claim to audit (default: the epsilon dpfit's accountant reports)", parseNumberFlag('--claimed-epsilon'))
     .option('--confidence <C>', 'the probability with which the lower bound holds', parseNumberFlag('--confidence'), 0.95)
     .option('--steps <T>', 'training steps per run', parseIntegerFlag('--steps'), 20)
+    .option('--epochs <E>', 'dpsgd: instead of --steps, passes over the data (T = ceil(E N / B), N = --rows + 1 with the canary, as Opacus counts)', parseNumberFlag('--epochs'))
     .option('--clip <C>', 'clipping norm', parseNumberFlag('--clip'), 1)
     .option('--learning-rate <LR>', 'step size', parseNumberFlag('--learning-rate'), 0.5)
     .option('--batch-size <B>', 'dpsgd: expected batch size (default rows / 10)', parseIntegerFlag('--batch-size'))
@@ -60,8 +75,9 @@ violated, test: {threshold, falsePositives, falseNegatives, evaluated}}.
 Example (a deliberately false claim is refuted):
   $ dpfit audit --method dpgd --epsilon 4 --delta 1e-5 --runs 1000 --claimed-epsilon 0.1`,
     )
-    .action(async (flags: AuditFlags) => {
+    .action(async (flags: AuditFlags, command: Command) => {
       if (flags.method !== 'dpgd' && flags.method !== 'dpsgd') throw new InvalidParameterError('--method', flags.method, 'dpgd or dpsgd');
+      const steps = auditSteps(flags, command.getOptionValueSource('steps') === 'cli');
       if (!(flags.runs >= 20 && flags.runs <= 1_000_000)) throw new InvalidParameterError('--runs', flags.runs, 'an integer in [20, 1e6]');
       if (flags.batchSize !== undefined && flags.method !== 'dpsgd') throw new InvalidParameterError('--batch-size', flags.batchSize, 'given only with --method dpsgd');
       const threads = flags.threads ?? availableParallelism();
@@ -75,7 +91,7 @@ Example (a deliberately false claim is refuted):
           delta: flags.delta,
           runs: flags.runs,
           confidence: flags.confidence,
-          steps: flags.steps,
+          steps,
           clipNorm: flags.clip,
           learningRate: flags.learningRate,
           rows: flags.rows,

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { calibrateGaussian, type GaussianCalibrationMethod } from '../../accounting/calibrate-gaussian.js';
 import { calibrateRelativeGaussian } from '../../accounting/relative-gaussian.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
+import { deltaOption } from '../delta-option.js';
 
 export function registerCalibrate(program: Command, io: CliIo): void {
   const calibrate = program
@@ -15,7 +16,7 @@ export function registerCalibrate(program: Command, io: CliIo): void {
     .command('gaussian')
     .description('noise for the Gaussian mechanism (analytic calibration of Balle & Wang 2018 by default)')
     .requiredOption('--target-epsilon <E>', 'target epsilon (> 0)', parseNumberFlag('--target-epsilon'))
-    .requiredOption('--delta <D>', 'target delta, in (0, 1)', parseNumberFlag('--delta'))
+    .addOption(deltaOption('target delta, in (0, 1)'))
     .option('--sensitivity <S>', 'L2 sensitivity of the query', parseNumberFlag('--sensitivity'), 1)
     .option('--method <M>', "'analytic' (exact, any epsilon) or 'classical' (004 Prop. 2.2, epsilon < 1)", 'analytic')
     .option('--json', 'print one JSON object')
@@ -52,7 +53,7 @@ Example:
     .requiredOption('--eta <H>', 'relative sensitivity eta (> 0)', parseNumberFlag('--eta'))
     .requiredOption('--dimension <D>', 'dimension of the query output', parseIntegerFlag('--dimension'))
     .requiredOption('--target-epsilon <E>', 'target epsilon (> 0)', parseNumberFlag('--target-epsilon'))
-    .requiredOption('--delta <DL>', 'target delta, in (0, 1)', parseNumberFlag('--delta'))
+    .addOption(deltaOption('target delta, in (0, 1)'))
     .option('--r-rel <R>', "R_rel of the query's relative sensitivity: also return the baseline sigma", parseNumberFlag('--r-rel'))
     .option('--json', 'print one JSON object')
     .addHelpText(

@@ -16,6 +16,7 @@ import { lbfgs } from '../../math/lbfgs.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { verifyModel } from '../../learners/verify-model.js';
 import { formatNumber, parseNumberFlag, printResult, toJson, type CliIo } from '../io.js';
+import { deltaOption } from '../delta-option.js';
 
 const D = 10;
 const TRAIN = 20_000;
@@ -40,7 +41,7 @@ export function registerDemo(program: Command, io: CliIo): void {
     .command('demo')
     .description('train a private logistic regression on embedded synthetic data and print its privacy report')
     .option('--epsilon <E>', 'privacy budget epsilon', parseNumberFlag('--epsilon'), 1)
-    .option('--delta <D>', 'privacy budget delta', parseNumberFlag('--delta'), 1e-5)
+    .addOption(deltaOption('privacy budget delta, in (0, 1)'))
     .option('--json', 'print one JSON object')
     .action((options: { epsilon: number; delta: number; json?: boolean }) => {
       const { train, test, featureNames } = embeddedData();

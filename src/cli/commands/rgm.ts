@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { relativeGaussianCorollary1, relativeGaussianEpsilon } from '../../accounting/relative-gaussian.js';
 import { InvalidParameterError } from '../../errors.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
+import { deltaOption } from '../delta-option.js';
 
 export function registerRgm(program: Command, io: CliIo): void {
   program
@@ -13,7 +14,7 @@ export function registerRgm(program: Command, io: CliIo): void {
     .requiredOption('--eta <H>', 'relative sensitivity eta (> 0)', parseNumberFlag('--eta'))
     .requiredOption('--gamma <G>', 'relative noise gamma (> 0)', parseNumberFlag('--gamma'))
     .requiredOption('--dimension <D>', 'dimension of the query output', parseIntegerFlag('--dimension'))
-    .requiredOption('--delta <DL>', 'delta, in (0, 1)', parseNumberFlag('--delta'))
+    .addOption(deltaOption())
     .option('--baseline-std <S>', 'baseline sigma (needs --r-rel: restricts the valid orders)', parseNumberFlag('--baseline-std'))
     .option('--r-rel <R>', 'R_rel of the relative sensitivity (needs --baseline-std)', parseNumberFlag('--r-rel'))
     .option('--json', 'print one JSON object')

@@ -29,7 +29,8 @@ export interface TrainFlags {
   data: string;
   schema?: string;
   label?: string;
-  model: string;
+  /** The loss (--loss; --model is its deprecated alias). */
+  loss: string;
   method: string;
   epsilon?: number;
   delta: number;
@@ -88,7 +89,7 @@ export interface MethodContext {
 export const DEFAULT_TUNING_GRID: readonly number[] = Array.from({ length: 10 }, (_, k) => Number((1e-3 * 10 ** ((4 * k) / 9)).toPrecision(3)));
 
 function lipschitzOf(flags: TrainFlags, prepared: PreparedData): number {
-  const loss = lossByName(flags.model);
+  const loss = lossByName(flags.loss);
   const constants = glmConstants(loss, { rowNormBound: prepared.rowNormBound, labelBound: prepared.labelBound });
   const clipNorm = flags.clipNorm ?? constants.lipschitz;
   if (!Number.isFinite(clipNorm)) {
@@ -100,7 +101,7 @@ function lipschitzOf(flags: TrainFlags, prepared: PreparedData): number {
 function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: MethodContext): GradientMethodOptions {
   const method = requireGradientMethod(flags.method);
   const common = {
-    loss: flags.model,
+    loss: flags.loss,
     clipNorm: lipschitzOf(flags, prepared),
     learningRate: flags.learningRate ?? 1,
     regularization: flags.regularization ?? 0,
@@ -160,7 +161,7 @@ function runOneVsRest(flags: TrainFlags, prepared: PreparedData, context: Method
     throw new InvalidParameterError('--method', flags.method, `dpgd, dpsgd or shuffled for a multi-class label (one-vs-rest over ${classes.length} classes)`);
   }
   if (flags.tune !== undefined) throw new InvalidParameterError('--tune', flags.tune, 'not given with a multi-class label (tuning one-vs-rest is not implemented)');
-  if (lossByName(flags.model).labels !== 'signed') throw new InvalidParameterError('--model', flags.model, 'a classification loss (logistic, huber or smoothedHinge) for a multi-class label');
+  if (lossByName(flags.loss).labels !== 'signed') throw new InvalidParameterError('--loss', flags.loss, 'a classification loss (logistic, huber or smoothedHinge) for a multi-class label');
   const result = trainOneVsRest(prepared.dataset, {
     classes,
     base: gradientOptions(flags, prepared, context),
@@ -172,7 +173,7 @@ function runOneVsRest(flags: TrainFlags, prepared: PreparedData, context: Method
   return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
 }
 
-/** The flags each method reads (besides --data, --schema, --label, --model, --method, --epsilon, --delta, --seed, --out, --diagnostics, --json). */
+/** The flags each method reads (besides --data, --schema, --label, --loss, --method, --epsilon, --delta, --seed, --out, --diagnostics, --json). */
 const TUNING_FLAGS = ['tune', 'tuneLearningRates', 'validation', 'metric'] as const;
 const METHOD_FLAGS: Readonly<Record<(typeof METHODS)[number], readonly (keyof TrainFlags)[]>> = {
   dpsgd: ['noiseMultiplier', 'clipNorm', 'steps', 'epochs', 'batchSize', 'learningRate', 'regularization', 'optimizer', 'schedule', ...TUNING_FLAGS],
@@ -254,7 +255,7 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
     case 'output':
       return fromTrainResult(
         trainOutputPerturbation(prepared.dataset, {
-          loss: flags.model,
+          loss: flags.loss,
           ...noiseFlags(flags, context),
           regularization: requireRegularization(flags),
           ...(flags.clipNorm !== undefined ? { clipNorm: flags.clipNorm } : { rowNormBound: prepared.rowNormBound }),
@@ -266,7 +267,7 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
     case 'output-sgd':
       return fromTrainResult(
         trainOutputPerturbationSgd(prepared.dataset, {
-          loss: flags.model,
+          loss: flags.loss,
           ...noiseFlags(flags, context),
           regularization: requireRegularization(flags),
           rowNormBound: prepared.rowNormBound,
@@ -281,7 +282,7 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
     case 'objpert':
       return fromTrainResult(
         trainObjectivePerturbation(prepared.dataset, {
-          loss: flags.model,
+          loss: flags.loss,
           ...objectivePerturbationFlags(flags, prepared, context),
           labelBound: prepared.labelBound,
           ...(flags.parameterNormBound === undefined ? {} : { parameterNormBound: flags.parameterNormBound }),
@@ -292,7 +293,7 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
     case 'amp':
       return fromTrainResult(
         trainAmp(prepared.dataset, {
-          loss: flags.model,
+          loss: flags.loss,
           ...objectivePerturbationFlags(flags, prepared, context),
           clipNorm: lipschitzOf(flags, prepared),
           ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
@@ -301,8 +302,8 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
         }),
       );
     case 'rgm': {
-      if (lossByName(flags.model).name !== 'squared') {
-        throw new InvalidParameterError('--model', flags.model, "'linear' with --method rgm (000 Sec. 5 is ridge regression)");
+      if (lossByName(flags.loss).name !== 'squared') {
+        throw new InvalidParameterError('--loss', flags.loss, "'linear' with --method rgm (000 Sec. 5 is ridge regression)");
       }
       if (flags.noiseMultiplier !== undefined && flags.noiseMultiplier !== 0) {
         throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, '0 (no test, no noise, NOT private) or absent with --method rgm: its noise is calibrated from --epsilon');

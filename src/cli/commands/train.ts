@@ -4,7 +4,7 @@
  * row-norm bound the privacy analysis relies on; the model file embeds the schema and the privacy
  * report, so it says what it cost.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { checkOutputPaths, writeOutputFiles, type OutputContent } from '../../data/node/output-files.js';
 import { loadDataset, readSchemaFile } from '../../data/node/read.js';
 import { isSuggestedSchema, labelColumn, parseSchema, schemaToJson, type Schema } from '../../data/schema.js';
@@ -19,6 +19,7 @@ import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { loadModelFile, type AnyModel } from '../model-file.js';
 import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_TUNE_MEAN } from '../limits.js';
+import { deltaOption } from '../delta-option.js';
 import { progressBar } from '../progress.js';
 import { overlaps, validationOverlap } from '../validation-overlap.js';
 import { createClippedGradientPool, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
@@ -107,6 +108,20 @@ function majorityBaseline(y: ArrayLike<number>): number {
   return y.length === 0 ? 0 : Math.max(...counts.values()) / y.length;
 }
 
+/**
+ * `train --model L`, the loss's old flag: one deprecation line on stderr, then read as `--loss L`
+ * (both given with different values is refused). Removed from `flags` so no method sees it.
+ */
+function takeDeprecatedModelFlag(flags: TrainFlags & { model?: string }, command: Command, io: CliIo): void {
+  if (flags.model === undefined) return;
+  if (command.getOptionValueSource('loss') === 'cli' && flags.loss !== flags.model) {
+    throw new InvalidParameterError('--model', flags.model, `absent when --loss is given (--model is the deprecated name of --loss, here ${JSON.stringify(flags.loss)})`);
+  }
+  io.stderr('dpfit: train --model is deprecated: use --loss (--model names a model FILE in evaluate and predict)\n');
+  flags.loss = flags.model;
+  delete flags.model;
+}
+
 export function registerTrain(program: Command, io: CliIo): void {
   program
     .command('train')
@@ -114,7 +129,9 @@ export function registerTrain(program: Command, io: CliIo): void {
     .requiredOption('--data <FILE>', 'training data (CSV, Parquet or LIBSVM)')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
-    .option('--model <M>', 'logistic | linear | huber | smoothedHinge', 'logistic')
+    .option('--loss <L>', 'logistic | linear | huber | smoothedHinge', 'logistic')
+    // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
+    .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
     .option(
       '--method <M>',
       'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one) | shuffled (004 Alg. 1, replace-one) | ' +
@@ -124,7 +141,7 @@ export function registerTrain(program: Command, io: CliIo): void {
       'dpsgd',
     )
     .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
-    .option('--delta <D>', 'target delta', parseNumberFlag('--delta'), 1e-5)
+    .addOption(deltaOption('target delta, in (0, 1)'))
     .option('--noise-multiplier <Z>', 'explicit noise multiplier instead of --epsilon', parseNumberFlag('--noise-multiplier'))
     .option('--clip-norm <C>', 'per-example gradient clipping norm (default: the loss Lipschitz bound from the schema)', parseNumberFlag('--clip-norm'))
     .option('--steps <T>', 'number of steps (dpgd; or dpsgd instead of --epochs)', parseIntegerFlag('--steps'))
@@ -142,7 +159,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--noise-std <S>', 'objpert/amp: explicit std of the objective noise b instead of --epsilon (needs --regularization)', parseNumberFlag('--noise-std'))
     .option('--output-noise-std <S>', 'amp: std of the output noise (default 0.15, 003 Sec. 5)', parseNumberFlag('--output-noise-std'))
     .option('--accountant <A>', "objpert/amp only: calibrate with 'rdp' (default, 003 Sec. 5) or 'pld' (tighter); other methods report their own accountant")
-    .option('--parameter-norm-bound <P>', 'objpert with --model linear: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
+    .option('--parameter-norm-bound <P>', 'objpert with --loss linear: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
     .option('--feature-clip <RC>', 'rgm: rows clipped to norm RC (default: the schema row-norm bound)', parseNumberFlag('--feature-clip'))
     .option('--b-clip <B>', 'rgm: x_i y_i clipped to norm B (default RC times the label bound)', parseNumberFlag('--b-clip'))
     .option('--rho <RHO>', "rgm: proposed lower bound on the Gram matrix's smallest eigenvalue (default 000 Prop. 3, Gaussian features)", parseNumberFlag('--rho'))
@@ -191,7 +208,8 @@ Limits (exit 2, before any work): at most ${sci(MAX_STEPS)} steps per run (--ste
 gradients in all (one run's, x the classes of one-vs-rest, x the --tune mean); --tune at most
 ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).`,
     )
-    .action(async (flags: TrainFlags) => {
+    .action(async (flags: TrainFlags & { model?: string }, command: Command) => {
+      takeDeprecatedModelFlag(flags, command, io);
       const schemaPath = requireSchemaFlag(flags.schema);
       // Everything the flags alone decide, then every output path: before any file is read or any budget spent.
       checkMethodFlags(flags);

@@ -1,0 +1,78 @@
+/**
+ * Issue 15's conventions on the command line: `train --loss` (with `--model` a deprecated alias
+ * that says so on one stderr line), one `--delta` default shown in every command's help, and the
+ * Opacus form of the schedule (`--epochs`) in `audit`.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { auditSteps } from '../src/cli/commands/audit.js';
+import { peopleFixture, runCli } from './helpers/people.js';
+
+test('train --loss names the loss; --model is a deprecated alias (one stderr line), same model; both different: exit 2', async () => {
+  const { data, schema } = peopleFixture('dpfit-conventions-', 400, 3);
+  const base = ['train', '--data', data, '--schema', schema, '--method', 'dpgd', '--epsilon', '1', '--steps', '5', '--clip-norm', '2', '--seed', '4', '--json'];
+  const byLoss = await runCli(...base, '--loss', 'linear');
+  assert.equal(byLoss.code, 0, byLoss.stderr);
+  assert.doesNotMatch(byLoss.stderr, /deprecated/);
+  assert.equal(JSON.parse(byLoss.stdout).model.loss.name, 'squared');
+  const byModel = await runCli(...base, '--model', 'linear');
+  assert.equal(byModel.code, 0, byModel.stderr);
+  assert.deepEqual(JSON.parse(byModel.stdout), JSON.parse(byLoss.stdout), 'the alias trains the same model (same seed)');
+  const notices = byModel.stderr.split('\n').filter((line) => /deprecated/.test(line));
+  assert.deepEqual(notices, ['dpfit: train --model is deprecated: use --loss (--model names a model FILE in evaluate and predict)']);
+  const both = await runCli(...base, '--loss', 'logistic', '--model', 'linear');
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /^dpfit: --model must be absent when --loss is given/);
+  // Errors about the loss name the new flag.
+  const bad = await runCli(...base, '--loss', 'magic');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^dpfit: --loss must be/);
+  // The help shows --loss, not the alias.
+  const help = await runCli('train', '--help');
+  assert.match(help.stdout, /--loss <L>/);
+  assert.doesNotMatch(help.stdout, /--model/);
+});
+
+test('--delta: the same default (1e-5) in every command that takes it, shown in --help, equal to giving it', async () => {
+  const commands = [['epsilon'], ['epsilon', 'dpsgd'], ['calibrate', 'gaussian'], ['calibrate', 'dpsgd'], ['calibrate', 'rgm'], ['rgm'], ['audit'], ['train'], ['demo']];
+  for (const command of commands) {
+    const help = await runCli(...command, '--help');
+    assert.equal(help.code, 0, command.join(' '));
+    assert.match(help.stdout.replace(/\s+/g, ' '), /--delta <D> [^-]*\(default: 1e-5\)/, command.join(' '));
+  }
+  const same = async (argv: string[]) => {
+    const implicit = await runCli(...argv, '--json');
+    const explicit = await runCli(...argv, '--delta', '1e-5', '--json');
+    assert.equal(implicit.code, 0, `${argv.join(' ')}: ${implicit.stderr}`);
+    assert.deepEqual(JSON.parse(implicit.stdout), JSON.parse(explicit.stdout), argv.join(' '));
+    assert.equal(JSON.parse(implicit.stdout).delta, 1e-5, argv.join(' '));
+  };
+  await same(['epsilon', '--event', '{"kind":"gaussian","noiseMultiplier":1}']);
+  await same(['epsilon', 'dpsgd', '--sampling-probability', '0.01', '--noise-multiplier', '1.1', '--steps', '100']);
+  await same(['calibrate', 'gaussian', '--target-epsilon', '1']);
+  await same(['calibrate', 'dpsgd', '--sampling-probability', '0.01', '--steps', '100', '--target-epsilon', '1']);
+  await same(['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--target-epsilon', '0.5']);
+  await same(['rgm', '--eta', '1e-3', '--gamma', '1e-4', '--dimension', '10']);
+});
+
+test('audit --epochs: T = ceil(E N / B) with N = rows + the canary (as epsilon dpsgd counts); one form at a time; dpsgd only', async () => {
+  const base = ['audit', '--method', 'dpsgd', '--epsilon', '2', '--runs', '20', '--rows', '100', '--batch-size', '10', '--threads', '1', '--json'];
+  // N = 101, B = 10, E = 2: T = ceil(20.2) = 21 steps; the accountant's epsilon must be the same as with --steps 21.
+  const byEpochs = await runCli(...base, '--epochs', '2');
+  const bySteps = await runCli(...base, '--steps', '21');
+  assert.equal(byEpochs.code, 0, byEpochs.stderr);
+  assert.equal(bySteps.code, 0, bySteps.stderr);
+  assert.equal(JSON.parse(byEpochs.stdout).epsilonAccounted, JSON.parse(bySteps.stdout).epsilonAccounted);
+  // The count itself, against epsilon dpsgd's Opacus form on the same N, B, E (its event's selfCompose count).
+  for (const [rows, batch, epochs] of [[100, 10, 2], [100, 7, 3], [999, 250, 0.5], [59999, 2400, 90]]) {
+    const opacus = await runCli('epsilon', 'dpsgd', '--dataset-size', String(rows + 1), '--batch-size', String(batch), '--epochs', String(epochs), '--noise-multiplier', '1', '--json');
+    assert.equal(auditSteps({ method: 'dpsgd', steps: 20, epochs, rows, batchSize: batch }, false), JSON.parse(opacus.stdout).event.count, `${rows} ${batch} ${epochs}`);
+  }
+  assert.equal(auditSteps({ method: 'dpsgd', steps: 20, epochs: 2, rows: 100, batchSize: 10 }, false), 21);
+  const both = await runCli(...base, '--epochs', '2', '--steps', '21');
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /^dpfit: --epochs must be absent when --steps is given/);
+  const dpgd = await runCli('audit', '--method', 'dpgd', '--epsilon', '2', '--runs', '20', '--epochs', '2');
+  assert.equal(dpgd.code, 2);
+  assert.match(dpgd.stderr, /^dpfit: --epochs must be given only with --method dpsgd/);
+});
