@@ -12,6 +12,7 @@ import { describeOsError } from '../data/node/output-files.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { registerAccounting } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
+import { registerCalculator } from './commands/calculator.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerData } from './commands/data.js';
 import { registerDemo } from './commands/demo.js';
@@ -58,6 +59,7 @@ Start with:
   registerFederate(program, io);
   registerLedger(program, io);
   registerAudit(program, io);
+  registerCalculator(program, io);
   for (const command of program.commands) propagate(command);
   return program;
 }

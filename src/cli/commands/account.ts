@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibrate.js';
+import { dpsgdScheduleFromEpochs } from '../../accounting/dpsgd-schedule.js';
 import { eventToJson, type DpEvent } from '../../accounting/events.js';
 import type { PrivacyGuarantee } from '../../accounting/guarantee.js';
 import { InvalidParameterError, UnsupportedEventError } from '../../errors.js';
@@ -101,7 +102,7 @@ function scheduleOf(flags: ScheduleFlags): { samplingProbability: number; steps:
     if (!(n >= 1)) throw new InvalidParameterError('--dataset-size', n, 'an integer >= 1');
     if (!(b >= 1 && b <= n)) throw new InvalidParameterError('--batch-size', b, `an integer in [1, --dataset-size = ${n}]`);
     if (!(e > 0)) throw new InvalidParameterError('--epochs', e, 'a number > 0');
-    return { samplingProbability: b / n, steps: Math.ceil((e * n) / b - 1e-9) };
+    return dpsgdScheduleFromEpochs(n, b, e);
   }
   if (flags.samplingProbability === undefined) throw new InvalidParameterError('--sampling-probability', undefined, `given with --steps (${both})`);
   if (flags.steps === undefined) throw new InvalidParameterError('--steps', undefined, `given with --sampling-probability (${both})`);

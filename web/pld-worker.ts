@@ -1,0 +1,61 @@
+/**
+ * The calculator's worker: PLD compositions and calibrations, which may take seconds, run here so
+ * that the page stays responsive. It calls the same functions as the CLI (`dpfit epsilon
+ * --accountant pld`, `dpfit curve`, `dpfit calibrate dpsgd`) with the same options, so the
+ * numbers are the CLI's.
+ */
+import { calibrateDpsgd } from '../src/accounting/calibrate.js';
+import type { DpEvent } from '../src/accounting/events.js';
+import { PldAccountant, pldEpsilon } from '../src/accounting/pld/accountant.js';
+import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
+import { UnsupportedEventError } from '../src/errors.js';
+import type { CalibrationResult, PldResult, WorkerRequest, WorkerResponse } from './protocol.js';
+
+interface WorkerScope {
+  onmessage: ((message: { data: { id: number; request: WorkerRequest } }) => void) | null;
+  postMessage(message: WorkerResponse): void;
+}
+const scope = self as unknown as WorkerScope;
+
+/** epsilon by PLD, falling back to RDP with the PLD accountant's own reason (as the CLI's --accountant pld does). */
+function pld(event: DpEvent, delta: number, curveEpsilons: readonly number[]): PldResult {
+  const accountant = new PldAccountant();
+  if (!accountant.supports(event)) {
+    let reason = 'an unsupported sub-event';
+    try {
+      new PldAccountant().compose(event);
+    } catch (error) {
+      if (error instanceof UnsupportedEventError) reason = error.message;
+      else throw error;
+    }
+    const g = new RdpAccountant().compose(event).getEpsilon(delta);
+    return { guarantee: { ...g, warnings: [...g.warnings, `the PLD accountant cannot account this event (${reason}): accounted by RDP instead`] } };
+  }
+  accountant.compose(event);
+  const guarantee = accountant.getEpsilon(delta);
+  const curve = curveEpsilons.map((epsilon) => ({ epsilon, delta: accountant.getDelta(epsilon).delta }));
+  return { guarantee, curve };
+}
+
+function calibrate(request: Extract<WorkerRequest, { task: 'calibrateDpsgd' }>): CalibrationResult {
+  const result = calibrateDpsgd({
+    samplingProbability: request.samplingProbability,
+    steps: request.steps,
+    targetEpsilon: request.targetEpsilon,
+    delta: request.delta,
+    rdpOptions: { orders: undefined },
+    ...(request.accountant === 'pld' ? { accountant: (event: DpEvent, delta: number) => pldEpsilon(event, delta), tolerance: 1e-6 } : {}),
+  });
+  return { noiseMultiplier: result.noiseMultiplier, guarantee: result.guarantee, event: result.event };
+}
+
+scope.onmessage = ({ data: { id, request } }) => {
+  try {
+    const result = request.task === 'pld' ? pld(request.event, request.delta, request.curveEpsilons) : calibrate(request);
+    scope.postMessage({ id, ok: true, result });
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error));
+    const param = (e as { param?: unknown }).param;
+    scope.postMessage({ id, ok: false, error: { name: e.name, message: e.message, ...(typeof param === 'string' ? { param } : {}) } });
+  }
+};
