@@ -56,6 +56,7 @@ import { open as openFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { MAX_EVENT_DEPTH, NO_OP_EVENT, eventToJson, parseEvent, requireEventDepth, selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import { loadDuckDb } from '../data/node/load-duckdb.js';
 import { DataFormatError, DpfitError, InvalidParameterError, describeValue } from '../errors.js';
 import { type Budget, type BudgetEntry, type BudgetLedger, decideBudget, extraDeltaSum, type LedgerDecision, spentBudget, type SpentBudget } from './budget.js';
 
@@ -202,12 +203,13 @@ export class PrivacyLedger implements BudgetLedger {
     };
     let instance: DuckDBInstance;
     try {
-      const { DuckDBInstance } = await import('@duckdb/node-api');
+      const { DuckDBInstance } = await loadDuckDb(path, 'the privacy ledger');
       const config: Record<string, string> = { threads: '1' };
       if (wanted === undefined) config.access_mode = 'READ_ONLY';
       instance = await DuckDBInstance.create(path, config);
     } catch (error) {
       release();
+      if (error instanceof DpfitError) throw error;
       const message = firstLine(error);
       if (/could not set lock|conflicting lock/i.test(message)) {
         const pid = /PID (\d+)/.exec(message);

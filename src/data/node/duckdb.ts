@@ -17,6 +17,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { CsvParser, type CsvColumnType, type CsvOptions } from '../csv.js';
 import type { RawColumn, RawTable } from '../table.js';
+import { loadDuckDb } from './load-duckdb.js';
 import { requireFile } from './read.js';
 
 /** The number grammar of `parse-number.ts` as a regular expression (type inference of text columns). */
@@ -46,14 +47,17 @@ function duckDbError(path: string, error: unknown): DataFormatError {
   return new DataFormatError(path, `${first.trim()} (DuckDB)`, line ? Number(line[1]) : undefined);
 }
 
-/** Runs `work` on a fresh in-memory DuckDB connection, closed afterwards. */
-export async function withDuckDb<T>(options: DuckDbOptions, work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` on a fresh in-memory DuckDB connection, closed afterwards. `need` names the file and
+ * the purpose in the error raised when DuckDB (an optional dependency) is not installed.
+ */
+export async function withDuckDb<T>(options: DuckDbOptions, work: (connection: DuckDBConnection) => Promise<T>, need: { source: string; purpose: string }): Promise<T> {
   const config: Record<string, string> = {};
   if (options.threads !== undefined) {
     if (!Number.isSafeInteger(options.threads) || options.threads < 1) throw new InvalidParameterError('threads', options.threads, 'an integer >= 1');
     config.threads = String(options.threads);
   }
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { DuckDBInstance } = await loadDuckDb(need.source, need.purpose);
   const instance = await DuckDBInstance.create(':memory:', config);
   const connection = await instance.connect();
   try {
@@ -287,7 +291,7 @@ export async function readParquetFile(path: string, options: CsvOptions & DuckDb
       selected.push({ name, kind: kind === 'categorical' ? 'categorical' : 'numeric', numericSource: NUMERIC_SOURCE.test(types[j]) });
     });
     return collect(connection, path, from, selected, missing);
-  });
+  }, { source: path, purpose: 'reading Parquet files' });
 }
 
 /** The header (or first record) of a CSV file, parsed by the built-in parser: the column names. */
@@ -345,7 +349,7 @@ export async function readCsvWithDuckDb(path: string, options: CsvOptions & Duck
       selected.push({ name, kind: kind === 'categorical' ? 'categorical' : 'numeric', numericSource: false });
     });
     return collect(connection, path, from, selected, missing);
-  });
+  }, { source: path, purpose: 'reading this CSV file with DuckDB' });
 }
 
 /**
@@ -364,5 +368,5 @@ export async function convertCsvToParquet(csvPath: string, parquetPath: string, 
     } catch (error) {
       throw duckDbError(csvPath, error);
     }
-  });
+  }, { source: csvPath, purpose: 'converting CSV to Parquet' });
 }
