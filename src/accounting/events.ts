@@ -165,6 +165,28 @@ export interface ShuffledSgdConjectureEvent {
   readonly constant: number;
 }
 
+/**
+ * ONE shuffled epoch of noisy SGD (batch size one) whose LAST iterate is released, accounted by
+ * amplification by iteration (Feldman, Mironov, Talwar & Thakurta 2018; `004` Sec. 3.3, Thms.
+ * 3.5-3.6 and Lemma 3.1), replace-one neighbours. A uniformly random permutation of
+ * `datasetSize` = n records is drawn and its first `stepsPerEpoch` = m records are processed; a
+ * record processed k-th from the end of the epoch is (alpha, 2 alpha (1 + g k)^2 / (z^2 k))-RDP,
+ * z = `noiseMultiplier` (noise std over half the step's sensitivity) and g = `shiftGrowth` >= 0 the
+ * per-step growth of the shift that rounding adds (0 in exact arithmetic). The epoch's RDP is the
+ * mixture over positions (`accounting/amplification-by-iteration.ts`). Several epochs:
+ * selfCompose. Its conditions (a convex, smooth loss and a non-expansive step) are checked by
+ * the learner that emits it (`learners/lattice-sgd.ts`).
+ */
+export interface ShuffledLastIterateEvent {
+  readonly kind: 'shuffledLastIterate';
+  /** n: the records permuted. */
+  readonly datasetSize: number;
+  /** m <= n: the records of the permutation processed (one step each). */
+  readonly stepsPerEpoch: number;
+  readonly noiseMultiplier: number;
+  readonly shiftGrowth: number;
+}
+
 /** A release with no privacy at all (infinite epsilon). */
 export interface NonPrivateEvent {
   readonly kind: 'nonPrivate';
@@ -187,6 +209,7 @@ export type DpEvent =
   | SelfComposeEvent
   | RepeatAndSelectEvent
   | ShuffledSgdConjectureEvent
+  | ShuffledLastIterateEvent
   | NonPrivateEvent
   | NoOpEvent;
 
@@ -204,6 +227,7 @@ export const EVENT_KINDS: readonly DpEventKind[] = Object.freeze([
   'selfCompose',
   'repeatAndSelect',
   'shuffledSgdConjecture',
+  'shuffledLastIterate',
   'nonPrivate',
   'noOp',
 ]);
@@ -546,6 +570,22 @@ export function shuffledSgdConjectureEvent(params: {
   return Object.freeze({ kind: 'shuffledSgdConjecture', datasetSize, noiseMultiplier, epochs, fraction, constant });
 }
 
+export function shuffledLastIterateEvent(params: {
+  datasetSize: number;
+  stepsPerEpoch: number;
+  noiseMultiplier: number;
+  shiftGrowth?: number;
+}): ShuffledLastIterateEvent {
+  const datasetSize = requireInteger('datasetSize', params.datasetSize, 1);
+  const stepsPerEpoch = requireInteger('stepsPerEpoch', params.stepsPerEpoch, 1, datasetSize);
+  const noiseMultiplier = requirePositive('noiseMultiplier', params.noiseMultiplier);
+  const shiftGrowth = params.shiftGrowth ?? 0;
+  if (!(typeof shiftGrowth === 'number' && Number.isFinite(shiftGrowth) && shiftGrowth >= 0)) {
+    throw new InvalidParameterError('shiftGrowth', shiftGrowth, 'a finite number >= 0');
+  }
+  return Object.freeze({ kind: 'shuffledLastIterate', datasetSize, stepsPerEpoch, noiseMultiplier, shiftGrowth });
+}
+
 export const NON_PRIVATE_EVENT: NonPrivateEvent = Object.freeze({ kind: 'nonPrivate' });
 export const NO_OP_EVENT: NoOpEvent = Object.freeze({ kind: 'noOp' });
 
@@ -570,6 +610,7 @@ const FIELDS: Record<DpEventKind, readonly string[]> = {
   selfCompose: ['count', 'event'],
   repeatAndSelect: ['event', 'mean', 'shape'],
   shuffledSgdConjecture: ['datasetSize', 'noiseMultiplier', 'epochs', 'fraction', 'constant'],
+  shuffledLastIterate: ['datasetSize', 'stepsPerEpoch', 'noiseMultiplier', 'shiftGrowth'],
   nonPrivate: [],
   noOp: [],
 };
@@ -663,6 +704,13 @@ function parseChecked(value: unknown, path: string): DpEvent {
           epochs: num('epochs'),
           fraction: num('fraction'),
           constant: record.constant === undefined ? undefined : num('constant'),
+        });
+      case 'shuffledLastIterate':
+        return shuffledLastIterateEvent({
+          datasetSize: num('datasetSize'),
+          stepsPerEpoch: num('stepsPerEpoch'),
+          noiseMultiplier: num('noiseMultiplier'),
+          shiftGrowth: record.shiftGrowth === undefined ? undefined : num('shiftGrowth'),
         });
       case 'nonPrivate':
         return NON_PRIVATE_EVENT;

@@ -59,6 +59,7 @@ function relationOf(event: DpEvent, root: DpEvent): NeighboringRelation {
         : 'addOrRemoveOne';
     case 'randomizedResponse':
     case 'shuffledSgdConjecture':
+    case 'shuffledLastIterate':
       return 'replaceOne';
     case 'sampledWithoutReplacement':
       return within(root, event, 'replaceOne', relationOf(event.event, root));

@@ -84,6 +84,15 @@ export function gradientRunEvent(options: GradientMethodOptions, shape: RunShape
   return gradientRunNoise(options, shape, noiseMultiplier, continuous).event;
 }
 
+/**
+ * The options of a run inside a composite release (tuning, one-vs-rest), whose accounting uses
+ * `gradientRunEvent`: the run must be the mechanism that event describes, so shuffled SGD's
+ * last-iterate path (a different iteration, accounted differently) is turned off.
+ */
+export function compositeRunOptions(options: GradientMethodOptions): GradientMethodOptions {
+  return options.method === 'shuffled' ? { ...options, lastIterate: false } : options;
+}
+
 /** Trains one run with a target (epsilon, delta) or an explicit noise multiplier (reported at delta). */
 export function trainGradientMethod(data: GlmData, options: GradientMethodOptions, noise: NoiseOptions): TrainResult {
   const { method, ...rest } = options;

@@ -17,7 +17,7 @@ import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireOpenUnit, requirePositive } from '../validate.js';
 import type { GlmData } from './glm/types.js';
-import { calibrateCompositeNoise, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
+import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { parseModel, parsePrivacyReport, predictMargins, type FeatureMatrix, type LinearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
@@ -85,7 +85,7 @@ export function trainOneVsRest(data: MultiClassData, options: OneVsRestOptions):
   for (let c = 0; c < k; c++) {
     const y = new Float64Array(data.n);
     for (let i = 0; i < data.n; i++) y[i] = data.y[i] === c ? 1 : 0;
-    const result = trainGradientMethod({ ...data, y }, base, { noiseMultiplier, delta, rng });
+    const result = trainGradientMethod({ ...data, y }, compositeRunOptions(base), { noiseMultiplier, delta, rng });
     const { privacy: perRun, ...model } = result.model;
     lastGranularity = perRun?.granularity;
     models.push(model);

@@ -25,20 +25,34 @@
  *  z / (2 sqrt P) (Dong, Roth & Su 2022, Cor. 3.3; `gaussian-composition.ts`), so for a target
  *  (epsilon, delta) the noise is calibrated exactly: z = 2 sqrt(P) analyticGaussianNoiseMultiplier(epsilon, delta).
  *
+ * LAST ITERATE (the default when its conditions hold): only the final model is released, so
+ * amplification by iteration applies (`004` Thms. 3.5-3.6, Lemma 3.1; Feldman et al. 2018). The
+ * run is then the lattice iteration of `lattice-sgd.ts` (projection on a public ball of radius r,
+ * state and noise on a lattice, the same clipped steps), whose conditions are checked by name: a
+ * smooth loss, a PUBLIC row-norm bound R and learningRate (beta_f R^2 + lambda) <= 2. Both proven
+ * bounds are computed for that run (plain composition of its per-step Gaussian releases, and the
+ * `shuffledLastIterate` event) and the smaller is the headline, the other in `comparisons`; for
+ * a target epsilon the noise is the smallest that meets the target by either. Composite releases
+ * (tuning, one-vs-rest) run the plain iteration (`compositeRunOptions`).
+ *
  * CONJECTURE (only with `accountConjecture: true`): the thesis' Conj. 1-2 (amplification by the
  * partial shuffle, `004` Sec. 4.3) accounted by the RDP accountant with `allowConjecture`. It is
  * NOT a theorem: it is put in `privacy.comparisons.conjecture` and a warning, never in the headline.
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
-import { gaussianEvent, sampledWithoutReplacementEvent, selfComposeEvent, shuffledSgdConjectureEvent, type DpEvent } from '../accounting/events.js';
+import { couplingReducedNoise } from '../accounting/discrete-coupling.js';
+import { gaussianEvent, NON_PRIVATE_EVENT, sampledWithoutReplacementEvent, selfComposeEvent, shuffledSgdConjectureEvent, type DpEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { randomPermutation } from '../random/discrete.js';
-import { defaultRng } from '../random/rng.js';
+import { defaultRng, type Rng } from '../random/rng.js';
 import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
+import { checkedRowNormBound } from './glm/data.js';
 import { sumClippedGradients } from './glm/per-example.js';
+import type { GlmLoss } from './glm/types.js';
+import { latticeClipThresholds, latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdSettings } from './lattice-sgd.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
@@ -61,6 +75,15 @@ export interface ShuffledSgdOptions extends NoiseOptions {
   /** Also report `004` Conj. 1-2's epsilon, as a labelled conjecture (never the headline). */
   readonly accountConjecture?: boolean;
   readonly featureNames?: readonly string[];
+  /**
+   * Account the last iterate by amplification by iteration (`lattice-sgd.ts`): 'auto' (default)
+   * when its conditions hold, true to require it (an error names the failed condition), false never.
+   */
+  readonly lastIterate?: boolean | 'auto';
+  /** r: the public radius of the ball the last-iterate path projects the iterate on (default 1000). */
+  readonly projectionRadius?: number;
+  /** R: a PUBLIC bound on every row's norm (the schema's); the last-iterate path needs it. */
+  readonly rowNormBound?: number;
   /** Called after every step; `theta` is the current iterate (read it, do not keep it: it changes). */
   readonly onStep?: (step: number, steps: number, theta: Float64Array) => void;
 }
@@ -93,6 +116,16 @@ export function shuffledSgdEvent(stepEvent: DpEvent, partialEpochs: number, shap
   return selfComposeEvent(stepEvent, partialEpochs);
 }
 
+/** The default radius r of the ball the last-iterate path projects on (public; it only sets the rounding slack). */
+export const DEFAULT_PROJECTION_RADIUS = 1000;
+
+/** The smaller of the exact-Gaussian and RDP epsilons of a proven event. */
+function provenEpsilon(event: DpEvent, delta: number): number {
+  const exact = gaussianCompositionEpsilon(event, delta);
+  const rdp = rdpEpsilon(event, delta).epsilon;
+  return exact === undefined ? rdp : Math.min(rdp, exact.epsilon);
+}
+
 export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): TrainResult {
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
@@ -106,18 +139,38 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   if (stepsPerEpoch < 1) throw new InvalidParameterError('fraction', fraction, `>= 1/n = ${1 / n} (floor(tau n) steps per partial epoch must be at least 1)`);
   const learningRate = requirePositive('learningRate', options.learningRate);
   const regularization = requireNonNegative('regularization', options.regularization ?? 0);
+  const lastIterate = options.lastIterate ?? 'auto';
+  if (!(lastIterate === true || lastIterate === false || lastIterate === 'auto')) throw new InvalidParameterError('lastIterate', lastIterate, "true, false or 'auto'");
+  const projectionRadius = requirePositive('projectionRadius', options.projectionRadius ?? DEFAULT_PROJECTION_RADIUS);
   const partialEpochs = shuffledPartialEpochs(epochs, fraction);
   const steps = partialEpochs * stepsPerEpoch;
   const target = noiseTarget(options);
   const rng = options.rng ?? defaultRng();
 
   const sampled = stepsPerEpoch === 1 && n >= 2;
-  const noiseMultiplier =
-    target.kind !== 'target'
-      ? target.noiseMultiplier
-      : sampled
-        ? calibrateNoiseMultiplier((z) => shuffledSgdEvent(gaussianEvent(z / 2), partialEpochs, { n, stepsPerEpoch }), { targetEpsilon: target.epsilon, delta: target.delta }).noiseMultiplier
-        : 2 * exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, partialEpochs);
+  const shape = { n, stepsPerEpoch };
+  // The noise plain composition needs (for the continuous mechanism; grids only add noise).
+  const plainNoise = (epsilon: number, delta: number) =>
+    sampled
+      ? calibrateNoiseMultiplier((z) => shuffledSgdEvent(gaussianEvent(z / 2), partialEpochs, shape), { targetEpsilon: epsilon, delta }).noiseMultiplier
+      : 2 * exactGaussianCompositionNoiseMultiplier(epsilon, delta, partialEpochs);
+
+  // Amplification by iteration (`lattice-sgd.ts`): used when its conditions hold, unless turned off.
+  const settings: LatticeSgdSettings = {
+    n, stepsPerEpoch, d, clipNorm, learningRate, regularization, projectionRadius,
+    rowNormBound: options.rowNormBound === undefined ? NaN : checkedRowNormBound(glmData, options.rowNormBound),
+    curvatureBound: loss.curvatureBound,
+  };
+  const nonPrivate = target.kind !== 'target' && target.noiseMultiplier === 0;
+  const obstacle = lastIterate === false ? 'it was turned off (lastIterate: false)' : latticeSgdObstacle(settings);
+  if (lastIterate === true && obstacle !== undefined) throw new InvalidParameterError('lastIterate', true, `usable only when its conditions hold: ${obstacle}`);
+  if (obstacle === undefined && !nonPrivate) {
+    const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
+    const noiseMultiplier = target.kind === 'target' ? latticeNoise(settings, partialEpochs, plainNoise(target.epsilon, target.delta), target.epsilon, delta) : target.noiseMultiplier;
+    return trainOnLattice(loss, glmData, settings, { noiseMultiplier, partialEpochs, epochs, fraction, delta, rng, options, shape });
+  }
+
+  const noiseMultiplier = target.kind !== 'target' ? target.noiseMultiplier : plainNoise(target.epsilon, target.delta);
   const noise = noiseMultiplier === 0 ? undefined : shuffledStepNoise(d, clipNorm, noiseMultiplier, options.continuousNoise);
   const noiseStd = noise?.noiseStd ?? 0;
 
@@ -157,20 +210,13 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   }
 
   const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
-  const event = shuffledSgdEvent(noise.event, partialEpochs, { n, stepsPerEpoch });
+  const event = shuffledSgdEvent(noise.event, partialEpochs, shape);
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
   const warnings: string[] = [];
-  if (options.accountConjecture) {
-    const conjecture = conjectureComparison(n, noiseMultiplier, epochs, fraction, delta);
-    if (conjecture.kind === 'ok') {
-      comparisons.conjecture = { epsilon: conjecture.epsilon, delta, noiseMultiplier };
-      warnings.push(
-        `004 Conj. 1-2 (a conjecture, NOT a proven guarantee) would give epsilon = ${conjecture.epsilon}; the headline epsilon is the proven bound without amplification`,
-      );
-    } else {
-      warnings.push(`the conjecture (004 Conj. 1-2) was not accounted: ${conjecture.reason}`);
-    }
+  if (!options.continuousNoise && obstacle !== undefined && lastIterate === 'auto') {
+    warnings.push(`the last-iterate bound (amplification by iteration, 004 Thm. 3.6) was not used: ${obstacle}`);
   }
+  addConjecture(options, { n, noiseMultiplier, epochs, fraction, delta }, comparisons, warnings);
   const privacy = privacyReport(event, delta, {
     relation: 'replaceOne',
     rng,
@@ -180,6 +226,122 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
     granularity: noise.granularity,
   });
   return { model: { ...model, privacy }, privacy, diagnostics };
+}
+
+/**
+ * The noise multiplier of the lattice path for a target: the plain-composition noise (lifted so
+ * that the lattice's step event still meets the target), or less when the last-iterate bound
+ * meets the target with less.
+ */
+function latticeNoise(settings: LatticeSgdSettings, partialEpochs: number, plainZ: number, targetEpsilon: number, delta: number): number {
+  let z = plainZ;
+  for (let i = 0; i < 16; i++) {
+    const plan = planLatticeSgd(settings, z);
+    const accounted = couplingReducedNoise(plan.stepEvent.noiseMultiplier, plan.noiseParameter);
+    if (accounted >= plainZ / 2) break;
+    z *= (plainZ / 2 / accounted) * (1 + 1e-9);
+  }
+  const lastIterateEvent = (zz: number): DpEvent => {
+    try {
+      return selfComposeEvent(planLatticeSgd(settings, zz).epochEvent, partialEpochs);
+    } catch (error) {
+      if (error instanceof InvalidParameterError) return NON_PRIVATE_EVENT; // too little noise for the lattice: not a candidate
+      throw error;
+    }
+  };
+  if (!(rdpEpsilon(lastIterateEvent(z), delta).epsilon <= targetEpsilon)) return z;
+  const calibrated = calibrateNoiseMultiplier(lastIterateEvent, { targetEpsilon, delta, tolerance: 1e-6 }).noiseMultiplier;
+  return Math.min(z, calibrated);
+}
+
+interface LatticeRun {
+  readonly noiseMultiplier: number;
+  readonly partialEpochs: number;
+  readonly epochs: number;
+  readonly fraction: number;
+  readonly delta: number;
+  readonly rng: Rng;
+  readonly options: ShuffledSgdOptions;
+  readonly shape: { readonly n: number; readonly stepsPerEpoch: number };
+}
+
+/** Alg. 1 on the lattice (`lattice-sgd.ts`), accounted by the better of plain composition and the last-iterate bound. */
+function trainOnLattice(loss: GlmLoss, data: GlmData, settings: LatticeSgdSettings, run: LatticeRun): TrainResult {
+  const { noiseMultiplier, partialEpochs, delta, rng, options, shape } = run;
+  const { n, d, stepsPerEpoch } = settings;
+  const plan = planLatticeSgd(settings, noiseMultiplier);
+  const thresholds = latticeClipThresholds(data, settings.clipNorm);
+  const scratch = latticeScratch(d);
+  const k = new Float64Array(d);
+  const theta = new Float64Array(d);
+  const steps = partialEpochs * stepsPerEpoch;
+  let clipped = 0;
+  let t = 0;
+  for (let epoch = 0; epoch < partialEpochs; epoch++) {
+    const permutation = randomPermutation(rng, n);
+    for (let j = 0; j < stepsPerEpoch; j++) {
+      if (latticeSgdStep(plan, settings, loss, data, thresholds, permutation[j], k, rng, scratch)) clipped++;
+      t++;
+      if (options.onStep !== undefined) {
+        for (let i = 0; i < d; i++) theta[i] = plan.granularity * k[i];
+        options.onStep(t, steps, theta);
+      }
+    }
+  }
+  for (let i = 0; i < d; i++) theta[i] = plan.granularity * k[i];
+
+  const plainEvent = shuffledSgdEvent(plan.stepEvent, partialEpochs, shape);
+  const lastIterateEvent = selfComposeEvent(plan.epochEvent, partialEpochs);
+  const plainEpsilon = provenEpsilon(plainEvent, delta);
+  const lastIterateEpsilon = rdpEpsilon(lastIterateEvent, delta).epsilon;
+  const useLastIterate = lastIterateEpsilon < plainEpsilon;
+  const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = useLastIterate
+    ? { plainComposition: { epsilon: plainEpsilon, delta, noiseMultiplier } }
+    : { lastIterate: { epsilon: lastIterateEpsilon, delta, noiseMultiplier } };
+  const warnings: string[] = [];
+  addConjecture(options, { n, noiseMultiplier, epochs: run.epochs, fraction: run.fraction, delta }, comparisons, warnings);
+  const privacy = privacyReport(useLastIterate ? lastIterateEvent : plainEvent, delta, {
+    relation: 'replaceOne',
+    rng,
+    pld: gaussianCompositionEpsilon,
+    comparisons,
+    warnings,
+    granularity: plan.granularity,
+  });
+  const model = linearModel(loss, theta, options.featureNames);
+  const diagnostics: TrainingDiagnostics = {
+    method: 'shuffled',
+    steps,
+    noiseMultiplier,
+    noiseStd: plan.noiseParameter * plan.granularity,
+    clippedFraction: steps === 0 ? 0 : clipped / steps,
+    clipNorm: settings.clipNorm,
+    learningRate: settings.learningRate,
+    fraction: run.fraction,
+    partialEpochs,
+    stepsPerEpoch,
+    projectionRadius: settings.projectionRadius,
+    accounting: useLastIterate ? 'lastIterate' : 'plainComposition',
+  };
+  return { model: { ...model, privacy }, privacy, diagnostics };
+}
+
+function addConjecture(
+  options: ShuffledSgdOptions,
+  run: { n: number; noiseMultiplier: number; epochs: number; fraction: number; delta: number },
+  comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }>,
+  warnings: string[],
+): void {
+  if (!options.accountConjecture) return;
+  const conjecture = conjectureComparison(run.n, run.noiseMultiplier, run.epochs, run.fraction, run.delta);
+  if (conjecture.kind === 'ok') {
+    comparisons.conjecture = { epsilon: conjecture.epsilon, delta: run.delta, noiseMultiplier: run.noiseMultiplier };
+    warnings.push(
+      `004 Conj. 1-2 (a conjecture, NOT a proven guarantee) would give epsilon = ${conjecture.epsilon}; the headline epsilon is a proven bound`,
+    );
+  } else {
+    warnings.push(`the conjecture (004 Conj. 1-2) was not accounted: ${conjecture.reason}`);
+  }
 }
 
 function conjectureComparison(

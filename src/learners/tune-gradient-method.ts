@@ -15,7 +15,7 @@ import { InvalidParameterError } from '../errors.js';
 import { defaultRng } from '../random/rng.js';
 import { requireOpenUnit, requirePositive } from '../validate.js';
 import type { GlmData } from './glm/types.js';
-import { calibrateCompositeNoise, gradientMethodRelation, gradientRunNoise, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
+import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunNoise, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { tuneHonestly, type RunCountDistribution, type ScoringOptions, type TuningResult } from './tuning.js';
 import type { Rng } from '../random/rng.js';
 
@@ -72,7 +72,7 @@ export function tuneGradientMethodHonestly(data: GlmData, options: TuneGradientM
   const run = gradientRunNoise(base, data, noiseMultiplier);
   const result = tuneHonestly(data, {
     candidates: learningRates,
-    train: (d, learningRate, runRng) => trainGradientMethod(d, { ...base, learningRate }, { noiseMultiplier, delta, rng: runRng }),
+    train: (d, learningRate, runRng) => trainGradientMethod(d, compositeRunOptions({ ...base, learningRate }), { noiseMultiplier, delta, rng: runRng }),
     perRunEvent: run.event,
     ...(run.granularity === undefined ? {} : { granularity: run.granularity }),
     distribution,

@@ -52,6 +52,10 @@ const leaf = fc.oneof(
     weight: 1,
     arbitrary: shaped('shuffledSgdConjecture', { datasetSize: fc.constantFrom<unknown>(100, 1000, 0), noiseMultiplier: anyValue, epochs: count, fraction: probability, constant: fc.constantFrom<unknown>(16, 0, -1) }),
   },
+  {
+    weight: 1,
+    arbitrary: shaped('shuffledLastIterate', { datasetSize: fc.constantFrom<unknown>(100, 50_000, 0), stepsPerEpoch: fc.constantFrom<unknown>(1, 100, 10_000, 0), noiseMultiplier: anyValue, shiftGrowth: fc.constantFrom<unknown>(undefined, 0, 1e-9, -1) }),
+  },
   { weight: 1, arbitrary: fc.constantFrom<Record<string, unknown>>({ kind: 'noOp' }, { kind: 'nonPrivate' }, { kind: 'evil' }, { noKind: 1 }, { kind: 'noOp' }, { kind: 'gaussian', noiseMultiplier: 1 }) },
 );
 

@@ -106,6 +106,8 @@ function checkSupport(event: DpEvent, root: DpEvent): void {
       );
     case 'repeatAndSelect':
       throw new UnsupportedEventError(root, event, 'private selection (Papernot & Steinke 2022) is analysed in RDP only: use the RDP accountant');
+    case 'shuffledLastIterate':
+      throw new UnsupportedEventError(root, event, 'amplification by iteration (Feldman et al. 2018) is a Renyi-divergence argument without a privacy loss distribution: use the RDP accountant');
     case 'shuffledSgdConjecture':
       throw new UnsupportedEventError(root, event, '004 Conj. 1-2 is an RDP conjecture without a privacy loss distribution: use the RDP accountant (with allowConjecture)');
     case 'compose':

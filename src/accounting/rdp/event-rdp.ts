@@ -4,7 +4,8 @@
  * self-composition multiplies by k. Subsampled events use the exact Poisson-subsampled Gaussian
  * (Mironov, Talwar, Zhang 2019) when the inner event is a continuous Gaussian, and the general
  * bounds of Zhu & Wang 2019 (Poisson) and Wang, Balle, Kasiviswanathan 2019 (without replacement,
- * `004` Thm. 3.2) otherwise.
+ * `004` Thm. 3.2) otherwise; sampling without replacement of a Gaussian also gets the tighter
+ * Gaussian-specific bound derived in `without-replacement.ts`.
  *
  * Discrete noise (Canonne, Kamath, Steinke 2020, CKS). An unsampled discrete Gaussian keeps the
  * continuous curve alpha / (2 z^2) (CKS Thm. 4, no correction). A Poisson-subsampled gridded one
@@ -38,7 +39,8 @@ import type { RdpCurve } from './series.js';
 import { repeatAndSelectRdp } from './repeat-and-select.js';
 import { DEFAULT_SCHEDULE_GRID, SampledGaussianSchedule, type ScheduleStep } from './sampled-gaussian-schedule.js';
 import { shuffledSgdConjectureCoefficient } from './shuffled-conjecture.js';
-import { withoutReplacementRdp } from './without-replacement.js';
+import { shuffledLastIterateEventRdp } from '../amplification-by-iteration.js';
+import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from './without-replacement.js';
 
 export interface RdpOptions {
   /** Account `shuffledSgdConjecture` events (results are then a conjecture, not a guarantee). */
@@ -216,7 +218,15 @@ function rdpOf(event: DpEvent, orders: readonly number[], options: RdpOptions): 
     }
     case 'sampledWithoutReplacement': {
       const ratio = event.sampleSize / event.sourceDatasetSize;
-      return pointwise(orders, (order) => withoutReplacementRdp(ratio, curveOf(event.event, options), order));
+      const inner = event.event;
+      const general = pointwise(orders, (order) => withoutReplacementRdp(ratio, curveOf(inner, options), order));
+      if (inner.kind !== 'gaussian' || (inner.discrete && inner.gridNoiseStd === undefined)) return general;
+      // Gaussian-specific bound (without-replacement.ts); a gridded discrete Gaussian through the
+      // coupling's z_eff, as for Poisson sampling above.
+      const z = inner.discrete ? couplingReducedNoise(inner.noiseMultiplier, inner.gridNoiseStd as number) : inner.noiseMultiplier;
+      const gaussian = pointwise(orders, withoutReplacementGaussianRdpCurve(ratio, z));
+      for (let i = 0; i < general.length; i++) general[i] = Math.min(general[i], gaussian[i]);
+      return general;
     }
     case 'repeatAndSelect':
       return repeatAndSelectRdp(orders, rdpOf(event.event, orders, options), event.mean, event.shape);
@@ -263,6 +273,8 @@ function curveOf(event: DpEvent, options: RdpOptions): RdpCurve {
       const coefficient = shuffledSgdConjectureCoefficient(event);
       return (order) => coefficient * order;
     }
+    case 'shuffledLastIterate':
+      return (order) => shuffledLastIterateEventRdp(order, event);
     case 'noOp':
       return () => 0;
     case 'nonPrivate':
