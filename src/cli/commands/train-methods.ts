@@ -45,6 +45,7 @@ export interface TrainFlags {
   schedule: string;
   fraction?: number;
   conjecture?: boolean;
+  projectionRadius?: number;
   gradTolerance?: number;
   maxIterations?: number;
   noiseStd?: number;
@@ -119,7 +120,15 @@ function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: Met
       schedule: flags.schedule as Schedule,
     };
   }
-  return { method, ...common, epochs: flags.epochs ?? 1, fraction: flags.fraction ?? 1, accountConjecture: Boolean(flags.conjecture) };
+  return {
+    method,
+    ...common,
+    epochs: flags.epochs ?? 1,
+    fraction: flags.fraction ?? 1,
+    accountConjecture: Boolean(flags.conjecture),
+    rowNormBound: prepared.rowNormBound,
+    ...(flags.projectionRadius === undefined ? {} : { projectionRadius: flags.projectionRadius }),
+  };
 }
 
 function noiseFlags(flags: TrainFlags, context: MethodContext) {
@@ -178,7 +187,7 @@ const TUNING_FLAGS = ['tune', 'tuneLearningRates', 'validation', 'metric'] as co
 const METHOD_FLAGS: Readonly<Record<(typeof METHODS)[number], readonly (keyof TrainFlags)[]>> = {
   dpsgd: ['noiseMultiplier', 'clipNorm', 'steps', 'epochs', 'batchSize', 'learningRate', 'regularization', 'optimizer', 'schedule', ...TUNING_FLAGS],
   dpgd: ['noiseMultiplier', 'clipNorm', 'steps', 'learningRate', 'regularization', ...TUNING_FLAGS],
-  shuffled: ['noiseMultiplier', 'clipNorm', 'epochs', 'learningRate', 'regularization', 'fraction', 'conjecture', ...TUNING_FLAGS],
+  shuffled: ['noiseMultiplier', 'clipNorm', 'epochs', 'learningRate', 'regularization', 'fraction', 'conjecture', 'projectionRadius', ...TUNING_FLAGS],
   output: ['noiseMultiplier', 'clipNorm', 'regularization', 'gradTolerance', 'maxIterations'],
   'output-sgd': ['noiseMultiplier', 'clipNorm', 'regularization', 'epochs', 'batchSize', 'learningRate'],
   objpert: ['noiseStd', 'regularization', 'accountant', 'parameterNormBound', 'gradTolerance', 'maxIterations'],
