@@ -1,29 +1,53 @@
 /**
  * Charts rendered headless: a vega-lite spec compiled to vega, drawn as SVG by vega's 'none'
  * renderer (`view.toSVG()`), and the SVG rasterised to PNG by resvg (no browser, no node-canvas;
- * `STACK.md`). The three packages are loaded on first use, so nothing else pays for them.
+ * `STACK.md`). The three packages are loaded on first use, so nothing else pays for them; resvg
+ * only when the PNG is read (its native binary is an optional dependency: `npm install dpfit
+ * --omit=optional` leaves it out, and SVG output still works).
  *
  * Text in the PNG uses the system's fonts (resvg `loadSystemFonts`; DejaVu on these machines);
  * the SVG is the reference output (it keeps the text as text).
  */
+import { createRequire } from 'node:module';
+import { DataFormatError } from '../errors.js';
 
 export interface RenderedChart {
   readonly svg: string;
   readonly png: Uint8Array;
 }
 
-/** Renders a vega-lite spec to SVG and PNG (PNG at `scale` x the SVG's size, white background). */
+/** The SVG rasterised by resvg; a one-line error when its native binary is not installed. */
+function rasterise(svg: string, scale: number): Uint8Array {
+  let resvg: typeof import('@resvg/resvg-js');
+  try {
+    resvg = createRequire(import.meta.url)('@resvg/resvg-js') as typeof import('@resvg/resvg-js');
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!/Cannot find module/.test(message)) throw error;
+    throw new DataFormatError('PNG output', "needs resvg's native binary, an optional dependency that is not installed (reinstall dpfit without --omit=optional), or write .svg");
+  }
+  const png = new resvg.Resvg(svg, { fitTo: { mode: 'zoom', value: scale }, background: 'white', font: { loadSystemFonts: true } }).render().asPng();
+  return new Uint8Array(png);
+}
+
+/** Renders a vega-lite spec to SVG and PNG (PNG at `scale` x the SVG's size, white background, rendered when first read). */
 export async function renderVegaLite(spec: object, scale = 2): Promise<RenderedChart> {
-  const [vega, vl, resvg] = await Promise.all([import('vega'), import('vega-lite'), import('@resvg/resvg-js')]);
+  const [vega, vl] = await Promise.all([import('vega'), import('vega-lite')]);
   const compiled = vl.compile(spec as Parameters<typeof vl.compile>[0]).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  let svg: string;
   try {
-    const svg = await view.toSVG();
-    const png = new resvg.Resvg(svg, { fitTo: { mode: 'zoom', value: scale }, background: 'white', font: { loadSystemFonts: true } }).render().asPng();
-    return { svg, png: new Uint8Array(png) };
+    svg = await view.toSVG();
   } finally {
     view.finalize();
   }
+  let png: Uint8Array | undefined;
+  return {
+    svg,
+    get png() {
+      return (png ??= rasterise(svg, scale));
+    },
+  };
 }
 
 /** One point of a line with its band: the median over runs and the [min, max] range. */
