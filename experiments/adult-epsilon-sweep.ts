@@ -9,21 +9,33 @@
  * without paying for the tuning, are in `adult-tuning.ts`.
  *
  * Needs the data: `dpfit data fetch adult --from ../shared/datasets/adult --dir data/adult`.
- * Run: `node --import tsx experiments/adult-epsilon-sweep.ts [data/adult]`
+ * Run: `node --import tsx experiments/adult-epsilon-sweep.ts [data/adult] [--json FILE]`
+ *
+ * `--json FILE` also writes every run, for `dpfit plot FILE`: `{format: "dpfit-runs/1", experiment,
+ * delta, runs: [{method, epsilon, seed, accuracy, trainingLoss: [{step, loss}]}], baseline}`, where
+ * trainingLoss is the average logistic loss on the training rows at <= 50 evenly spaced steps
+ * (computed from the private data: an experiment's diagnostic, not a release).
  */
 import { join } from 'node:path';
 import { adultSchema } from '../src/data/adult.js';
+import { checkOutputPaths, writeOutputFiles } from '../src/data/node/output-files.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
 import { trainDpSgd } from '../src/learners/dp-sgd.js';
 import { toSignedLabels } from '../src/learners/glm/constants.js';
 import { logisticLoss } from '../src/learners/glm/logistic.js';
 import { glmObjective } from '../src/learners/glm/objective.js';
-import { evaluate, linearModel } from '../src/learners/model.js';
+import { evaluate, linearModel, predictMargins } from '../src/learners/model.js';
 import { lbfgs } from '../src/math/lbfgs.js';
 import { seededRng } from '../src/random/rng.js';
 
-const dir = process.argv[2] ?? 'data/adult';
+const args = process.argv.slice(2);
+const jsonAt = args.indexOf('--json');
+const jsonPath = jsonAt < 0 ? undefined : args[jsonAt + 1];
+if (jsonAt >= 0 && jsonPath === undefined) throw new Error('--json needs a FILE');
+const dir = args.filter((_, i) => jsonAt < 0 || (i !== jsonAt && i !== jsonAt + 1))[0] ?? 'data/adult';
+// Checked before any work (its directory exists and is writable; not a directory or an input).
+const [jsonOutput] = checkOutputPaths([jsonPath === undefined ? undefined : { flag: '--json', path: jsonPath }]);
 const schema = adultSchema();
 const train = (await loadDataset(join(dir, 'adult.data'), schema)).dataset;
 const test = (await loadDataset(join(dir, 'adult.test'), schema)).dataset;
@@ -38,17 +50,50 @@ const optimum = lbfgs(objective, new Float64Array(train.d), { gradTolerance: 1e-
 const baseline = linearModel(logisticLoss, optimum.x);
 const baselineAccuracy = evaluate(baseline, test).accuracy ?? NaN;
 
+/** Average logistic loss log(1 + e^{-y x.theta}) on the training rows (labels 0/1). */
+function trainingLoss(theta: Float64Array): number {
+  const margins = predictMargins(linearModel(logisticLoss, theta), train);
+  let sum = 0;
+  for (let i = 0; i < train.n; i++) {
+    const z = train.y[i] > 0 ? margins[i] : -margins[i];
+    sum += z > 0 ? Math.log1p(Math.exp(-z)) : -z + Math.log1p(Math.exp(z));
+  }
+  return sum / train.n;
+}
+
+/** An onStep that records the training loss at <= 50 evenly spaced steps (and the last), when --json is given. */
+function lossRecorder(): { onStep?: (step: number, steps: number, theta: Float64Array) => void; points: { step: number; loss: number }[] } {
+  const points: { step: number; loss: number }[] = [];
+  if (jsonOutput === undefined) return { points };
+  return {
+    points,
+    onStep: (step, steps, theta) => {
+      if (step % Math.ceil(steps / 50) === 0 || step === steps || step === 1) points.push({ step, loss: trainingLoss(theta) });
+    },
+  };
+}
+const runs: { method: string; epsilon: number; seed: number; accuracy: number; trainingLoss: { step: number; loss: number }[] }[] = [];
+
 process.stdout.write(`UCI Adult, ${train.n} train / ${test.n} test rows, ${train.d} features (shipped public schema), delta = 1e-5, mean ± std over ${SEEDS.length} seeds\n\n`);
 process.stdout.write('| epsilon | DP-SGD test accuracy (%) | DP-GD test accuracy (%) |\n| --- | --- | --- |\n');
 for (const epsilon of EPSILONS) {
   const sgd: number[] = [];
   const gd: number[] = [];
   for (const seed of SEEDS) {
-    const a = trainDpSgd(train, { epsilon, delta: 1e-5, clipNorm: 1, batchSize: 500, epochs: 5, learningRate: 2, rng: seededRng(seed) });
+    const sgdLoss = lossRecorder();
+    const a = trainDpSgd(train, { epsilon, delta: 1e-5, clipNorm: 1, batchSize: 500, epochs: 5, learningRate: 2, rng: seededRng(seed), ...(sgdLoss.onStep === undefined ? {} : { onStep: sgdLoss.onStep }) });
     sgd.push(100 * (evaluate(a.model, test).accuracy ?? NaN));
-    const b = trainDpGd(train, { epsilon, delta: 1e-5, clipNorm: 1, steps: 100, learningRate: 2, rng: seededRng(1000 + seed) });
+    runs.push({ method: 'DP-SGD', epsilon, seed, accuracy: evaluate(a.model, test).accuracy ?? NaN, trainingLoss: sgdLoss.points });
+    const gdLoss = lossRecorder();
+    const b = trainDpGd(train, { epsilon, delta: 1e-5, clipNorm: 1, steps: 100, learningRate: 2, rng: seededRng(1000 + seed), ...(gdLoss.onStep === undefined ? {} : { onStep: gdLoss.onStep }) });
     gd.push(100 * (evaluate(b.model, test).accuracy ?? NaN));
+    runs.push({ method: 'DP-GD', epsilon, seed, accuracy: evaluate(b.model, test).accuracy ?? NaN, trainingLoss: gdLoss.points });
   }
   process.stdout.write(`| ${epsilon} | ${mean(sgd).toFixed(2)} ± ${std(sgd).toFixed(2)} | ${mean(gd).toFixed(2)} ± ${std(gd).toFixed(2)} |\n`);
 }
 process.stdout.write(`| non-private (L-BFGS) | ${(100 * baselineAccuracy).toFixed(2)} | |\n`);
+if (jsonOutput !== undefined) {
+  const results = { format: 'dpfit-runs/1', experiment: 'adult-epsilon-sweep', delta: 1e-5, runs, baseline: { method: 'non-private (L-BFGS)', accuracy: baselineAccuracy } };
+  writeOutputFiles([{ output: jsonOutput, data: `${JSON.stringify(results, null, 1)}\n` }]);
+  process.stdout.write(`wrote ${jsonOutput.path} (dpfit plot ${jsonOutput.path} --accuracy-out accuracy.svg --loss-out loss.svg)\n`);
+}

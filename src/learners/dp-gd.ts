@@ -39,7 +39,8 @@ export interface DpGdOptions extends NoiseOptions {
   /** L2 regularisation strength on the average loss (default 0). */
   readonly regularization?: number;
   readonly featureNames?: readonly string[];
-  readonly onStep?: (step: number, steps: number) => void;
+  /** After each step; `theta` is the iterate after it (read it, do not keep it: it changes; every iterate is covered by the run's event). */
+  readonly onStep?: (step: number, steps: number, theta: Float64Array) => void;
   /**
    * Another implementation of `sumClippedGradients` giving the same sums bit for bit (e.g. the
    * Node worker pool of `glm/parallel-clipped-sum.ts`), with the data preparation it needs.
@@ -150,7 +151,7 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
     // The released value is the noisy SUM; dividing it by the public n is post-processing.
     noise?.add(gradient, rng);
     for (let j = 0; j < d; j++) theta[j] -= learningRate * (gradient[j] / n + regularization * theta[j]);
-    options.onStep?.(t + 1, steps);
+    options.onStep?.(t + 1, steps, theta);
   }
 
   const delta = target.kind === 'target' ? target.delta : options.delta;

@@ -46,7 +46,8 @@ export interface DpSgdOptions extends NoiseOptions {
   readonly momentum?: number;
   readonly regularization?: number;
   readonly featureNames?: readonly string[];
-  readonly onStep?: (step: number, steps: number) => void;
+  /** After each step; `theta` is the iterate after it (read it, do not keep it: it changes; every iterate is covered by the run's event). */
+  readonly onStep?: (step: number, steps: number, theta: Float64Array) => void;
 }
 
 function learningRateAt(schedule: Schedule, base: number, t: number, steps: number): number {
@@ -144,7 +145,7 @@ export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
         theta[j] -= (rate * mHat) / (Math.sqrt(vHat) + 1e-8);
       }
     }
-    options.onStep?.(t + 1, steps);
+    options.onStep?.(t + 1, steps, theta);
   }
 
   const model = linearModel(loss, theta, options.featureNames);
