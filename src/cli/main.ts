@@ -19,6 +19,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerFederate } from './commands/federate.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerNode } from './commands/node.js';
+import { registerPlot } from './commands/plot.js';
 import { registerRgm } from './commands/rgm.js';
 import { registerTrain } from './commands/train.js';
 import { registerVerify } from './commands/verify.js';
@@ -59,6 +60,7 @@ Start with:
   registerFederate(program, io);
   registerLedger(program, io);
   registerAudit(program, io);
+  registerPlot(program, io);
   registerCalculator(program, io);
   for (const command of program.commands) propagate(command);
   return program;

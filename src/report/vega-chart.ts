@@ -129,3 +129,55 @@ export function privacyCurveChart(curves: readonly PrivacyCurve[], options: { ti
     config: { font: 'DejaVu Sans' },
   };
 }
+
+/** One point with an error bar: the mean of a series at x and its +- std. */
+export interface ErrorBarRow {
+  readonly series: string;
+  readonly x: number;
+  readonly mean: number;
+  readonly std: number;
+}
+
+export interface ErrorBarOptions {
+  readonly title: string;
+  readonly subtitle?: string;
+  readonly xTitle: string;
+  readonly yTitle: string;
+  readonly logX?: boolean;
+  /** A horizontal reference line (e.g. a non-private baseline), labelled in the legend. */
+  readonly reference?: { readonly label: string; readonly value: number };
+}
+
+/**
+ * The vega-lite spec of means with error bars (`dpfit plot`: accuracy against epsilon): one line
+ * per series through its means, a bar from mean - std to mean + std at each point, and an
+ * optional dashed reference line.
+ */
+export function errorBarChart(rows: readonly ErrorBarRow[], options: ErrorBarOptions): object {
+  const series = [...new Set(rows.map((r) => r.series))];
+  const domain = options.reference === undefined ? series : [...series, options.reference.label];
+  const x = { field: 'x', type: 'quantitative', title: options.xTitle, ...(options.logX ? { scale: { type: 'log' } } : {}) };
+  const color = { field: 'series', type: 'nominal', title: null, scale: { domain }, legend: { orient: 'bottom', labelLimit: 400 } };
+  const values = rows.map((r) => ({ series: r.series, x: r.x, mean: r.mean, low: r.mean - r.std, high: r.mean + r.std }));
+  const layers: object[] = [
+    { mark: { type: 'line', point: true, strokeWidth: 1.5 }, encoding: { x, y: { field: 'mean', type: 'quantitative', title: options.yTitle, scale: { zero: false } }, color } },
+    { mark: { type: 'errorbar', ticks: true }, encoding: { x, y: { field: 'low', type: 'quantitative', title: options.yTitle }, y2: { field: 'high' }, color } },
+  ];
+  if (options.reference !== undefined) {
+    layers.push({
+      data: { values: [{ series: options.reference.label, mean: options.reference.value }] },
+      mark: { type: 'rule', strokeDash: [4, 3] },
+      encoding: { y: { field: 'mean', type: 'quantitative' }, color },
+    });
+  }
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: options.title, ...(options.subtitle === undefined ? {} : { subtitle: options.subtitle }) },
+    width: 520,
+    height: 320,
+    data: { values },
+    layer: layers,
+    config: { font: 'DejaVu Sans' },
+  };
+}
+
