@@ -14,7 +14,16 @@ import { after, before, describe, it } from 'node:test';
 import { buildWeb } from '../scripts/build-web.js';
 import { chromiumAvailable, CHROMIUM_PATH, computeDpsgdOnPage, launchChromium, type Browser } from '../scripts/calculator-browser.js';
 import { startCalculatorServer, type CalculatorServer } from '../src/cli/commands/calculator.js';
+import { ampEvent } from '../src/accounting/amp-event.js';
+import { eventToJson, randomizedResponseEvent } from '../src/accounting/events.js';
+import { pureEpsilon } from '../src/accounting/pure-dp.js';
+import { randomizedResponseNoiseParameter } from '../src/mechanisms/randomized-response.js';
 import { runCli } from './helpers/people.js';
+
+/** |a - b| <= 1e-9 |b|: the engines' Math.exp may differ by one ulp (see the DP-SGD test). */
+function assertClose(a: number, b: number, what: string): void {
+  assert.ok(Math.abs(a - b) <= 1e-9 * Math.abs(b), `${what}: page ${a}, CLI ${b}`);
+}
 
 const skip = chromiumAvailable() ? false : `${CHROMIUM_PATH} is absent: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
 
@@ -92,5 +101,31 @@ describe('privacy calculator page in headless Chromium', { skip }, () => {
     // between the engines (see above) may move its end by that much.
     const fromCli = (JSON.parse(cli.stdout) as { noiseMultiplier: number }).noiseMultiplier;
     assert.ok(Math.abs(onPage - fromCli) <= 2e-9 * fromCli, `page ${onPage}, CLI ${fromCli}`);
+  });
+
+  it("the other forms, at their defaults, give the CLI's numbers: Gaussian calibration, randomized response, AMP by RDP and PLD, RGM", async () => {
+    const page = browser.page;
+    await page.goto(server.url);
+    await page.waitForSelector('html[data-ready="true"]');
+    for (const form of ['gaussian', 'rr', 'objpert', 'rgm']) {
+      await page.locator(`#${form} button[type="submit"]`).click();
+      await page.waitForSelector(`#${form}[data-state="done"]`, { timeout: 60_000 });
+    }
+    const value = async (id: string) => Number(await page.getAttribute(`#${id}`, 'data-value'));
+    const cli = async (...argv: string[]) => {
+      const result = await runCli(...argv, '--json');
+      assert.equal(result.code, 0, result.stderr);
+      return JSON.parse(result.stdout) as Record<string, number>;
+    };
+    assertClose(await value('gaussian-noiseStd'), (await cli('calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '1e-5', '--sensitivity', '1', '--method', 'analytic')).noiseStd, 'Gaussian noise std');
+    assert.equal(await value('rr-noiseParameter'), randomizedResponseNoiseParameter(1, 2));
+    // Its pure epsilon as the library states it (rounded up by a few ulps: an upper bound).
+    assert.equal(await value('rr-epsilon'), pureEpsilon(randomizedResponseEvent(randomizedResponseNoiseParameter(1, 2), 2)));
+    // The page's AMP defaults (003 Alg. 1's event, as ampEvent's doc example).
+    const amp = JSON.stringify(eventToJson(ampEvent({ noiseStd: 5, lipschitz: Math.SQRT2, smoothness: 0.5, regularization: 20, gradTolerance: 0.01, outputNoiseStd: 0.15 })));
+    assertClose(await value('objpert-epsilon-rdp'), (await cli('epsilon', '--delta', '1e-5', '--event', amp)).epsilon, 'AMP by RDP');
+    assertClose(await value('objpert-epsilon-pld'), (await cli('epsilon', '--delta', '1e-5', '--accountant', 'pld', '--event', amp)).epsilon, 'AMP by PLD');
+    assertClose(await value('rgm-epsilon'), (await cli('rgm', '--eta', '1e-3', '--gamma', '1e-4', '--dimension', '10', '--delta', '1e-8')).epsilon, 'RGM');
+    assertClose(await value('rgm-calibrated-gamma'), (await cli('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--target-epsilon', '0.5', '--delta', '1e-8')).gamma, 'RGM gamma');
   });
 });
