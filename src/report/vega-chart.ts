@@ -82,7 +82,7 @@ export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions
   const panels = options.panels ?? [...new Set(rows.map((r) => r.panel))];
   const methods = options.methods ?? [...new Set(rows.map((r) => r.method))];
   const y = (field: string) => ({ field, type: 'quantitative', title: options.yTitle, ...(options.logY ? { scale: { type: 'log' } } : {}) });
-  const color = { field: 'method', type: 'nominal', title: 'method', sort: methods, legend: { orient: 'bottom', columns: 3, labelLimit: 400 } };
+  const color = { field: 'method', type: 'nominal', title: 'method', sort: methods, legend: { orient: 'bottom', columns: 3, labelLimit: 400, symbolOpacity: 1 } };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: options.title,
