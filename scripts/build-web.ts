@@ -8,7 +8,7 @@
  *
  * Usage: node --import tsx scripts/build-web.ts [OUT_DIR]   (default dist/web)
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -19,8 +19,9 @@ const WEB = join(ROOT, 'web');
 /** The static files the calculator needs, besides the bundles. */
 export const CALCULATOR_STATIC_FILES: readonly string[] = ['index.html', 'calculator.css'];
 
-/** Builds the calculator into `outDir` (created if needed). */
+/** Builds the calculator into `outDir` (emptied first: it holds this build's files only). */
 export async function buildWeb(outDir: string): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   for (const file of CALCULATOR_STATIC_FILES) copyFileSync(join(WEB, file), join(outDir, file));
   await build({
