@@ -14,8 +14,8 @@
  * with epsilon = 1/z (exact for integer shifts), gets the pure-DP dominating pair
  * (`pure-dp-pair.ts`, Kairouz, Oh & Viswanath 2015). Not supported, with the reason in the error:
  * discrete Gaussian noise or objective perturbation whose grid std is not recorded, the relative
- * Gaussian mechanism (RDP-only), sampling without replacement, private selection, the
- * shuffled-SGD conjecture.
+ * Gaussian mechanism (RDP-only), sampling without replacement (its mixture pair is valid only for
+ * epsilon >= 0, see the error), private selection, the shuffled-SGD conjecture.
  */
 import { UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate } from '../discrete-coupling.js';
@@ -102,7 +102,7 @@ function checkSupport(event: DpEvent, root: DpEvent): void {
       throw new UnsupportedEventError(
         root,
         event,
-        'sampling without replacement under replace-one adjacency has no dominating pair implemented in the PLD accountant (the simple mixture pairs are not valid for it in general): use the RDP accountant (Wang, Balle, Kasiviswanathan 2019)',
+        'sampling without replacement (replace-one): the mixture pair (g P + (1 - g) Q, Q) bounds its privacy profile only for epsilon >= 0 (Balle, Barthe & Gaboardi 2018, advanced joint convexity), and composing needs a pair that dominates for every epsilon, in both orders (the symmetrisation of Zhu, Dong & Wang 2022), which the PLD accountant does not implement yet: use the RDP accountant',
       );
     case 'repeatAndSelect':
       throw new UnsupportedEventError(root, event, 'private selection (Papernot & Steinke 2022) is analysed in RDP only: use the RDP accountant');
