@@ -74,6 +74,7 @@ import {
   objectivePerturbationReport,
   type ObjectivePerturbationNoiseOptions,
 } from './objective-perturbation.js';
+import { optimizerProgress } from './glm/optimizer-progress.js';
 import type { TrainingDiagnostics } from './training.js';
 
 export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
@@ -98,6 +99,8 @@ export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
   /** The tolerance L-BFGS aims at, <= tau (default tau / 2, leaving room for the rounding check). */
   readonly optimizerTolerance?: number;
   readonly featureNames?: readonly string[];
+  /** Progress of the minimisation for a bar (`glm/optimizer-progress.ts`): (done, total) units, done < total. */
+  readonly onStep?: (step: number, steps: number) => void;
 }
 
 /** `003` Sec. 5's clipping norm: rows of norm 1 plus a bias column of 1. */
@@ -153,7 +156,8 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
   // The optimiser aims below tau by the coupling's gap between b~ and the ideal continuous b.
   const target = options.continuousNoise ? tau : tau - grid.toleranceCost;
   const objective = glmObjective(loss, glmData, { regularization: lambda, linear: b, clipNorm });
-  const fast = lbfgs(objective, start, { gradTolerance: Math.min(optimizerTolerance, target / 2), maxIterations, maxEvaluations, memory });
+  const progress = options.onStep === undefined ? undefined : optimizerProgress(Math.min(optimizerTolerance, target / 2), options.onStep);
+  const fast = lbfgs(objective, start, { gradTolerance: Math.min(optimizerTolerance, target / 2), maxIterations, maxEvaluations, memory, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
   const bNorm = norm2(b) * (1 + 4 * Number.EPSILON);
   const certified = certifiedMinimum(objective, {
     strongConvexity: lambda,
@@ -161,6 +165,7 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
     tolerance: target,
     roundingBound: (point) => glmGradientRoundingBound(n, d, constants.lipschitz, lambda, norm2(point) * (1 + 4 * Number.EPSILON), bNorm),
     start: fast.x,
+    ...(progress === undefined ? {} : { onProgress: progress.onFallback }),
   });
   const theta = certified.theta;
   const outputMultiplier = ampOutputNoiseMultiplier({ regularization: lambda, gradTolerance: tau, outputNoiseStd });

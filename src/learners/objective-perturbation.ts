@@ -78,6 +78,7 @@ import type { GlmConstants, GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
 import { privacyReport, type ExtraAccountant, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
+import { optimizerProgress } from './glm/optimizer-progress.js';
 import type { TrainingDiagnostics } from './training.js';
 
 /** Privacy options shared by objective perturbation and AMP. */
@@ -122,6 +123,8 @@ export interface ObjectivePerturbationOptions extends ObjectivePerturbationNoise
   /** 'newton' (default for d <= 200) or 'lbfgs'. */
   readonly optimizer?: 'newton' | 'lbfgs';
   readonly featureNames?: readonly string[];
+  /** Progress of the minimisation for a bar (`glm/optimizer-progress.ts`): (done, total) units, done < total. */
+  readonly onStep?: (step: number, steps: number) => void;
 }
 
 /** The loss to minimise, its constants for the declared row-norm bound, and the Huber threshold used for the squared loss. */
@@ -322,10 +325,11 @@ export function minimizePerturbedObjective(
   loss: GlmLoss,
   data: GlmData,
   b: Float64Array,
-  options: { regularization: number; gradTolerance: number; lipschitz: number; maxIterations?: number; optimizer?: 'newton' | 'lbfgs'; clipNorm?: number },
+  options: { regularization: number; gradTolerance: number; lipschitz: number; maxIterations?: number; optimizer?: 'newton' | 'lbfgs'; clipNorm?: number; onStep?: (step: number, steps: number) => void },
 ): { theta: Float64Array; optimizer: 'newton' | 'lbfgs'; iterations: number; certificate: 'checked' | 'theorem' } {
   const objectiveOptions = { regularization: options.regularization, linear: b, ...(options.clipNorm === undefined ? {} : { clipNorm: options.clipNorm }) };
-  const fast = minimizeGlmObjective(loss, data, objectiveOptions, { gradTolerance: options.gradTolerance / 2, maxIterations: options.maxIterations, optimizer: options.optimizer });
+  const progress = options.onStep === undefined ? undefined : optimizerProgress(options.gradTolerance / 2, options.onStep);
+  const fast = minimizeGlmObjective(loss, data, objectiveOptions, { gradTolerance: options.gradTolerance / 2, maxIterations: options.maxIterations, optimizer: options.optimizer, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
   const bNorm = norm2(b) * (1 + 4 * Number.EPSILON);
   const certified = certifiedMinimum(glmObjective(loss, data, objectiveOptions), {
     strongConvexity: options.regularization,
@@ -333,6 +337,7 @@ export function minimizePerturbedObjective(
     tolerance: options.gradTolerance,
     roundingBound: (theta) => glmGradientRoundingBound(data.n, data.d, options.lipschitz, options.regularization, norm2(theta) * (1 + 4 * Number.EPSILON), bNorm),
     start: fast.theta,
+    ...(progress === undefined ? {} : { onProgress: progress.onFallback }),
   });
   return { theta: certified.theta, optimizer: fast.optimizer, iterations: fast.iterations + certified.fallbackIterations, certificate: certified.certificate };
 }
@@ -369,6 +374,7 @@ export function trainObjectivePerturbation(data: GlmData, options: ObjectivePert
     lipschitz: constants.lipschitz,
     maxIterations,
     optimizer: options.optimizer,
+    ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
   });
 
   const event = options.continuousNoise ? noise.event : griddedObjectivePerturbationEvent(grid, constants, noise.regularization);

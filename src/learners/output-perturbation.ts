@@ -43,6 +43,7 @@ import type { GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
+import { optimizerProgress } from './glm/optimizer-progress.js';
 import { noiseTarget, type NoiseOptions, type NoiseTarget, type TrainingDiagnostics } from './training.js';
 
 /** Options shared by both output-perturbation learners. */
@@ -67,7 +68,7 @@ export interface OutputPerturbationOptions extends OutputPerturbationCommonOptio
   readonly gradTolerance?: number;
   /** Step cap of the fast optimiser (default 1000); beyond it the certified fallback takes over (nothing fails). */
   readonly maxIterations?: number;
-  /** Called with (iteration, total) while the certified fallback runs. */
+  /** Progress of the minimisation (the fast optimiser, then the certified fallback) for a bar (`glm/optimizer-progress.ts`): done < total. */
   readonly onStep?: (step: number, steps: number) => void;
 }
 
@@ -165,14 +166,15 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
 
   // The SUM objective n F: its gradient is n grad F, so the test ||grad F|| <= tau is ||grad|| <= n tau.
   const objectiveOptions = { regularization: n * lambda, clipNorm };
-  const fast = minimizeGlmObjective(loss, glmData, objectiveOptions, { gradTolerance: n * tau * 0.5, maxIterations });
+  const progress = options.onStep === undefined ? undefined : optimizerProgress(n * tau * 0.5, options.onStep);
+  const fast = minimizeGlmObjective(loss, glmData, objectiveOptions, { gradTolerance: n * tau * 0.5, maxIterations, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
   const certified = certifiedMinimum(glmObjective(loss, glmData, objectiveOptions), {
     strongConvexity: n * lambda,
     smoothness: objectiveSmoothness(loss, glmData, n * lambda),
     tolerance: n * tau,
     roundingBound: (theta) => glmGradientRoundingBound(n, d, lipschitz, n * lambda, norm(theta), 0),
     start: fast.theta,
-    ...(options.onStep === undefined ? {} : { onProgress: options.onStep }),
+    ...(progress === undefined ? {} : { onProgress: progress.onFallback }),
   });
   // Delta = 2L/(n lambda) + 2 tau/lambda, rounded up.
   const sensitivity = mulUp(2 * (lipschitz / n + tau), 1 / lambda) * (1 + 4 * Number.EPSILON);

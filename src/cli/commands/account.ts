@@ -297,22 +297,33 @@ export function registerAccounting(program: Command, io: CliIo): void {
         [flags.out === undefined ? undefined : { flag: '--out', path: flags.out }],
         [eventFile === undefined ? undefined : { flag: '--event', path: eventFile }],
       );
-      const rdp = new RdpAccountant().compose(flags.event);
-      const maxEpsilon = flags.maxEpsilon ?? rdp.getEpsilon(1e-8).epsilon;
-      if (!(maxEpsilon > 0 && Number.isFinite(maxEpsilon))) {
-        throw new InvalidParameterError('--max-epsilon', maxEpsilon, 'a finite number > 0', flags.maxEpsilon === undefined ? "the default, the event's epsilon at delta = 1e-8, is not: give --max-epsilon" : undefined);
-      }
-      const grid = Array.from({ length: flags.points }, (_, i) => (maxEpsilon * i) / (flags.points - 1));
+      // One bar for the whole curve. The accountants work lazily, in their queries (a PLD query at a
+      // new epsilon may refine its grid): the bar's phases are the RDP queries, then each PLD query,
+      // each phase filled by the accountant's own (done, total).
+      const withPld = flags.accountant !== 'rdp' && new PldAccountant().supports(flags.event);
+      if (flags.accountant === 'pld' && !withPld) throw new InvalidParameterError('--accountant', 'pld', "an accountant that supports this event ('rdp')");
+      const bar = progressBar(`privacy curve (${withPld ? (flags.accountant === 'pld' ? 'pld' : 'rdp, pld') : 'rdp'})`, { enabled: !flags.json });
+      const phases = 1 + (withPld ? flags.points : 0);
+      let phase = 0;
+      const onProgress = bar === undefined ? {} : { onProgress: (done: number, total: number) => bar.onStep(Math.min(1000 * phases - 1, 1000 * phase + Math.floor((1000 * done) / total)), 1000 * phases) };
       const series: PrivacyCurve[] = [];
-      if (flags.accountant !== 'pld') series.push({ label: 'RDP (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) });
-      if (flags.accountant !== 'rdp') {
-        const pld = new PldAccountant();
-        if (!pld.supports(flags.event)) {
-          if (flags.accountant === 'pld') throw new InvalidParameterError('--accountant', 'pld', "an accountant that supports this event ('rdp')");
-        } else {
-          pld.compose(flags.event);
-          series.push({ label: 'PLD (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: pld.getDelta(epsilon).delta })) });
+      let grid: number[];
+      try {
+        const rdp = new RdpAccountant(onProgress).compose(flags.event);
+        const maxEpsilon = flags.maxEpsilon ?? rdp.getEpsilon(1e-8).epsilon;
+        if (!(maxEpsilon > 0 && Number.isFinite(maxEpsilon))) {
+          throw new InvalidParameterError('--max-epsilon', maxEpsilon, 'a finite number > 0', flags.maxEpsilon === undefined ? "the default, the event's epsilon at delta = 1e-8, is not: give --max-epsilon" : undefined);
         }
+        grid = Array.from({ length: flags.points }, (_, i) => (maxEpsilon * i) / (flags.points - 1));
+        if (flags.accountant !== 'pld') series.push({ label: 'RDP (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) });
+        if (withPld) {
+          const pld = new PldAccountant(onProgress).compose(flags.event);
+          series.push({ label: 'PLD (upper bound)', points: grid.map((epsilon, i) => ((phase = 1 + i), { epsilon, delta: pld.getDelta(epsilon).delta })) });
+        }
+        bar?.end(true);
+      } catch (error) {
+        bar?.end(false);
+        throw error;
       }
       if (out !== undefined) {
         const text = JSON.stringify(eventToJson(flags.event));

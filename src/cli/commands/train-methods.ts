@@ -271,6 +271,7 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
           ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
           ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
           featureNames: prepared.dataset.featureNames,
+          ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
         }),
       );
     case 'output-sgd':
@@ -357,6 +358,7 @@ function objectivePerturbationFlags(flags: TrainFlags, prepared: PreparedData, c
     rowNormBound: prepared.rowNormBound,
     featureNames: prepared.dataset.featureNames,
     rng: context.rng,
+    ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
   };
 }
 

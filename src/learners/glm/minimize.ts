@@ -6,7 +6,7 @@
  * `met` to refuse a release; they never trust the optimiser's own flag alone.
  */
 import { InvalidParameterError } from '../../errors.js';
-import { lbfgs, type OptimizeStopReason } from '../../math/lbfgs.js';
+import { lbfgs, type OptimizeProgress, type OptimizeStopReason } from '../../math/lbfgs.js';
 import { norm2 } from '../../math/linear-algebra.js';
 import { newton } from '../../math/newton.js';
 import { requireInteger } from '../../validate.js';
@@ -23,6 +23,8 @@ export interface MinimizeGlmOptions {
   readonly maxIterations?: number;
   /** Default: 'newton' for d <= NEWTON_MAX_DIMENSION, else 'lbfgs'. */
   readonly optimizer?: 'newton' | 'lbfgs';
+  /** After every accepted step (progress bars: `optimizer-progress.ts`). */
+  readonly onIteration?: (progress: OptimizeProgress) => void;
 }
 
 export interface MinimizeGlmResult {
@@ -45,8 +47,9 @@ export function minimizeGlmObjective(loss: GlmLoss, data: GlmData, objectiveOpti
     ? newton(objective, glmHessianCallback(loss, data, objectiveOptions), start, {
       gradTolerance: options.gradTolerance,
       maxIterations: requireInteger('maxIterations', options.maxIterations ?? 100, 1),
+      ...(options.onIteration === undefined ? {} : { onIteration: options.onIteration }),
     })
-    : lbfgs(objective, start, { gradTolerance: options.gradTolerance, maxIterations: requireInteger('maxIterations', options.maxIterations ?? 10000, 1) });
+    : lbfgs(objective, start, { gradTolerance: options.gradTolerance, maxIterations: requireInteger('maxIterations', options.maxIterations ?? 10000, 1), ...(options.onIteration === undefined ? {} : { onIteration: options.onIteration }) });
   const gradient = new Float64Array(data.d);
   objective(result.x, gradient);
   const gradNorm = norm2(gradient);
