@@ -22,7 +22,7 @@ import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
 import { clippedSumRoundingBound, sumClippedGradients } from './glm/per-example.js';
-import type { GlmData } from './glm/types.js';
+import type { GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel, type LinearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
@@ -81,10 +81,11 @@ export interface SumNoise {
  * coordinates, of exact L2 sensitivity `sensitivity` (2C replace-one, C add/remove-one), with
  * noise multiplier at least z. By default exact discrete Gaussian noise on a power-of-two grid
  * (`mechanisms/grid-noise.ts`); the sensitivity also pays twice the public bound on the
- * floating-point error of the computed sum (`clippedSumRoundingBound`). The event is a function
+ * floating-point error of the computed sum (`clippedSumRoundingBound`; `roundingSlack` replaces that
+ * twice-the-bound term for sums computed in another order, e.g. by a SQL engine). The event is a function
  * of public quantities only, so it is known before any data is read.
  */
-export function clippedSumNoise(params: { sensitivity: number; clipNorm: number; rows: number; d: number; noiseMultiplier: number; continuous?: boolean }): SumNoise {
+export function clippedSumNoise(params: { sensitivity: number; clipNorm: number; rows: number; d: number; noiseMultiplier: number; continuous?: boolean; roundingSlack?: number }): SumNoise {
   const { sensitivity, noiseMultiplier: z, d } = params;
   if (params.continuous) {
     const noiseStd = z * sensitivity;
@@ -102,7 +103,7 @@ export function clippedSumNoise(params: { sensitivity: number; clipNorm: number;
     sensitivity,
     noiseMultiplier: z,
     dimension: d,
-    roundingSlack: 2 * clippedSumRoundingBound(params.rows, params.clipNorm, d),
+    roundingSlack: params.roundingSlack ?? 2 * clippedSumRoundingBound(params.rows, params.clipNorm, d),
   });
   const scratch = new Float64Array(d);
   return { event: plan.event, noiseStd: plan.noiseStd, granularity: plan.granularity, add: (sum, rng) => addGaussianGridNoise(sum, plan, rng, scratch) };
@@ -118,19 +119,40 @@ export function dpGdEvent(shape: { n: number; d: number }, clipNorm: number, noi
   return selfComposeEvent(dpGdStepNoise(shape, clipNorm, noiseMultiplier, continuous).event, steps);
 }
 
-export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
+/**
+ * @internal The validated set-up of one DP-GD run on n rows in d coordinates: everything but the
+ * data. Shared by `trainDpGd` (rows in memory) and the streamed and SQL runs
+ * (`streamed-gradient.ts`, `sql-gradient.ts`), so that all of them release the same thing.
+ */
+export interface DpGdRun {
+  readonly loss: GlmLoss;
+  readonly n: number;
+  readonly d: number;
+  readonly steps: number;
+  readonly clipNorm: number;
+  readonly learningRate: number;
+  readonly regularization: number;
+  readonly target: ReturnType<typeof noiseTarget>;
+  readonly rng: Rng;
+  readonly noiseMultiplier: number;
+  /** Undefined with zero noise. */
+  readonly noise: SumNoise | undefined;
+}
+
+/**
+ * @internal Checks the options and plans the noise of DP-GD on `shape` (public quantities only).
+ * `roundingSlack` replaces the sum's default public floating-point error bound
+ * (`clippedSumRoundingBound`) when the sum is computed elsewhere (a SQL engine's own order).
+ */
+export function setUpDpGd(shape: { n: number; d: number }, options: DpGdOptions, roundingSlack?: number): DpGdRun {
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
-  const glmData = dataForLoss(loss, data);
   const steps = requireInteger('steps', options.steps, 1);
   const clipNorm = requirePositiveOrInfinity('clipNorm', options.clipNorm);
   const learningRate = requirePositive('learningRate', options.learningRate);
   const regularization = requireNonNegative('regularization', options.regularization ?? 0);
   const target = noiseTarget(options);
   const rng = options.rng ?? defaultRng();
-  const { n, d } = glmData;
-  const summer = options.gradientSummer;
-  const summed = summer === undefined ? glmData : summer.prepare(glmData);
-
+  const { n, d } = shape;
   let noiseMultiplier: number;
   if (target.kind === 'target') {
     noiseMultiplier = exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta, steps);
@@ -140,20 +162,25 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
   if (noiseMultiplier > 0 && clipNorm === Infinity) {
     throw new InvalidParameterError('clipNorm', clipNorm, 'finite when noise is added (the sensitivity is 2 clipNorm / n)');
   }
-  const noise = noiseMultiplier === 0 ? undefined : dpGdStepNoise({ n, d }, clipNorm, noiseMultiplier, options.continuousNoise);
+  let noise: SumNoise | undefined;
+  if (noiseMultiplier === 0) noise = undefined;
+  else if (roundingSlack === undefined) noise = dpGdStepNoise({ n, d }, clipNorm, noiseMultiplier, options.continuousNoise);
+  else noise = clippedSumNoise({ sensitivity: 2 * clipNorm, clipNorm, rows: n, d, noiseMultiplier, continuous: options.continuousNoise, roundingSlack });
+  return { loss, n, d, steps, clipNorm, learningRate, regularization, target, rng, noiseMultiplier, noise };
+}
 
-  const theta = new Float64Array(d);
-  const gradient = new Float64Array(d);
-  let clippedFraction = 0;
-  for (let t = 0; t < steps; t++) {
-    const { clippedCount } = (summer?.sum ?? sumClippedGradients)(loss, summed, theta, { clipNorm, out: gradient });
-    clippedFraction += clippedCount / n / steps;
-    // The released value is the noisy SUM; dividing it by the public n is post-processing.
-    noise?.add(gradient, rng);
-    for (let j = 0; j < d; j++) theta[j] -= learningRate * (gradient[j] / n + regularization * theta[j]);
-    options.onStep?.(t + 1, steps, theta);
-  }
+/** @internal One DP-GD update from the clipped sum in `gradient` (noised in place: the release), then onStep. */
+export function dpGdUpdate(run: DpGdRun, options: DpGdOptions, t: number, gradient: Float64Array, theta: Float64Array): void {
+  const { n, d, learningRate, regularization } = run;
+  // The released value is the noisy SUM; dividing it by the public n is post-processing.
+  run.noise?.add(gradient, run.rng);
+  for (let j = 0; j < d; j++) theta[j] -= learningRate * (gradient[j] / n + regularization * theta[j]);
+  options.onStep?.(t + 1, run.steps, theta);
+}
 
+/** @internal The model, report and diagnostics of a finished DP-GD run. */
+export function finishDpGd(run: DpGdRun, options: DpGdOptions, theta: Float64Array, clippedFraction: number): TrainResult {
+  const { loss, n, steps, noise, noiseMultiplier, target, rng, clipNorm, learningRate } = run;
   const delta = target.kind === 'target' ? target.delta : options.delta;
   const model = linearModel(loss, theta, options.featureNames);
   const noiseStd = noise === undefined ? 0 : noise.noiseStd / n;
@@ -173,4 +200,22 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
   }
   const privacy = privacyReport(event, accountDelta, { relation: 'replaceOne', rng, pld: gaussianCompositionEpsilon, comparisons, granularity: noise.granularity });
   return { model: { ...model, privacy }, privacy, diagnostics };
+}
+
+export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
+  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
+  const glmData = dataForLoss(loss, data);
+  const run = setUpDpGd(glmData, options);
+  const { n, d, steps, clipNorm } = run;
+  const summer = options.gradientSummer;
+  const summed = summer === undefined ? glmData : summer.prepare(glmData);
+  const theta = new Float64Array(d);
+  const gradient = new Float64Array(d);
+  let clippedFraction = 0;
+  for (let t = 0; t < steps; t++) {
+    const { clippedCount } = (summer?.sum ?? sumClippedGradients)(run.loss, summed, theta, { clipNorm, out: gradient });
+    clippedFraction += clippedCount / n / steps;
+    dpGdUpdate(run, options, t, gradient, theta);
+  }
+  return finishDpGd(run, options, theta, clippedFraction);
 }

@@ -16,11 +16,11 @@ import { calibrateDpsgd } from '../accounting/calibrate.js';
 import { poissonSampledEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
 import { InvalidParameterError } from '../errors.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
-import { defaultRng } from '../random/rng.js';
+import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
 import { sumClippedGradients } from './glm/per-example.js';
-import type { GlmData } from './glm/types.js';
+import type { GlmData, GlmLoss } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport } from './privacy-report.js';
@@ -89,10 +89,32 @@ export function dpSgdRunEvent(samplingProbability: number, stepEvent: DpEvent, s
   return selfComposeEvent(poissonSampledEvent(samplingProbability, stepEvent), steps);
 }
 
-export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
+/** @internal The validated set-up of one DP-SGD run on n rows in d coordinates (shared with `streamed-gradient.ts`). */
+export interface DpSgdRun {
+  readonly loss: GlmLoss;
+  readonly n: number;
+  readonly d: number;
+  readonly clipNorm: number;
+  readonly samplingProbability: number;
+  readonly steps: number;
+  readonly learningRate: number;
+  readonly regularization: number;
+  readonly schedule: Schedule;
+  readonly optimizer: Optimizer;
+  readonly beta1: number;
+  readonly target: ReturnType<typeof noiseTarget>;
+  readonly rng: Rng;
+  readonly noiseMultiplier: number;
+  readonly noise: SumNoise | undefined;
+  /** The optimiser's state (momentum, Adam's second moment). */
+  readonly m: Float64Array;
+  readonly v: Float64Array;
+}
+
+/** @internal Checks the options, calibrates and plans the noise (public quantities only). */
+export function setUpDpSgd(shape: { n: number; d: number }, options: DpSgdOptions): DpSgdRun {
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
-  const glmData = dataForLoss(loss, data);
-  const { n, d } = glmData;
+  const { n, d } = shape;
   const clipNorm = requirePositive('clipNorm', options.clipNorm);
   const { samplingProbability: q, steps } = dpSgdSchedule(n, options);
   const learningRate = requirePositive('learningRate', options.learningRate);
@@ -109,59 +131,52 @@ export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
   const calibration = target.kind === 'target' ? calibrateDpsgd({ samplingProbability: q, steps, targetEpsilon: target.epsilon, delta: target.delta }) : undefined;
   const noiseMultiplier = calibration?.noiseMultiplier ?? (target.kind === 'explicit' ? target.noiseMultiplier : 0);
   const noise = noiseMultiplier === 0 ? undefined : dpSgdStepNoise({ n, d }, clipNorm, noiseMultiplier, options.continuousNoise);
-  const noiseStd = noise?.noiseStd ?? 0;
-  const expectedBatch = q * n;
+  return {
+    loss, n, d, clipNorm, samplingProbability: q, steps, learningRate, regularization, schedule, optimizer, beta1, target, rng, noiseMultiplier, noise,
+    m: new Float64Array(d), v: new Float64Array(d),
+  };
+}
 
-  const theta = new Float64Array(d);
-  const gradient = new Float64Array(d);
-  const m = new Float64Array(d);
-  const v = new Float64Array(d);
-  let clipped = 0;
-  let used = 0;
-  let emptyBatches = 0;
-  for (let t = 0; t < steps; t++) {
-    const batch = poissonSubsampleIndices(rng, n, q);
-    if (batch.length === 0) {
-      emptyBatches++;
-      gradient.fill(0);
+/** @internal Step t's update from the clipped sum of its batch in `gradient` (noised in place: the release), then onStep. */
+export function dpSgdUpdate(run: DpSgdRun, options: DpSgdOptions, t: number, gradient: Float64Array, theta: Float64Array): void {
+  const { d, steps, optimizer, beta1, regularization, m, v } = run;
+  const expectedBatch = run.samplingProbability * run.n;
+  run.noise?.add(gradient, run.rng);
+  const rate = learningRateAt(run.schedule, run.learningRate, t, steps);
+  for (let j = 0; j < d; j++) {
+    const g = gradient[j] / expectedBatch + regularization * theta[j];
+    if (optimizer === 'sgd') theta[j] -= rate * g;
+    else if (optimizer === 'momentum') {
+      m[j] = beta1 * m[j] + g;
+      theta[j] -= rate * m[j];
     } else {
-      const result = sumClippedGradients(loss, glmData, theta, { clipNorm, indices: batch, out: gradient });
-      clipped += result.clippedCount;
-      used += result.count;
+      m[j] = beta1 * m[j] + (1 - beta1) * g;
+      v[j] = 0.999 * v[j] + 0.001 * g * g;
+      const mHat = m[j] / (1 - beta1 ** (t + 1));
+      const vHat = v[j] / (1 - 0.999 ** (t + 1));
+      theta[j] -= (rate * mHat) / (Math.sqrt(vHat) + 1e-8);
     }
-    noise?.add(gradient, rng);
-    const rate = learningRateAt(schedule, learningRate, t, steps);
-    for (let j = 0; j < d; j++) {
-      const g = gradient[j] / expectedBatch + regularization * theta[j];
-      if (optimizer === 'sgd') theta[j] -= rate * g;
-      else if (optimizer === 'momentum') {
-        m[j] = beta1 * m[j] + g;
-        theta[j] -= rate * m[j];
-      } else {
-        m[j] = beta1 * m[j] + (1 - beta1) * g;
-        v[j] = 0.999 * v[j] + 0.001 * g * g;
-        const mHat = m[j] / (1 - beta1 ** (t + 1));
-        const vHat = v[j] / (1 - 0.999 ** (t + 1));
-        theta[j] -= (rate * mHat) / (Math.sqrt(vHat) + 1e-8);
-      }
-    }
-    options.onStep?.(t + 1, steps, theta);
   }
+  options.onStep?.(t + 1, steps, theta);
+}
 
+/** @internal The model, report and diagnostics of a finished DP-SGD run. */
+export function finishDpSgd(run: DpSgdRun, options: DpSgdOptions, theta: Float64Array, counts: { clipped: number; used: number; emptyBatches: number }): TrainResult {
+  const { loss, noise, noiseMultiplier, target, rng, samplingProbability: q, steps } = run;
   const model = linearModel(loss, theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = {
     method: 'dpsgd',
     steps,
     noiseMultiplier,
-    noiseStd,
-    clippedFraction: used === 0 ? 0 : clipped / used,
-    clipNorm,
-    learningRate,
+    noiseStd: noise?.noiseStd ?? 0,
+    clippedFraction: counts.used === 0 ? 0 : counts.clipped / counts.used,
+    clipNorm: run.clipNorm,
+    learningRate: run.learningRate,
     samplingProbability: q,
-    expectedBatchSize: expectedBatch,
-    emptyBatches,
-    optimizer,
-    schedule,
+    expectedBatchSize: q * run.n,
+    emptyBatches: counts.emptyBatches,
+    optimizer: run.optimizer,
+    schedule: run.schedule,
   };
   if (noise === undefined) {
     const privacy = nonPrivateReport(rng, 'addOrRemoveOne');
@@ -172,4 +187,27 @@ export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
   const event = dpSgdRunEvent(q, noise.event, steps);
   const privacy = privacyReport(event, delta, { relation: 'addOrRemoveOne', rng, granularity: noise.granularity });
   return { model: { ...model, privacy }, privacy, diagnostics };
+}
+
+export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
+  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
+  const glmData = dataForLoss(loss, data);
+  const run = setUpDpSgd(glmData, options);
+  const { n, d, steps, clipNorm, samplingProbability: q, rng } = run;
+  const theta = new Float64Array(d);
+  const gradient = new Float64Array(d);
+  const counts = { clipped: 0, used: 0, emptyBatches: 0 };
+  for (let t = 0; t < steps; t++) {
+    const batch = poissonSubsampleIndices(rng, n, q);
+    if (batch.length === 0) {
+      counts.emptyBatches++;
+      gradient.fill(0);
+    } else {
+      const result = sumClippedGradients(run.loss, glmData, theta, { clipNorm, indices: batch, out: gradient });
+      counts.clipped += result.clippedCount;
+      counts.used += result.count;
+    }
+    dpSgdUpdate(run, options, t, gradient, theta);
+  }
+  return finishDpSgd(run, options, theta, counts);
 }
