@@ -28,16 +28,19 @@ export interface DuckDbOptions {
   threads?: number;
 }
 
-function sqlString(text: string): string {
+/** @internal (also used by `stream-rows.ts`) */
+export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-function sqlIdentifier(name: string): string {
+/** @internal (also used by `stream-rows.ts`) */
+export function sqlIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** Turns a DuckDB error into a one-line `DataFormatError` about `path` (keeping its line number). */
-function duckDbError(path: string, error: unknown): DataFormatError {
+/** @internal (also used by `stream-rows.ts`) */
+export function duckDbError(path: string, error: unknown): DataFormatError {
   const message = error instanceof Error ? error.message : String(error);
   const line = /Line: (\d+)/.exec(message);
   const columns = /Expected Number of Columns: (\d+) Found: (\d+)/.exec(message);
@@ -68,14 +71,16 @@ export async function withDuckDb<T>(options: DuckDbOptions, work: (connection: D
   }
 }
 
-interface Selected {
+/** @internal (also used by `stream-rows.ts`) */
+export interface Selected {
   name: string;
   kind: 'numeric' | 'categorical';
   /** The source column is stored as numbers (Parquet): only non-finite values are errors. */
   numericSource: boolean;
 }
 
-const NUMERIC_SOURCE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|BOOLEAN)$/i;
+/** @internal (also used by `stream-rows.ts`) */
+export const NUMERIC_SOURCE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|BOOLEAN)$/i;
 
 /**
  * The query reading `selected` from `from`, in three layers: (1) each column once, trimmed text or
@@ -85,7 +90,8 @@ const NUMERIC_SOURCE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMAL
  * column of the row, else 0) and the offending text, NULL except in erroneous cells. Numeric
  * columns hold no NULL, so they are copied out of DuckDB's vectors without per-value calls.
  */
-function selectSql(selected: readonly Selected[], from: string, missingTokens: readonly string[]): string {
+/** @internal (also used by `stream-rows.ts`) */
+export function selectSql(selected: readonly Selected[], from: string, missingTokens: readonly string[]): string {
   const missingList = [...new Set(missingTokens.map((t) => sqlString(t.trim())))].join(', ') || "''";
   const inner: string[] = [];
   const middle: string[] = [];
@@ -123,7 +129,8 @@ function selectSql(selected: readonly Selected[], from: string, missingTokens: r
 }
 
 /** The values of a DOUBLE vector without NULLs into out[offset...]: straight from its buffer when the (pinned) API exposes it. */
-function copyDoubles(vector: { getItem(i: number): unknown }, count: number, out: Float64Array, offset: number): void {
+/** @internal (also used by `stream-rows.ts`) */
+export function copyDoubles(vector: { getItem(i: number): unknown }, count: number, out: Float64Array, offset: number): void {
   const items = (vector as { items?: unknown }).items;
   if (items instanceof Float64Array && items.length >= count) {
     out.set(items.subarray(0, count), offset);
@@ -136,7 +143,8 @@ function copyDoubles(vector: { getItem(i: number): unknown }, count: number, out
 }
 
 /** The values of an INTEGER vector without NULLs. */
-function integers(vector: { getItem(i: number): unknown }, count: number): Int32Array {
+/** @internal (also used by `stream-rows.ts`) */
+export function integers(vector: { getItem(i: number): unknown }, count: number): Int32Array {
   const items = (vector as { items?: unknown }).items;
   if (items instanceof Int32Array && items.length >= count) return items;
   return Int32Array.from({ length: count }, (_, r) => Number(vector.getItem(r)));
@@ -232,7 +240,8 @@ async function collect(connection: DuckDBConnection, path: string, from: string,
 }
 
 /** The kind of each file column: declared by `columnTypes`, else from the source type. */
-function kinds(path: string, names: readonly string[], sourceTypes: readonly string[], columnTypes: CsvOptions['columnTypes'], optional: readonly string[] = []): (CsvColumnType | 'infer')[] {
+/** @internal (also used by `stream-rows.ts`) */
+export function kinds(path: string, names: readonly string[], sourceTypes: readonly string[], columnTypes: CsvOptions['columnTypes'], optional: readonly string[] = []): (CsvColumnType | 'infer')[] {
   if (columnTypes !== undefined && columnTypes !== 'numeric') {
     for (const name of Object.keys(columnTypes)) {
       if (!names.includes(name) && !optional.includes(name)) throw new DataFormatError(path, `column '${name}' is not in the file (columns: ${names.join(', ')})`);
@@ -247,7 +256,8 @@ function kinds(path: string, names: readonly string[], sourceTypes: readonly str
 }
 
 /** For text columns of unknown type: numeric when every non-missing value matches the number grammar. */
-async function inferTextColumns(connection: DuckDBConnection, from: string, names: readonly string[], wanted: (CsvColumnType | 'infer')[], missing: readonly string[]): Promise<void> {
+/** @internal (also used by `stream-rows.ts`) */
+export async function inferTextColumns(connection: DuckDBConnection, from: string, names: readonly string[], wanted: (CsvColumnType | 'infer')[], missing: readonly string[]): Promise<void> {
   const open = wanted.map((k, j) => (k === 'infer' ? j : -1)).filter((j) => j >= 0);
   if (open.length === 0) return;
   const missingList = missing.map((m) => sqlString(m.trim())).join(', ') || "''";
@@ -295,7 +305,8 @@ export async function readParquetFile(path: string, options: CsvOptions & DuckDb
 }
 
 /** The header (or first record) of a CSV file, parsed by the built-in parser: the column names. */
-async function csvColumnNames(path: string, options: CsvOptions): Promise<readonly string[]> {
+/** @internal (also used by `stream-rows.ts`) */
+export async function csvColumnNames(path: string, options: CsvOptions): Promise<readonly string[]> {
   const handle = await open(path, 'r');
   try {
     let size = 1 << 16;

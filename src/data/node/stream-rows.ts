@@ -1,0 +1,256 @@
+/**
+ * Out-of-core rows: a CSV or Parquet file read through DuckDB one pass at a time and encoded by the
+ * public schema chunk by chunk, never held whole (`learners/streamed-gradient.ts` trains on it).
+ *
+ * Encoding. Each DuckDB result chunk (<= 2048 rows) becomes a small `RawTable` and goes through
+ * `applySchema`, the function the in-memory path applies to the whole table. Every encoded row is
+ * a function of its raw row and the schema alone (`schema.ts`), categorical cells are matched by
+ * their text (not by a dictionary code), and the readers' numbers are the same doubles
+ * (`duckdb.ts`), so the streamed rows are exactly the rows `loadDataset` returns, in the same order
+ * (DuckDB preserves insertion order). Rows dropped by a "dropRow" policy are dropped per chunk,
+ * as in memory.
+ *
+ * Memory. DuckDB's own buffers are capped by `memory_limit` (a fraction of `maxMemory`) and it
+ * runs one thread by default (each thread holds row groups in flight); dpfit holds one result
+ * chunk and its encoding. The first pass counts the rows (n is public under both neighbouring
+ * relations, as in memory) and gathers the owner's private diagnostics.
+ */
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { DataFormatError, InvalidParameterError } from '../../errors.js';
+import type { RowSource } from '../../learners/streamed-gradient.js';
+import type { CsvOptions } from '../csv.js';
+import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema.js';
+import type { RawColumn, RawTable } from '../table.js';
+import {
+  copyDoubles, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectSql, sqlString, type Selected,
+} from './duckdb.js';
+import { loadDuckDb } from './load-duckdb.js';
+import { detectFormat, requireFile } from './read.js';
+
+export interface StreamOptions {
+  /** A cap on memory in bytes: DuckDB gets a quarter of it (at least 32 MiB) as its memory_limit. */
+  readonly maxMemory?: number;
+  /** DuckDB threads (default 1: each thread holds row groups in flight). */
+  readonly threads?: number;
+  /** "csv" or "parquet" (default: from the file, as `detectFormat`). */
+  readonly format?: 'csv' | 'parquet';
+}
+
+/** A streamed dataset: the rows (a `RowSource`) and what `PreparedData` says about them besides the rows. */
+export interface StreamedDataset {
+  readonly rows: RowSource;
+  readonly rowNormBound: number;
+  readonly labelBound: number;
+  readonly rowTransform: RowTransform;
+  readonly intercept: number | null;
+  readonly privateDiagnostics: PrivateDiagnostics;
+  /** Closes DuckDB. */
+  close(): void;
+}
+
+/** Parses "256MB", "1.5GiB", "1e9" (bytes) into bytes. */
+export function parseMemorySize(flag: string, text: string): number {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)\s*(b|kb|kib|mb|mib|gb|gib|tb|tib)?\s*$/i.exec(text);
+  const units: Record<string, number> = { b: 1, kb: 1e3, kib: 2 ** 10, mb: 1e6, mib: 2 ** 20, gb: 1e9, gib: 2 ** 30, tb: 1e12, tib: 2 ** 40 };
+  const bytes = m === null ? NaN : Number(m[1]) * units[(m[2] ?? 'b').toLowerCase()];
+  if (!(bytes >= 64 * 2 ** 20 && Number.isFinite(bytes))) throw new InvalidParameterError(flag, text, 'a size of at least 64MiB, e.g. 256MB or 2GiB');
+  return Math.floor(bytes);
+}
+
+/** Sums of the per-chunk private diagnostics. */
+function addDiagnostics(total: PrivateDiagnostics | undefined, part: PrivateDiagnostics): PrivateDiagnostics {
+  if (total === undefined) return part;
+  const add = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k] ?? 0)]));
+  return {
+    rowsRead: total.rowsRead + part.rowsRead,
+    droppedRows: total.droppedRows + part.droppedRows,
+    clipped: add(total.clipped, part.clipped),
+    other: add(total.other, part.other),
+    missing: add(total.missing, part.missing),
+    ...(total.positives !== undefined ? { positives: total.positives + (part.positives ?? 0) } : {}),
+  };
+}
+
+/** An error about row r of a chunk, renumbered to the row of the file. */
+function renumber(error: unknown, offset: number): unknown {
+  if (!(error instanceof DataFormatError) || offset === 0) return error;
+  const m = /^(.*?: )row (\d+): (.*)$/s.exec(error.message);
+  if (m === null) return error;
+  const message = `row ${Number(m[2]) + offset}: ${m[3]}`;
+  return new DataFormatError(error.source, message, error.line, error.column);
+}
+
+/** One DuckDB result chunk as a small RawTable (categorical cells keep their text; codes are per chunk). */
+function chunkTable(path: string, chunk: { rowCount: number; getColumnVector(j: number): { getItem(i: number): unknown } }, selected: readonly Selected[], missing: ReadonlySet<string>, offset: number): RawTable {
+  const count = chunk.rowCount;
+  const numericColumns = selected.map((s, j) => (s.kind === 'numeric' ? j : -1)).filter((j) => j >= 0);
+  if (numericColumns.length > 0) {
+    const bad = integers(chunk.getColumnVector(selected.length + numericColumns.length), count);
+    for (let r = 0; r < count; r++) {
+      if (bad[r] === 0) continue;
+      const j = bad[r] - 1;
+      const text = chunk.getColumnVector(selected.length + numericColumns.indexOf(j)).getItem(r);
+      const what = selected[j].numericSource ? `${String(text)} is not a finite number` : `'${String(text)}' is not a number`;
+      throw new DataFormatError(path, `row ${offset + r + 1}: ${what}`, undefined, selected[j].name);
+    }
+  }
+  const columns: RawColumn[] = selected.map((s, j) => {
+    const vector = chunk.getColumnVector(j);
+    if (s.kind === 'numeric') {
+      const values = new Float64Array(count);
+      copyDoubles(vector, count, values, 0);
+      return { kind: 'numeric', name: s.name, values };
+    }
+    const codes = new Int32Array(count);
+    const levels: string[] = [];
+    const index = new Map<string, number>();
+    for (let r = 0; r < count; r++) {
+      const text = vector.getItem(r) as string | null;
+      if (text === null || missing.has(text)) {
+        codes[r] = -1;
+        continue;
+      }
+      let code = index.get(text);
+      if (code === undefined) {
+        code = levels.length;
+        levels.push(text);
+        index.set(text, code);
+      }
+      codes[r] = code;
+    }
+    return { kind: 'categorical', name: s.name, codes, levels };
+  });
+  return { source: path, rowCount: count, columns };
+}
+
+/**
+ * Opens `path` (CSV or Parquet) for streamed training with the public `schema`: one opening pass
+ * counts the encoded rows and checks every value (the same errors as `loadDataset`); each
+ * `rows.scan` is then one more pass. Close it when done.
+ *
+ * @example
+ * const data = await openStreamedDataset('big.parquet', schema, { maxMemory: 256 * 2 ** 20 });
+ * try { await trainDpGdStreamed(data.rows, { clipNorm: 1, steps: 10, learningRate: 1, epsilon: 1, delta: 1e-6 }); } finally { data.close(); }
+ */
+export async function openStreamedDataset(path: string, schema: Schema, options: StreamOptions = {}): Promise<StreamedDataset> {
+  await requireFile(path);
+  const format = await detectFormat(path, options.format);
+  if (format === 'libsvm') throw new InvalidParameterError('format', format, '"csv" or "parquet" for streamed training');
+  const csv: CsvOptions = schemaCsvOptions(schema, path);
+  const missingTokens = csv.missing ?? ['', '?'];
+  const threads = options.threads ?? 1;
+  if (!Number.isSafeInteger(threads) || threads < 1) throw new InvalidParameterError('threads', threads, 'an integer >= 1');
+  const config: Record<string, string> = { threads: String(threads) };
+  if (options.maxMemory !== undefined) config.memory_limit = `${Math.max(32, Math.floor(options.maxMemory / 4 / 2 ** 20))}MiB`;
+  const { DuckDBInstance: Instance } = await loadDuckDb(path, format === 'parquet' ? 'reading Parquet files' : 'streaming a CSV file');
+  const instance: DuckDBInstance = await Instance.create(':memory:', config);
+  const connection: DuckDBConnection = await instance.connect();
+  const close = (): void => {
+    connection.closeSync();
+    instance.closeSync();
+  };
+  try {
+    let from: string;
+    let names: readonly string[];
+    let types: readonly string[];
+    if (format === 'parquet') {
+      from = `read_parquet(${sqlString(path)})`;
+      let described;
+      try {
+        described = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRowObjects();
+      } catch (error) {
+        throw duckDbError(path, error);
+      }
+      names = described.map((r) => String(r.column_name));
+      types = described.map((r) => String(r.column_type));
+    } else {
+      const header = csv.header ?? true;
+      names = header || csv.columnNames === undefined ? await csvColumnNames(path, csv) : csv.columnNames;
+      types = names.map(() => 'VARCHAR');
+      const parts = [sqlString(path), `header = ${header}`, `delim = ${sqlString(csv.delimiter ?? ',')}`, `quote = '"'`, `escape = '"'`, 'auto_detect = false',
+        `columns = {${names.map((name) => `${sqlString(name)}: 'VARCHAR'`).join(', ')}}`];
+      if (csv.comment !== undefined) parts.push(`comment = ${sqlString(csv.comment)}`);
+      from = `read_csv(${parts.join(', ')})`;
+    }
+    const wanted = kinds(path, names, types, csv.columnTypes, csv.optionalColumns);
+    try {
+      await inferTextColumns(connection, from, names, wanted, missingTokens);
+    } catch (error) {
+      throw error instanceof DataFormatError ? error : duckDbError(path, error);
+    }
+    const selected: Selected[] = [];
+    names.forEach((name, j) => {
+      const kind = wanted[j];
+      if (kind === 'skip') return;
+      selected.push({ name, kind: kind === 'categorical' ? 'categorical' : 'numeric', numericSource: format === 'parquet' && NUMERIC_SOURCE.test(types[j]) });
+    });
+    const sql = selectSql(selected, from, missingTokens);
+    const missing = new Set(missingTokens.map((t) => t.trim()));
+
+    /** One pass: each DuckDB chunk encoded by the schema; stops when `onChunk` returns false. */
+    const pass = async (onChunk: (x: Float64Array, y: Float64Array, rows: number, diagnostics: PrivateDiagnostics) => boolean | void | Promise<boolean | void>): Promise<void> => {
+      let result;
+      try {
+        result = await connection.stream(sql);
+      } catch (error) {
+        throw duckDbError(path, error);
+      }
+      let offset = 0;
+      for (;;) {
+        let chunk;
+        try {
+          chunk = await result.fetchChunk();
+        } catch (error) {
+          throw duckDbError(path, error);
+        }
+        if (chunk === null || chunk.rowCount === 0) break;
+        let prepared;
+        try {
+          prepared = applySchema(chunkTable(path, chunk, selected, missing, offset), schema);
+        } catch (error) {
+          throw renumber(error, offset);
+        }
+        offset += chunk.rowCount;
+        const { x, y, n } = prepared.dataset;
+        if (n > 0 && (await onChunk(x, y, n, prepared.privateDiagnostics)) === false) break;
+        if (n === 0) await onChunk(x, y, 0, prepared.privateDiagnostics);
+      }
+    };
+
+    // The opening pass: n, the label values, the owner's diagnostics; every value checked once.
+    let n = 0;
+    let d = -1;
+    let featureNames: readonly string[] | undefined;
+    const labels = new Set<number>();
+    let diagnostics: PrivateDiagnostics | undefined;
+    await pass((_x, y, rows, part) => {
+      n += rows;
+      for (let i = 0; i < rows && labels.size <= 64; i++) labels.add(y[i]);
+      diagnostics = addDiagnostics(diagnostics, part);
+    });
+    if (diagnostics === undefined) throw new DataFormatError(path, 'the file has no data rows');
+    // The width and names do not depend on the rows: the schema's encoding of an empty table.
+    const shape = applySchema({ source: path, rowCount: 0, columns: selected.map((s): RawColumn => (s.kind === 'numeric' ? { kind: 'numeric', name: s.name, values: new Float64Array(0) } : { kind: 'categorical', name: s.name, codes: new Int32Array(0), levels: [] })) }, schema);
+    d = shape.dataset.d;
+    featureNames = shape.dataset.featureNames;
+    const rows: RowSource = {
+      n,
+      d,
+      ...(featureNames === undefined ? {} : { featureNames }),
+      labelValues: [...labels],
+      scan: (onChunk) => pass((x, y, count) => (count === 0 ? undefined : onChunk(x, y, count))),
+    };
+    return {
+      rows,
+      rowNormBound: schemaRowNormBound(schema),
+      labelBound: schemaLabelBound(schema),
+      rowTransform: schema.rowTransform,
+      intercept: schema.intercept,
+      privateDiagnostics: diagnostics,
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
