@@ -22,6 +22,7 @@ const SUPPORTED: E.DpEvent[] = [
   E.poissonSampledEvent(0.05, E.gaussianEvent(1.1)),
   E.poissonSampledEvent(0.05, E.laplaceEvent(1)),
   E.poissonSampledEvent(0.5, E.poissonSampledEvent(0.1, E.gaussianEvent(0.9))),
+  E.sampledWithoutReplacementEvent(1000, 20, E.gaussianEvent(1)),
   E.NO_OP_EVENT,
 ];
 
@@ -36,7 +37,7 @@ test('supports: continuous mechanisms, subsampling and compositions yes; RDP-onl
   for (const e of [
     E.gaussianEvent(1, { discrete: true }),
     E.relativeGaussianEvent({ eta: 0.01, gamma: 0.01, dimension: 5 }),
-    E.sampledWithoutReplacementEvent(1000, 20, E.gaussianEvent(1)),
+    E.sampledWithoutReplacementEvent(1000, 20, E.randomizedResponseEvent(0.5, 2)),
     E.repeatAndSelectEvent(dpsgd(0.01, 1.1, 10), 5, 1),
     E.shuffledSgdConjectureEvent({ datasetSize: 1000, noiseMultiplier: 3, epochs: 2, fraction: 0.5 }),
     E.poissonSampledEvent(0.1, E.randomizedResponseEvent(0.5, 2)),
@@ -55,7 +56,7 @@ test('unsupported events raise UnsupportedEventError naming the sub-event and th
     (error: unknown) => error instanceof UnsupportedEventError && error.subevent === rgm && /RDP/.test(error.reason),
   );
   assert.throws(() => accountant.compose(E.gaussianEvent(1, { discrete: true })), (e: unknown) => e instanceof UnsupportedEventError && /discrete Gaussian/.test(e.message));
-  assert.throws(() => accountant.compose(E.sampledWithoutReplacementEvent(100, 10, E.gaussianEvent(1))), /without replacement/);
+  assert.throws(() => accountant.compose(E.sampledWithoutReplacementEvent(100, 10, E.randomizedResponseEvent(0.5, 2))), /without replacement/);
   assert.throws(() => accountant.compose(E.repeatAndSelectEvent(E.gaussianEvent(1), 5, 1)), UnsupportedEventError);
   assert.throws(() => new PldAccountant().compose(E.poissonSampledEvent(0.1, E.gaussianEvent(1))).compose(E.randomizedResponseEvent(0.5, 2)), /neighbouring relations/);
   assert.throws(() => accountant.compose(E.gaussianEvent(1), -1), InvalidParameterError);

@@ -22,6 +22,11 @@
  * multipliers z / sqrt(1 - 64/s^2), which the discrete releases dominate (same module, "Lower
  * bounds"): the gap then also shows what the coupling costs.
  *
+ * Sampling without replacement (`without-replacement-model.ts`). Its symmetrised PLD (an upper
+ * bound, Dong, Roth & Su 2022 Thm. 4.2) need not be attained by any pair of datasets once composed,
+ * so its `epsilonLower` (`deltaLower`) comes from the lower accountant, which composes the attained
+ * mixture pair in both orders instead.
+ *
  * Long heterogeneous compositions (`schedule-buckets.ts`). Many distinct Poisson-subsampled
  * Gaussians (a noise or sampling schedule) are composed in buckets, z rounded down and q up to a
  * geometric grid (`scheduleGrid` points per doubling) for the upper bound, and the other way for
@@ -32,7 +37,7 @@
 import { DpfitError, InvalidParameterError, NumericalError } from '../../errors.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
 import { containsGriddedDiscreteNoise, continuousLowerSurrogate } from '../discrete-coupling.js';
-import type { DpEvent } from '../events.js';
+import { someEvent, type DpEvent } from '../events.js';
 import { nextDown, nextUp } from '../float-steps.js';
 import type { PrivacyGuarantee } from '../guarantee.js';
 import { composedRelation, neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
@@ -173,6 +178,8 @@ export class PldAccountant {
   private readonly given: PldAccountantOptions;
   /** true once an event with gridded discrete noise was composed. */
   private gridded = false;
+  /** true once sampling without replacement was composed (lower bounds from the lower accountant). */
+  private withoutReplacement = false;
   /** Everything composed, as `continuousLowerSurrogate`s with their counts (for the lower accountant). */
   private readonly lowerEvents: { event: DpEvent; count: number }[] = [];
   private lower: PldAccountant | undefined;
@@ -220,7 +227,7 @@ export class PldAccountant {
     // The count multiplies the releases (no selfCompose wrapper: an event at the depth limit stays within it).
     checkPldSupport(event);
     const relation = this.combinedRelation(event);
-    const summary = pldComponents(event, count);
+    const summary = pldComponents(event, count, this.noiseRounding === 'up' ? 'lower' : 'upper');
     for (const c of summary.components) {
       const total = (this.merged.get(c.key)?.count ?? 0) + c.count;
       if (!Number.isSafeInteger(total)) throw new InvalidParameterError('count', count, `such that the total number of compositions stays <= ${Number.MAX_SAFE_INTEGER}`);
@@ -239,6 +246,7 @@ export class PldAccountant {
     this.reduced = undefined;
     this.cache.clear();
     this.gridded ||= containsGriddedDiscreteNoise(event);
+    this.withoutReplacement ||= someEvent(event, (e) => e.kind === 'sampledWithoutReplacement');
     this.lowerEvents.push({ event: lowerEvent, count });
     this.lower = undefined;
     return this;
@@ -266,7 +274,7 @@ export class PldAccountant {
   /** Whether results need the lower accountant: gridded noise, or schedules in buckets. */
   private needsLowerAccountant(): boolean {
     if (this.noiseRounding === 'up' || this.nonPrivate || this.merged.size === 0) return false;
-    if (this.gridded) return true;
+    if (this.gridded || this.withoutReplacement) return true;
     this.reducedComponents();
     return this.buckets !== undefined && (this.buckets.buckets > 0 || this.buckets.mergedGaussians > 0);
   }

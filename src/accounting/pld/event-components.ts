@@ -6,7 +6,9 @@
  *
  * Supported: continuous Gaussian and Laplace, randomized response, objective perturbation
  * (`003` Lemma D.6), Poisson subsampling (add/remove) of a Gaussian or Laplace (or of a
- * non-private release), nested Poisson subsampling (rates multiply), compositions. Discrete noise:
+ * non-private release), nested Poisson subsampling (rates multiply), sampling without replacement
+ * (replace-one) of a Gaussian, Laplace or non-private release (`without-replacement-model.ts`: the
+ * symmetrised PLD of Dong, Roth & Su 2022, Thm. 4.2, one model for both orders), compositions. Discrete noise:
  * a gridded discrete Gaussian (`gridNoiseStd`) and a gridded objective perturbation are their
  * continuous surrogates of the smoothing coupling (`../discrete-coupling.ts`: the continuous
  * Gaussian pair at z_eff = z sqrt(1 - 64/s^2), a valid dominating pair up to a factor e^{+-1e-500}
@@ -14,12 +16,12 @@
  * with epsilon = 1/z (exact for integer shifts), gets the pure-DP dominating pair
  * (`pure-dp-pair.ts`, Kairouz, Oh & Viswanath 2015). Not supported, with the reason in the error:
  * discrete Gaussian noise or objective perturbation whose grid std is not recorded, the relative
- * Gaussian mechanism (RDP-only), sampling without replacement (its mixture pair is valid only for
- * epsilon >= 0, see the error), private selection, the shuffled-SGD conjecture.
+ * Gaussian mechanism (RDP-only), sampling without replacement of other releases (no symmetric
+ * dominating pair known), private selection, the shuffled-SGD conjecture.
  */
 import { UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate } from '../discrete-coupling.js';
-import { flattenPoissonSampling, requireEventDepth, type DpEvent } from '../events.js';
+import { eventKey, flattenPoissonSampling, requireEventDepth, type DpEvent } from '../events.js';
 import { pureEpsilon } from '../pure-dp.js';
 import { gaussianPair, laplacePair, type AdditivePair } from './additive-pair.js';
 import { gaussianLossModel } from './gaussian-model.js';
@@ -28,6 +30,7 @@ import { objectivePerturbationLossModel } from './objective-perturbation.js';
 import { poissonSubsampledModel } from './poisson-model.js';
 import { pureDpLossModels } from './pure-dp-pair.js';
 import { atomicLossModel, randomizedResponseLossModel } from './randomized-response-model.js';
+import { isSymmetricInner, withoutReplacementLossModels } from './without-replacement-model.js';
 
 /** One mechanism with its total count in the composition. */
 export interface PldComponent {
@@ -98,12 +101,16 @@ function checkSupport(event: DpEvent, root: DpEvent): void {
         `the PLD accountant subsamples only a Gaussian, Laplace or non-private release (a dominating pair of Poisson subsampling is known for those, Zhu, Dong, Wang 2022 Thm. 11), not a ${inner.kind} event`,
       );
     }
-    case 'sampledWithoutReplacement':
+    case 'sampledWithoutReplacement': {
+      const inner = event.event;
+      if (isSymmetricInner(inner)) return checkSupport(inner, root);
+      if (inner.kind === 'noOp') return;
       throw new UnsupportedEventError(
         root,
         event,
-        'sampling without replacement (replace-one): the mixture pair (g P + (1 - g) Q, Q) bounds its privacy profile only for epsilon >= 0 (Balle, Barthe & Gaboardi 2018, advanced joint convexity), and composing needs a pair that dominates for every epsilon, in both orders (the symmetrisation of Zhu, Dong & Wang 2022), which the PLD accountant does not implement yet: use the RDP accountant',
+        `the PLD accountant samples without replacement (replace-one) only a Gaussian, Laplace or non-private release: Dong, Roth & Su 2022 Thm. 4.2 needs the inner release's symmetric dominating pair, which is not implemented for a ${inner.kind} event: use the RDP accountant`,
       );
+    }
     case 'repeatAndSelect':
       throw new UnsupportedEventError(root, event, 'private selection (Papernot & Steinke 2022) is analysed in RDP only: use the RDP accountant');
     case 'shuffledLastIterate':
@@ -150,8 +157,11 @@ function subsampledNonPrivate(q: number): { remove: PrivacyLossModel; add?: Priv
  * Flattens a (supported) event, composed `count` times, into its mechanisms with counts; call
  * `checkPldSupport` first.
  * Gridded discrete noise enters as its continuous surrogate (`continuousSurrogate`).
+ * `bound` 'lower' (the accountant's lower-bound pass) replaces the symmetrised PLD of sampling
+ * without replacement, an upper bound only, by the attained mixture pair in both orders
+ * (`without-replacement-model.ts`, "Lower bounds"); every other mechanism is the same.
  */
-export function pldComponents(event: DpEvent, count = 1): PldEventSummary {
+export function pldComponents(event: DpEvent, count = 1, bound: 'upper' | 'lower' = 'upper'): PldEventSummary {
   requireEventDepth(event);
   type Entry = { count: number; models: PldComponent['models']; sampledGaussian?: PldComponent['sampledGaussian'] };
   const byKey = new Map<string, Entry>();
@@ -218,6 +228,14 @@ export function pldComponents(event: DpEvent, count = 1): PldEventSummary {
           },
           sampledGaussian,
         );
+      }
+      case 'sampledWithoutReplacement': {
+        const inner = e.event;
+        if (inner.kind === 'noOp') return;
+        if (e.sampleSize >= e.sourceDatasetSize) return walk(inner, multiplicity); // the whole dataset: M itself
+        if (!isSymmetricInner(inner)) throw new UnsupportedEventError(event, e, `internal error: ${inner.kind} reached pldComponents unchecked`);
+        const { sourceDatasetSize: n, sampleSize: m } = e;
+        return add(`sampledWithoutReplacement:${n}:${m}:${bound}:${eventKey(inner)}`, multiplicity, () => withoutReplacementLossModels(inner, n, m, bound));
       }
       case 'compose':
         for (let i = e.events.length - 1; i >= 0; i--) walk(e.events[i], multiplicity);
