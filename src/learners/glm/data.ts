@@ -5,7 +5,7 @@
 import { InvalidParameterError } from '../../errors.js';
 import { requireInteger, requirePositive } from '../../validate.js';
 import { checkLabels } from './constants.js';
-import type { GlmData, GlmLoss } from './types.js';
+import type { GlmData, GlmLoss, StoredGlmData } from './types.js';
 
 /** Checks n, d and the array lengths (O(1)); throws `InvalidParameterError`. */
 export function checkGlmShape(data: GlmData): void {
@@ -17,6 +17,18 @@ export function checkGlmShape(data: GlmData): void {
   if (!(data.y instanceof Float64Array) || data.y.length !== n) {
     throw new InvalidParameterError('data.y.length', data.y?.length, `n = ${n} (a Float64Array)`);
   }
+}
+
+/** `checkGlmShape` for features stored as float64 or float32 (the clipped-gradient sums). */
+export function checkStoredGlmShape(data: StoredGlmData): void {
+  if (data.x instanceof Float32Array) {
+    const n = requireInteger('data.n', data.n, 0);
+    const d = requireInteger('data.d', data.d, 1);
+    if (data.x.length !== n * d) throw new InvalidParameterError('data.x.length', data.x.length, `n * d = ${n * d} (a row-major Float32Array)`);
+    if (!(data.y instanceof Float64Array) || data.y.length !== n) throw new InvalidParameterError('data.y.length', data.y?.length, `n = ${n} (a Float64Array)`);
+    return;
+  }
+  checkGlmShape(data as GlmData);
 }
 
 /** Checks that a parameter vector has length d and finite entries. */

@@ -95,7 +95,7 @@ function marginsNormsContiguous(x: Float64Array, d: number, theta: Float64Array,
 }
 
 /** z[k] = x_row . theta for `count` consecutive rows from element offset `base`. */
-function marginsContiguous(x: Float64Array, d: number, theta: Float64Array, base: number, count: number, z: Float64Array): void {
+export function marginsContiguous(x: Float64Array, d: number, theta: Float64Array, base: number, count: number, z: Float64Array): void {
   let k = 0;
   let o0 = base;
   for (; k + 3 < count; k += 4) {

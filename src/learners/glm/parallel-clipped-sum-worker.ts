@@ -7,11 +7,12 @@
  */
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { lossByName } from '../losses.js';
-import { accumulateClippedRange, CHUNK_ROWS, newClipScratch } from './per-example.js';
+import { registerFeatureMemory } from './feature-memory.js';
+import { accumulateClippedRange, accumulateClippedRangeCached, CHUNK_ROWS, newClipScratch } from './per-example.js';
 import {
   claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, PARAM_CLIP_NORM, type PoolConfig,
 } from './parallel-protocol.js';
-import type { GlmLoss } from './types.js';
+import type { FeatureArray, GlmLoss } from './types.js';
 
 const { ctrl, claims, configPort } = workerData as { ctrl: SharedArrayBuffer; claims: SharedArrayBuffer; configPort: MessagePort };
 const control = new Int32Array(ctrl);
@@ -19,7 +20,8 @@ const claimWord = new BigInt64Array(claims);
 const scratch = newClipScratch();
 
 let config: PoolConfig | undefined;
-let x: Float64Array = new Float64Array(0);
+let x: FeatureArray = new Float64Array(0);
+let thresholds: Float64Array | undefined;
 let y: Float64Array = new Float64Array(0);
 let params: Float64Array = new Float64Array(0);
 let partials: Float64Array = new Float64Array(0);
@@ -31,7 +33,12 @@ function syncConfig(version: number): void {
     const message = receiveMessageOnPort(configPort);
     if (message === undefined) throw new Error(`parallel clipped sum: config ${version} was not posted`);
     config = message.message as PoolConfig;
-    x = new Float64Array(config.x, config.xOffset, config.n * config.d);
+    const length = config.n * config.d;
+    // With a feature memory, x is viewed on that memory's buffer and registered, so the SIMD kernels run on it.
+    const xBuffer = config.memory === undefined ? config.x : config.memory.memory.buffer;
+    x = config.precision === 'float64' ? new Float64Array(xBuffer, config.xOffset, length) : new Float32Array(xBuffer, config.xOffset, length);
+    if (config.memory !== undefined) registerFeatureMemory(x, config.memory);
+    thresholds = config.thresholds === undefined ? undefined : new Float64Array(config.thresholds, config.thresholdsOffset, config.n);
     y = new Float64Array(config.y, config.yOffset, config.n);
     params = new Float64Array(config.params);
     partials = new Float64Array(config.partials);
@@ -50,7 +57,10 @@ function runJob(gen: number): void {
     if (chunk < 0) return;
     part.fill(0);
     const start = chunk * CHUNK_ROWS;
-    const clipped = accumulateClippedRange(loss as GlmLoss, x, y, d, theta, clipNorm, undefined, start, Math.min(n, start + CHUNK_ROWS), scratch, part);
+    const end = Math.min(n, start + CHUNK_ROWS);
+    const clipped = thresholds === undefined
+      ? accumulateClippedRange(loss as GlmLoss, x as Float64Array, y, d, theta, clipNorm, undefined, start, end, scratch, part)
+      : accumulateClippedRangeCached(loss as GlmLoss, x, y, d, theta, thresholds, start, end, scratch, part);
     partials.set(part, chunk * (d + 1));
     partials[chunk * (d + 1) + d] = clipped;
     Atomics.add(control, CTRL_DONE, 1);

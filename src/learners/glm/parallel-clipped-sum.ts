@@ -26,15 +26,16 @@ import { InvalidParameterError, NumericalError } from '../../errors.js';
 import { requireInteger } from '../../validate.js';
 import { startModuleWorker } from '../../worker-threads.js';
 import { lossByName } from '../losses.js';
+import { allocateFeatures, featureMemoryOf } from './feature-memory.js';
 import {
-  accumulateClippedRange, checkClippedSumArguments, CHUNK_ROWS, newClipScratch, sumClippedGradients,
+  accumulateClippedRange, accumulateClippedRangeCached, checkClippedSumArguments, CHUNK_ROWS, newClipScratch, sumStoredClippedGradients,
   type ClippedGradientSum, type ClippedGradientSumOptions,
 } from './per-example.js';
 import {
   claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, CTRL_WORDS, GEN_MASK, openClaims,
   PARAM_CLIP_NORM, type PoolConfig,
 } from './parallel-protocol.js';
-import type { GlmData, GlmLoss } from './types.js';
+import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
 
 export interface ClippedGradientPoolOptions {
   /** Threads including the calling one (>= 1); default `os.availableParallelism()`. */
@@ -46,28 +47,36 @@ export interface ClippedGradientPoolOptions {
 export interface ClippedGradientPool {
   /** Threads including the calling one. */
   readonly threads: number;
-  /** `sumClippedGradients` (same arguments and result, bit-for-bit), over the pool's threads. */
-  sumClippedGradients(loss: GlmLoss, data: GlmData, theta: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum;
+  /**
+   * `sumClippedGradients` (same arguments and result, bit-for-bit), over the pool's threads; also
+   * float32 features (`sumStoredClippedGradients`) and cached thresholds (`options.thresholds`).
+   */
+  sumClippedGradients(loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum;
   /** Stops the workers; later sums run on the calling thread only. */
   close(): Promise<void>;
 }
 
-function isShared(a: Float64Array): boolean {
+function isShared(a: FeatureArray): boolean {
   return a.buffer instanceof SharedArrayBuffer;
 }
 
 /**
- * The data with x and y copied into SharedArrayBuffers (a no-op for arrays already shared), so
- * that worker threads can read them without a copy per step. One copy: do it once per data set.
+ * The data with x in a shared feature memory (`allocateFeatures`: worker threads and the SIMD
+ * kernels read it in place) and y in a SharedArrayBuffer; arrays already shared are kept, not
+ * copied. One copy at most: do it once per data set (or load the data into `allocateFeatures`).
  */
-export function shareGlmData<T extends GlmData>(data: T): T {
-  const share = (a: Float64Array): Float64Array => {
-    if (isShared(a)) return a;
-    const copy = new Float64Array(new SharedArrayBuffer(a.length * Float64Array.BYTES_PER_ELEMENT));
-    copy.set(a);
-    return copy;
-  };
-  return { ...data, x: share(data.x), y: share(data.y) };
+export function shareGlmData<T extends StoredGlmData>(data: T): T {
+  let x = data.x;
+  if (!isShared(x)) {
+    x = allocateFeatures(data.n, data.d, x instanceof Float64Array ? 'float64' : 'float32');
+    x.set(data.x);
+  }
+  let y = data.y;
+  if (!isShared(y)) {
+    y = new Float64Array(new SharedArrayBuffer(y.length * Float64Array.BYTES_PER_ELEMENT));
+    y.set(data.y);
+  }
+  return { ...data, x, y };
 }
 
 /**
@@ -138,29 +147,38 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
   let theta: Float64Array = new Float64Array(0);
   let partials: Float64Array = new Float64Array(0);
   let sharedY: Float64Array | undefined;
+  let sharedThresholds: Float64Array | undefined;
   let lossKey = '';
   const scratch = newClipScratch();
 
-  function configure(loss: { name: string; parameters: Record<string, number> }, data: GlmData): { y: Float64Array } {
+  /** The array itself when shared, else a copy into `cache` (n doubles per call: cheap next to the pass over n x d features). */
+  function sharedCopy(a: Float64Array, cache: Float64Array | undefined): Float64Array {
+    const copy = cache !== undefined && cache.length === a.length ? cache : new Float64Array(new SharedArrayBuffer(a.length * 8));
+    copy.set(a);
+    return copy;
+  }
+
+  function configure(loss: { name: string; parameters: Record<string, number> }, data: StoredGlmData, thresholdsIn: Float64Array | undefined) {
     const { x, n, d } = data;
-    let y = data.y;
-    if (!isShared(y)) {
-      // The labels are copied per call (n doubles, cheap next to the pass over n x d features).
-      if (sharedY === undefined || sharedY.length !== n) sharedY = new Float64Array(new SharedArrayBuffer(n * 8));
-      sharedY.set(y);
-      y = sharedY;
-    }
+    const y = isShared(data.y) ? data.y : (sharedY = sharedCopy(data.y, sharedY));
+    const thresholds = thresholdsIn === undefined || isShared(thresholdsIn) ? thresholdsIn : (sharedThresholds = sharedCopy(thresholdsIn, sharedThresholds));
     const key = JSON.stringify([loss.name, loss.parameters]);
     const chunks = Math.ceil(n / CHUNK_ROWS);
+    const precision = x instanceof Float64Array ? 'float64' as const : 'float32' as const;
     const same = config !== undefined && config.x === x.buffer && config.xOffset === x.byteOffset && config.y === y.buffer
-      && config.yOffset === y.byteOffset && config.n === n && config.d === d && lossKey === key;
+      && config.yOffset === y.byteOffset && config.n === n && config.d === d && lossKey === key && config.precision === precision
+      && config.thresholds === thresholds?.buffer && config.thresholdsOffset === (thresholds?.byteOffset ?? 0);
     if (!same) {
       version = (version + 1) & GEN_MASK;
       const params = new SharedArrayBuffer((d + 1) * 8);
       const partialBuffer = new SharedArrayBuffer(chunks * (d + 1) * 8);
+      const memory = featureMemoryOf(x, d);
       config = {
         version, x: x.buffer as SharedArrayBuffer, xOffset: x.byteOffset, y: y.buffer as SharedArrayBuffer, yOffset: y.byteOffset,
-        n, d, chunks, params, partials: partialBuffer, lossName: loss.name, lossParameters: loss.parameters,
+        n, d, chunks, params, partials: partialBuffer, lossName: loss.name, lossParameters: loss.parameters, precision,
+        ...(memory === undefined ? {} : { memory }),
+        ...(thresholds === undefined ? {} : { thresholds: thresholds.buffer as SharedArrayBuffer }),
+        thresholdsOffset: thresholds?.byteOffset ?? 0,
       };
       lossKey = key;
       theta = new Float64Array(params);
@@ -168,21 +186,21 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
       for (const { port } of workers) port.postMessage(config);
       Atomics.store(control, CTRL_VERSION, version);
     }
-    return { y };
+    return { y, thresholds };
   }
 
-  function sum(loss: GlmLoss, data: GlmData, thetaIn: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum {
-    if (closed || options.indices !== undefined || data.n <= CHUNK_ROWS) return sumClippedGradients(loss, data, thetaIn, options);
-    const { clipNorm, out } = checkClippedSumArguments(data, thetaIn, options);
+  function sum(loss: GlmLoss, data: StoredGlmData, thetaIn: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum {
+    if (closed || options.indices !== undefined || data.n <= CHUNK_ROWS) return sumStoredClippedGradients(loss, data, thetaIn, options);
+    const { clipNorm, out, thresholds: thresholdsIn } = checkClippedSumArguments(data, thetaIn, options);
     const portable = rebuildable(loss);
     if (portable === undefined) {
       throw new InvalidParameterError('loss', loss.name, 'a built-in loss (lossByName)', 'a custom loss cannot be sent to worker threads; use sumClippedGradients');
     }
     if (!isShared(data.x)) {
-      throw new InvalidParameterError('data.x', 'a Float64Array on an ArrayBuffer', 'a Float64Array on a SharedArrayBuffer', 'call shareGlmData(data) once before training');
+      throw new InvalidParameterError('data.x', 'an array on an ArrayBuffer', 'an array on a SharedArrayBuffer', 'call shareGlmData(data) once before training');
     }
     const { n, d, x } = data;
-    const { y } = configure(portable, data);
+    const { y, thresholds } = configure(portable, data, thresholdsIn);
     const chunks = (config as PoolConfig).chunks;
     theta.set(thetaIn);
     theta[PARAM_CLIP_NORM(d)] = clipNorm;
@@ -199,7 +217,10 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
       if (chunk < 0) break;
       part.fill(0);
       const start = chunk * CHUNK_ROWS;
-      const clipped = accumulateClippedRange(loss, x, y, d, thetaView, clipNorm, undefined, start, Math.min(n, start + CHUNK_ROWS), scratch, part);
+      const end = Math.min(n, start + CHUNK_ROWS);
+      const clipped = thresholds === undefined
+        ? accumulateClippedRange(loss, x as Float64Array, y, d, thetaView, clipNorm, undefined, start, end, scratch, part)
+        : accumulateClippedRangeCached(loss, x, y, d, thetaView, thresholds, start, end, scratch, part);
       partials.set(part, chunk * (d + 1));
       partials[chunk * (d + 1) + d] = clipped;
       Atomics.add(control, CTRL_DONE, 1);
@@ -221,7 +242,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
     if (Atomics.load(control, CTRL_ERROR) !== 0) {
       // A worker failed: stop using the pool and compute the sum here (the same numbers).
       closed = true;
-      return sumClippedGradients(loss, data, thetaIn, options);
+      return sumStoredClippedGradients(loss, data, thetaIn, options);
     }
     out.fill(0);
     let clippedCount = 0;

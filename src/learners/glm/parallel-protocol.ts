@@ -15,6 +15,8 @@
  * chunk is unfinished — hence the job's theta and config are stable while any thread reads them.
  */
 
+import type { FeatureMemory } from './feature-memory.js';
+
 export const CTRL_GEN = 0;
 export const CTRL_DONE = 1;
 export const CTRL_VERSION = 2;
@@ -46,6 +48,13 @@ export interface PoolConfig {
   partials: SharedArrayBuffer;
   lossName: string;
   lossParameters: Record<string, number>;
+  /** How x is stored. */
+  precision: 'float64' | 'float32';
+  /** The feature memory x lives in (`feature-memory.ts`): workers then run the SIMD kernels on it. */
+  memory?: FeatureMemory;
+  /** Cached clip thresholds (n doubles at `thresholdsOffset`), when the sum was given them. */
+  thresholds?: SharedArrayBuffer;
+  thresholdsOffset: number;
 }
 
 /** The claim word that opens job `gen` at chunk 0. */

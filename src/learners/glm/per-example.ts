@@ -10,9 +10,12 @@
 import { InvalidParameterError } from '../../errors.js';
 import { requirePositiveOrInfinity } from '../../validate.js';
 import { clipThreshold } from './clipped-gradient.js';
-import { checkGlmShape, checkTheta } from './data.js';
-import { accumulateBlock, BLOCK, marginsBlock } from './kernels.js';
-import type { GlmData, GlmLoss } from './types.js';
+import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thresholds.js';
+import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
+import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, type FeatureMemory } from './feature-memory.js';
+import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kernels.js';
+import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
+import type { WasmKernelExports } from './wasm-kernels.js';
 
 export interface ClippedGradientSumOptions {
   /** C > 0, or Infinity for no clipping. */
@@ -21,6 +24,12 @@ export interface ClippedGradientSumOptions {
   indices?: ArrayLike<number>;
   /** Where to write the sum (length d; overwritten). Default a new array. */
   out?: Float64Array;
+  /**
+   * The rows' clip thresholds, `clipThresholds(data, clipNorm)` of the same features: computed
+   * once per data set, they save the per-step squared row norms (the same numbers either way).
+   * Full passes only (not with `indices`). Float32 features without them get them per call.
+   */
+  thresholds?: ClipThresholds;
 }
 
 export interface ClippedGradientSum {
@@ -38,6 +47,23 @@ function clampBlock(c: Float64Array, ss: Float64Array, clipNorm: number, m: numb
   for (let k = 0; k < m; k++) {
     const ck = c[k];
     const t = clipThreshold(clipNorm, Math.sqrt(ss[k]));
+    if (ck > t) {
+      c[k] = t;
+      clipped++;
+    } else if (ck < -t) {
+      c[k] = -t;
+      clipped++;
+    }
+  }
+  return clipped;
+}
+
+/** c[k] <- clamp(c[k], -t, t) with the cached t = thresholds[start + k]; returns how many were clipped. */
+function clampCached(c: Float64Array, thresholds: Float64Array, start: number, m: number): number {
+  let clipped = 0;
+  for (let k = 0; k < m; k++) {
+    const ck = c[k];
+    const t = thresholds[start + k];
     if (ck > t) {
       c[k] = t;
       clipped++;
@@ -89,11 +115,98 @@ export interface ClipScratch {
   y: Float64Array;
   ss: Float64Array;
   c: Float64Array;
+  /** A block of float32 rows widened to float64 (allocated when first needed). */
+  wide?: Float64Array;
 }
 
 /** @internal */
 export function newClipScratch(): ClipScratch {
   return { z: new Float64Array(BLOCK), y: new Float64Array(BLOCK), ss: new Float64Array(BLOCK), c: new Float64Array(BLOCK) };
+}
+
+/**
+ * @internal `accumulateClippedRange` for a full pass with cached thresholds (rows start .. end - 1):
+ * the same numbers, in fused blocks (margins, f', clamp, update while the block is in cache) by
+ * the SIMD kernels when the features live in a feature memory (`feature-memory.ts`) and a scratch
+ * slot is free, else by the JavaScript kernels (float32 rows widened block by block).
+ */
+export function accumulateClippedRangeCached(
+  loss: GlmLoss, x: FeatureArray, y: Float64Array, d: number, theta: Float64Array, thresholds: Float64Array,
+  start: number, end: number, s: ClipScratch, out: Float64Array,
+): number {
+  const info = featureMemoryOf(x, d);
+  if (info !== undefined) {
+    const kernels = kernelsFor(info.memory);
+    if (kernels !== null) {
+      const slot = claimSlot(info);
+      if (slot >= 0) {
+        try {
+          return wasmRange(kernels, info, slot, loss, y, d, theta, thresholds, start, end, s, out);
+        } finally {
+          releaseSlot(info, slot);
+        }
+      }
+    }
+  }
+  let clipped = 0;
+  if (x instanceof Float64Array) {
+    for (let b = start; b < end; b += BLOCK) {
+      const m = Math.min(BLOCK, end - b);
+      marginsBlock(x, y, d, theta, b, m, undefined, s.z, s.y, null);
+      loss.derivatives(s.z, s.y, s.c, m);
+      clipped += clampCached(s.c, thresholds, b, m);
+      accumulateBlock(x, d, b, m, undefined, s.c, out);
+    }
+    return clipped;
+  }
+  const wide = s.wide !== undefined && s.wide.length === BLOCK * d ? s.wide : (s.wide = new Float64Array(BLOCK * d));
+  for (let b = start; b < end; b += BLOCK) {
+    const m = Math.min(BLOCK, end - b);
+    for (let k = 0, base = b * d; k < m * d; k++) wide[k] = x[base + k];
+    for (let k = 0; k < m; k++) s.y[k] = y[b + k];
+    marginsContiguous(wide, d, theta, 0, m, s.z);
+    loss.derivatives(s.z, s.y, s.c, m);
+    clipped += clampCached(s.c, thresholds, b, m);
+    accumulateBlock(wide, d, 0, m, undefined, s.c, out);
+  }
+  return clipped;
+}
+
+function wasmRange(
+  kernels: WasmKernelExports, info: FeatureMemory, slot: number, loss: GlmLoss, y: Float64Array, d: number, theta: Float64Array,
+  thresholds: Float64Array, start: number, end: number, s: ClipScratch, out: Float64Array,
+): number {
+  const buffer = info.memory.buffer;
+  const thetaPtr = slot * info.slotBytes;
+  const zPtr = thetaPtr + 16 * d;
+  const cPtr = zPtr + 8 * BLOCK;
+  const partPtr = cPtr + 8 * BLOCK;
+  const thetaSplat = new Float64Array(buffer, thetaPtr, 2 * d);
+  const z = new Float64Array(buffer, zPtr, BLOCK);
+  const c = new Float64Array(buffer, cPtr, BLOCK);
+  const part = new Float64Array(buffer, partPtr, d);
+  for (let j = 0; j < d; j++) {
+    thetaSplat[2 * j] = theta[j];
+    thetaSplat[2 * j + 1] = theta[j];
+  }
+  part.set(out);
+  const f64 = info.precision === 'float64';
+  const rowBytes = d * (f64 ? 8 : 4);
+  const yb = s.y;
+  let clipped = 0;
+  for (let b = start; b < end; b += BLOCK) {
+    const m = Math.min(BLOCK, end - b);
+    const ptr = info.xOffset + b * rowBytes;
+    if (f64) kernels.margins64(ptr, d, thetaPtr, m, zPtr);
+    else kernels.margins32(ptr, d, thetaPtr, m, zPtr);
+    for (let k = 0; k < m; k++) yb[k] = y[b + k];
+    loss.derivatives(z, yb, c, m);
+    clipped += clampCached(c, thresholds, b, m);
+    if (f64) kernels.accumulate64(ptr, d, m, cPtr, partPtr);
+    else kernels.accumulate32(ptr, d, m, cPtr, partPtr);
+  }
+  out.set(part);
+  return clipped;
 }
 
 const scratch = newClipScratch();
@@ -126,15 +239,27 @@ function checkIndices(indices: ArrayLike<number>, n: number): void {
   }
 }
 
-/** @internal The checks of `sumClippedGradients` (shapes, theta, clipNorm, indices, out); returns clipNorm and out. */
-export function checkClippedSumArguments(data: GlmData, theta: Float64Array, options: ClippedGradientSumOptions): { clipNorm: number; out: Float64Array } {
-  checkGlmShape(data);
+/**
+ * @internal The checks of `sumClippedGradients` (shapes, theta, clipNorm, indices, out, thresholds);
+ * returns clipNorm, out and the cached thresholds (computed here for float32 features without them).
+ */
+export function checkClippedSumArguments(
+  data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions,
+): { clipNorm: number; out: Float64Array; thresholds: Float64Array | undefined } {
+  checkStoredGlmShape(data);
   checkTheta(theta, data.d);
   const clipNorm = requirePositiveOrInfinity('clipNorm', options.clipNorm);
-  if (options.indices !== undefined) checkIndices(options.indices, data.n);
+  if (options.indices !== undefined) {
+    if (options.thresholds !== undefined) throw new InvalidParameterError('thresholds', 'given with indices', 'full passes only (no indices)');
+    if (data.x instanceof Float32Array) throw new InvalidParameterError('data.x', 'a Float32Array', 'a Float64Array for batches given by indices');
+    checkIndices(options.indices, data.n);
+  }
   const out = options.out ?? new Float64Array(data.d);
   if (out.length !== data.d) throw new InvalidParameterError('out.length', out.length, `d = ${data.d}`);
-  return { clipNorm, out };
+  let thresholds: Float64Array | undefined;
+  if (options.thresholds !== undefined) thresholds = checkThresholds(options.thresholds, data, clipNorm);
+  else if (data.x instanceof Float32Array) thresholds = clipThresholds(data, clipNorm).values;
+  return { clipNorm, out, thresholds };
 }
 
 /**
@@ -147,7 +272,12 @@ export function checkClippedSumArguments(data: GlmData, theta: Float64Array, opt
  * const {sum, clippedCount} = sumClippedGradients(logisticLoss, data, theta, {clipNorm: 1});
  */
 export function sumClippedGradients(loss: GlmLoss, data: GlmData, theta: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum {
-  const { clipNorm, out } = checkClippedSumArguments(data, theta, options);
+  return sumStoredClippedGradients(loss, data, theta, options);
+}
+
+/** `sumClippedGradients` for features stored as float64 or float32 (`StoredGlmData`; float32 only for full passes). */
+export function sumStoredClippedGradients(loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum {
+  const { clipNorm, out, thresholds } = checkClippedSumArguments(data, theta, options);
   const { x, y, n, d } = data;
   const indices = options.indices;
   const count = indices === undefined ? n : indices.length;
@@ -157,14 +287,18 @@ export function sumClippedGradients(loss: GlmLoss, data: GlmData, theta: Float64
   const s = scratchInUse ? newClipScratch() : scratch;
   scratchInUse = true;
   let clippedCount = 0;
+  // The range of pass positions start .. end - 1 into `into`: with cached thresholds, or recomputing the norms.
+  const range = (start: number, end: number, into: Float64Array): number => (thresholds === undefined
+    ? accumulateClippedRange(loss, x as Float64Array, y, d, theta, clipNorm, indices, start, end, s, into)
+    : accumulateClippedRangeCached(loss, x, y, d, theta, thresholds, start, end, s, into));
   try {
     if (count <= CHUNK_ROWS) {
-      clippedCount = accumulateClippedRange(loss, x, y, d, theta, clipNorm, indices, 0, count, s, out);
+      clippedCount = range(0, count, out);
     } else {
       const part = new Float64Array(d);
       for (let start = 0; start < count; start += CHUNK_ROWS) {
         part.fill(0);
-        clippedCount += accumulateClippedRange(loss, x, y, d, theta, clipNorm, indices, start, Math.min(count, start + CHUNK_ROWS), s, part);
+        clippedCount += range(start, Math.min(count, start + CHUNK_ROWS), part);
         for (let j = 0; j < d; j++) out[j] += part[j];
       }
     }

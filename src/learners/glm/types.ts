@@ -21,6 +21,21 @@ export interface GlmData {
 }
 
 /**
+ * Stored features: float64, or float32 (`--precision float32`: half the memory traffic). The
+ * kernels read float32 values widened to float64, which is exact, and accumulate in float64, so a
+ * pass over float32 storage computes exactly what it computes over the widened float64 values.
+ */
+export type FeatureArray = Float64Array | Float32Array;
+
+/** `GlmData` whose features may be stored as float32 (read by the clipped-gradient sums only). */
+export interface StoredGlmData {
+  readonly x: FeatureArray;
+  readonly y: Float64Array;
+  readonly n: number;
+  readonly d: number;
+}
+
+/**
  * Label convention of a loss: 'signed' means y in {-1, +1} (classification, as `003` uses
  * internally; convert {0, 1} labels with `toSignedLabels`), 'real' any finite y (regression).
  */

@@ -1,0 +1,106 @@
+/**
+ * Feature matrices in a shared WebAssembly memory, where the SIMD kernels (`wasm-kernels.ts`) and
+ * every worker thread (`parallel-clipped-sum.ts`) read them without a copy. The memory starts
+ * with SLOTS scratch slots (theta splatted, a block's margins and coefficients, a partial sum);
+ * a thread claims a free slot atomically for one range of rows and releases it after, so any
+ * number of threads can share the memory (a thread that finds no free slot uses the JavaScript
+ * kernels: the same numbers). The features follow, row-major, float64 or float32.
+ *
+ * `allocateFeatures` returns a plain typed array (on a SharedArrayBuffer, or an ArrayBuffer where
+ * shared WebAssembly memory is unavailable, e.g. a page that is not cross-origin isolated): fill it
+ * in place (a loader can parse straight into it) and pass it as `GlmData.x`.
+ */
+import { InvalidParameterError } from '../../errors.js';
+import { BLOCK } from './kernels.js';
+import type { FeatureArray } from './types.js';
+import { wasmApi, type WasmMemory } from './wasm-binary.js';
+import { instantiateKernels, kernelModule, type Precision, type WasmKernelExports } from './wasm-kernels.js';
+
+/** Scratch slots per memory (threads summing at once with the SIMD kernels). */
+export const SLOTS = 64;
+
+/** The largest memory wasm32 addresses (65536 pages of 64 KiB). */
+const MAX_BYTES = 65536 * 65536;
+
+/** @internal Where a feature array lives in its memory. */
+export interface FeatureMemory {
+  readonly memory: WasmMemory;
+  readonly d: number;
+  readonly precision: Precision;
+  /** Byte offset of x[0]. */
+  readonly xOffset: number;
+  /** Bytes per slot; slot s starts at s * slotBytes: thetaSplat (2d f64), z (BLOCK), c (BLOCK), part (d). */
+  readonly slotBytes: number;
+  /** Byte offset of the slot locks (SLOTS int32), after the slots. */
+  readonly locksOffset: number;
+}
+
+const registry = new WeakMap<ArrayBufferLike, FeatureMemory>();
+
+function slotBytesFor(d: number): number {
+  return Math.ceil((16 * d + 16 * BLOCK + 8 * d) / 64) * 64;
+}
+
+/**
+ * A zero-filled n x d feature array (row-major) for `precision`, in a shared WebAssembly memory
+ * when possible (then the SIMD kernels and the worker pool use it in place), else a plain array.
+ */
+export function allocateFeatures(n: number, d: number, precision: Precision = 'float64'): FeatureArray {
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidParameterError('n', n, 'an integer >= 0');
+  if (!Number.isSafeInteger(d) || d < 1) throw new InvalidParameterError('d', d, 'an integer >= 1');
+  if (precision !== 'float64' && precision !== 'float32') throw new InvalidParameterError('precision', precision, '"float64" or "float32"');
+  const bytes = precision === 'float64' ? 8 : 4;
+  const slotBytes = slotBytesFor(d);
+  const locksOffset = SLOTS * slotBytes;
+  const xOffset = Math.ceil((locksOffset + 4 * SLOTS) / 64) * 64;
+  const total = xOffset + n * d * bytes;
+  if (kernelModule() !== null && total <= MAX_BYTES) {
+    const pages = Math.max(1, Math.ceil(total / 65536));
+    try {
+      const memory = new (wasmApi as NonNullable<typeof wasmApi>).Memory({ initial: pages, maximum: pages, shared: true });
+      const x = precision === 'float64' ? new Float64Array(memory.buffer, xOffset, n * d) : new Float32Array(memory.buffer, xOffset, n * d);
+      registry.set(x.buffer, { memory, d, precision, xOffset, slotBytes, locksOffset });
+      return x;
+    } catch {
+      // Out of address space for a shared memory: a plain array below.
+    }
+  }
+  return precision === 'float64' ? new Float64Array(n * d) : new Float32Array(n * d);
+}
+
+/** @internal The memory of an array from `allocateFeatures` that starts at its x[0] and has row length d. */
+export function featureMemoryOf(x: FeatureArray, d: number): FeatureMemory | undefined {
+  const found = registry.get(x.buffer);
+  if (found === undefined || found.xOffset !== x.byteOffset || found.d !== d) return undefined;
+  if ((x instanceof Float64Array ? 'float64' : 'float32') !== found.precision) return undefined;
+  return found;
+}
+
+/** @internal Registers a memory received from another thread (the worker pool's config). */
+export function registerFeatureMemory(x: FeatureArray, info: FeatureMemory): void {
+  registry.set(x.buffer, info);
+}
+
+const instances = new WeakMap<WasmMemory, WasmKernelExports | null>();
+
+/** @internal The kernels bound to this thread's instance for `memory` (null when unavailable). */
+export function kernelsFor(memory: WasmMemory): WasmKernelExports | null {
+  let k = instances.get(memory);
+  if (k === undefined) {
+    k = instantiateKernels(memory);
+    instances.set(memory, k);
+  }
+  return k;
+}
+
+/** @internal Claims a free slot (its index), or -1 when all SLOTS are in use. */
+export function claimSlot(info: FeatureMemory): number {
+  const locks = new Int32Array(info.memory.buffer, info.locksOffset, SLOTS);
+  for (let s = 0; s < SLOTS; s++) if (Atomics.compareExchange(locks, s, 0, 1) === 0) return s;
+  return -1;
+}
+
+/** @internal Releases a slot claimed by `claimSlot`. */
+export function releaseSlot(info: FeatureMemory, slot: number): void {
+  Atomics.store(new Int32Array(info.memory.buffer, info.locksOffset, SLOTS), slot, 0);
+}

@@ -1,0 +1,150 @@
+/**
+ * @internal A minimal WebAssembly binary encoder, enough for the hand-written kernels of
+ * `wasm-kernels.ts` (WebAssembly Core Specification 2.0, Sec. 5 "Binary Format", and the
+ * fixed-width SIMD proposal merged into it): LEB128 integers, one imported shared memory,
+ * functions with typed locals, exports. No toolchain and no prebuilt binary: the module's bytes
+ * are built from the instruction lists in the source at run time.
+ */
+
+/** The parts of the WebAssembly JavaScript API the kernels use (the project's lib has no DOM types). */
+export interface WasmMemory {
+  readonly buffer: ArrayBufferLike;
+}
+export type WasmModule = object;
+interface WasmApi {
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
+  Module: new (bytes: Uint8Array) => WasmModule;
+  Instance: new (module: WasmModule, imports: Record<string, Record<string, unknown>>) => { exports: unknown };
+  validate(bytes: Uint8Array): boolean;
+}
+
+/** The global WebAssembly object, or undefined where there is none. */
+export const wasmApi: WasmApi | undefined = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+
+/** Value types (Sec. 5.3.1). */
+export const I32 = 0x7f;
+export const F64 = 0x7c;
+export const V128 = 0x7b;
+
+/** Unsigned LEB128. */
+export function uleb(value: number): number[] {
+  const out: number[] = [];
+  let v = value >>> 0;
+  do {
+    let byte = v & 0x7f;
+    v >>>= 7;
+    if (v !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (v !== 0);
+  return out;
+}
+
+/** Signed LEB128 (32-bit). */
+export function sleb(value: number): number[] {
+  const out: number[] = [];
+  let v = value | 0;
+  for (;;) {
+    const byte = v & 0x7f;
+    v >>= 7;
+    if ((v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+/** Instructions used by the kernels (Sec. 5.4), as byte lists. memarg: alignment 0 (a hint), offset. */
+const mem = (op: number[], offset = 0): number[] => [...op, 0, ...uleb(offset)];
+const simd = (code: number): number[] => [0xfd, ...uleb(code)];
+
+export const op = {
+  block: [0x02, 0x40],
+  loop: [0x03, 0x40],
+  if: [0x04, 0x40],
+  end: [0x0b],
+  br: (depth: number) => [0x0c, ...uleb(depth)],
+  brIf: (depth: number) => [0x0d, ...uleb(depth)],
+  get: (local: number) => [0x20, ...uleb(local)],
+  set: (local: number) => [0x21, ...uleb(local)],
+  tee: (local: number) => [0x22, ...uleb(local)],
+  i32: (value: number) => [0x41, ...sleb(value)],
+  f64Zero: [0x44, 0, 0, 0, 0, 0, 0, 0, 0],
+  i32Add: [0x6a],
+  i32Sub: [0x6b],
+  i32Mul: [0x6c],
+  i32Shl: [0x74],
+  i32LtS: [0x48],
+  i32GeS: [0x4e],
+  f32Load: (offset = 0) => mem([0x2a], offset),
+  f64Load: (offset = 0) => mem([0x2b], offset),
+  f64Store: (offset = 0) => mem([0x39], offset),
+  f64Ne: [0x62],
+  f64Add: [0xa0],
+  f64Mul: [0xa2],
+  f64PromoteF32: [0xbb],
+  v128Load: (offset = 0) => mem(simd(0x00), offset),
+  v128Store: (offset = 0) => mem(simd(0x0b), offset),
+  v128Load64Zero: (offset = 0) => mem(simd(0x5d), offset),
+  /** i8x16.shuffle with 16 lane indices into the concatenation of its two operands. */
+  shuffle: (lanes: number[]) => [...simd(0x0d), ...lanes],
+  f64x2Splat: simd(0x14),
+  f64x2ReplaceLane: (lane: number) => [...simd(0x22), lane],
+  f64x2ExtractLane: (lane: number) => [...simd(0x21), lane],
+  f32x4Add: simd(0xe4),
+  f64x2Add: simd(0xf0),
+  f64x2Mul: simd(0xf2),
+  f64x2PromoteLowF32x4: simd(0x5f),
+  v128Zero: [...simd(0x0c), ...new Array<number>(16).fill(0)],
+};
+
+/** (lane 0 of a, lane 0 of b) and (lane 1 of a, lane 1 of b) for f64x2 operands. */
+export const LOW_LANES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+export const HIGH_LANES = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31];
+
+export interface WasmFunction {
+  name: string;
+  params: number[];
+  results: number[];
+  /** Extra locals (after the parameters), by type. */
+  locals: number[];
+  body: number[][];
+}
+
+function section(id: number, content: number[]): number[] {
+  return [id, ...uleb(content.length), ...content];
+}
+
+function vector(items: number[][]): number[] {
+  return [...uleb(items.length), ...items.flat()];
+}
+
+function name(text: string): number[] {
+  const bytes = [...new TextEncoder().encode(text)];
+  return [...uleb(bytes.length), ...bytes];
+}
+
+/**
+ * A module importing `env.memory` (shared, `pages` initial and maximum 64 KiB pages when
+ * `shared`; otherwise unshared with no maximum) and exporting `functions`.
+ */
+export function encodeModule(functions: readonly WasmFunction[], memory: { shared: boolean; pages: number; maxPages: number }): Uint8Array {
+  const types = functions.map((f) => [0x60, ...vector(f.params.map((t) => [t])), ...vector(f.results.map((t) => [t]))]);
+  const limits = memory.shared ? [0x03, ...uleb(memory.pages), ...uleb(memory.maxPages)] : [0x00, ...uleb(memory.pages)];
+  const imports = vector([[...name('env'), ...name('memory'), 0x02, ...limits]]);
+  const funcs = vector(functions.map((_, i) => uleb(i)));
+  const exports = vector(functions.map((f, i) => [...name(f.name), 0x00, ...uleb(i)]));
+  const codes = functions.map((f) => {
+    const locals = vector(f.locals.map((t) => [1, t]));
+    const body = [...locals, ...f.body.flat(), 0x0b];
+    return [...uleb(body.length), ...body];
+  });
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vector(types)),
+    ...section(2, imports),
+    ...section(3, funcs),
+    ...section(7, exports),
+    ...section(10, vector(codes)),
+  ]);
+}

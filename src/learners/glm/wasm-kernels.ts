@@ -1,0 +1,226 @@
+/**
+ * @internal WebAssembly SIMD versions of the contiguous kernels of `kernels.ts` (margins without
+ * norms, and the four-row coefficient update), for features stored as float64 or float32 in a
+ * shared WebAssembly memory (`feature-memory.ts`). They compute the same numbers bit for bit as
+ * the scalar JavaScript kernels on the same values (float32 features widened to float64, which is
+ * exact), because every lane performs the scalar kernel's operations in the scalar kernel's order:
+ *
+ * - margins: the SIMD lanes are two ROWS, so each row's sum still runs over j = 0 .. d-1 in order
+ *   (z = ((0 + x_0 t_0) + x_1 t_1) + ...); the two rows' elements j, j+1 are brought into lanes by
+ *   a shuffle. theta is read pre-splatted (t_j, t_j) from the caller's scratch.
+ * - update: the lanes are two COORDINATES j, j+1 of out; each lane computes
+ *   out_j + (((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j), then remainder rows out_j + c_k x_kj
+ *   (skipped when c_k = 0), exactly as `accumulateContiguous`.
+ *
+ * WebAssembly's f64 add and mul are IEEE-754 round-to-nearest (no fused multiply-add), like
+ * JavaScript's. The module is encoded by `wasm-binary.ts` from the instruction lists below; no
+ * prebuilt binary. Also: stream sums of float64 and float32 arrays, the memory-speed yardstick of
+ * `bench/train.ts`.
+ */
+import { encodeModule, F64, HIGH_LANES, I32, LOW_LANES, op, V128, wasmApi, type WasmFunction, type WasmMemory, type WasmModule } from './wasm-binary.js';
+
+export type Precision = 'float64' | 'float32';
+
+/** The exports of the kernel module; pointers are byte offsets into the shared memory. */
+export interface WasmKernelExports {
+  /** z[k] = x_k . theta for `count` rows from `x` (row stride d elements); `thetaSplat` holds (t_j, t_j) pairs. */
+  margins64(x: number, d: number, thetaSplat: number, count: number, z: number): void;
+  margins32(x: number, d: number, thetaSplat: number, count: number, z: number): void;
+  /** out += sum_k c[k] x_k over `count` rows from `x`, four rows at a time (see the module comment). */
+  accumulate64(x: number, d: number, count: number, c: number, out: number): void;
+  accumulate32(x: number, d: number, count: number, c: number, out: number): void;
+  /** Sum of `count` float64 (count a multiple of 8) / float32 (a multiple of 16) values: a memory-speed probe. */
+  streamSum64(p: number, count: number): number;
+  streamSum32(p: number, count: number): number;
+}
+
+/** Loads of one element or of two consecutive elements as float64 lanes, for a storage precision. */
+function loads(precision: Precision) {
+  const bytes = precision === 'float64' ? 8 : 4;
+  return {
+    bytes,
+    pair: (ptr: number[]): number[] => (precision === 'float64' ? [...ptr, ...op.v128Load()] : [...ptr, ...op.v128Load64Zero(), ...op.f64x2PromoteLowF32x4]),
+    scalar: (ptr: number[]): number[] => (precision === 'float64' ? [...ptr, ...op.f64Load()] : [...ptr, ...op.f32Load(), ...op.f64PromoteF32]),
+  };
+}
+
+const add = (a: number, b: number): number[] => [...op.get(a), ...op.get(b), ...op.i32Add];
+const inc = (local: number, by: number[]): number[] => [...op.get(local), ...by, ...op.i32Add, ...op.set(local)];
+
+function marginsFunction(precision: Precision): WasmFunction {
+  // params: x 0, d 1, th 2, count 3, z 4; locals:
+  const [k, o, j, rb, p, tp, acc0, acc1, a, b, s, rb2, rb3] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+  const L = loads(precision);
+  /** acc += (lanes of a, b) * splat theta at tp + offset. */
+  const fma = (acc: number, lanes: number[], offset: number) => [
+    ...op.get(acc), ...op.get(a), ...op.get(b), ...op.shuffle(lanes), ...op.get(tp), ...op.v128Load(offset), ...op.f64x2Mul, ...op.f64x2Add, ...op.set(acc),
+  ];
+  const pairRows = (acc: number, first: number[], second: number[]) => [
+    ...L.pair(first), ...op.set(a), ...L.pair(second), ...op.set(b),
+    ...fma(acc, LOW_LANES, 0), ...fma(acc, HIGH_LANES, 16),
+  ];
+  const tailRows = (acc: number, first: number[], second: number[]) => [
+    ...op.get(acc), ...L.scalar(first), ...op.f64x2Splat, ...L.scalar(second), ...op.f64x2ReplaceLane(1),
+    ...op.get(tp), ...op.v128Load(), ...op.f64x2Mul, ...op.f64x2Add, ...op.set(acc),
+  ];
+  return {
+    name: `margins${precision === 'float64' ? 64 : 32}`,
+    params: [I32, I32, I32, I32, I32],
+    results: [],
+    locals: [I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, F64, I32, I32],
+    body: [
+      op.get(1), op.i32(L.bytes), op.i32Mul, op.set(rb),
+      op.get(rb), op.i32(1), op.i32Shl, op.set(rb2),
+      op.get(rb2), op.get(rb), op.i32Add, op.set(rb3),
+      op.get(0), op.set(o),
+      // Groups of four rows: (rows 0, 1) in acc0, (rows 2, 3) in acc1.
+      op.block, op.loop,
+      op.get(3), op.get(k), op.i32Sub, op.i32(4), op.i32LtS, op.brIf(1),
+      op.v128Zero, op.set(acc0), op.v128Zero, op.set(acc1), op.i32(0), op.set(j), op.get(o), op.set(p), op.get(2), op.set(tp),
+      op.block, op.loop,
+      op.get(1), op.get(j), op.i32Sub, op.i32(2), op.i32LtS, op.brIf(1),
+      pairRows(acc0, op.get(p), add(p, rb)),
+      pairRows(acc1, add(p, rb2), add(p, rb3)),
+      inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(32)), inc(j, op.i32(2)),
+      op.br(0), op.end, op.end,
+      op.get(j), op.get(1), op.i32LtS, op.if,
+      tailRows(acc0, op.get(p), add(p, rb)),
+      tailRows(acc1, add(p, rb2), add(p, rb3)),
+      op.end,
+      op.get(4), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.tee(p), op.get(acc0), op.v128Store(),
+      op.get(p), op.get(acc1), op.v128Store(16),
+      inc(o, op.get(rb)), inc(o, op.get(rb3)), inc(k, op.i32(4)),
+      op.br(0), op.end, op.end,
+      // Remainder rows, one at a time.
+      op.block, op.loop,
+      op.get(k), op.get(3), op.i32GeS, op.brIf(1),
+      op.f64Zero, op.set(s), op.i32(0), op.set(j), op.get(o), op.set(p), op.get(2), op.set(tp),
+      op.block, op.loop,
+      op.get(j), op.get(1), op.i32GeS, op.brIf(1),
+      op.get(s), L.scalar(op.get(p)), op.get(tp), op.f64Load(), op.f64Mul, op.f64Add, op.set(s),
+      inc(p, op.i32(L.bytes)), inc(tp, op.i32(16)), inc(j, op.i32(1)),
+      op.br(0), op.end, op.end,
+      op.get(4), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.get(s), op.f64Store(),
+      inc(o, op.get(rb)), inc(k, op.i32(1)),
+      op.br(0), op.end, op.end,
+    ],
+  };
+}
+
+function accumulateFunction(precision: Precision): WasmFunction {
+  // params: x 0, d 1, count 2, c 3, out 4; locals:
+  const [k, o, j, rb, p, q, c0, c1, c2, c3, v, ck, rb2, rb3, pc] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
+  const L = loads(precision);
+  const term = (coef: number, ptr: number[]) => [...op.get(coef), ...L.pair(ptr), ...op.f64x2Mul];
+  const scalarTerm = (coef: number, ptr: number[]) => [...op.get(coef), ...op.f64x2ExtractLane(0), ...L.scalar(ptr), ...op.f64Mul];
+  return {
+    name: `accumulate${precision === 'float64' ? 64 : 32}`,
+    params: [I32, I32, I32, I32, I32],
+    results: [],
+    locals: [I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, V128, F64, I32, I32, I32],
+    body: [
+      op.get(1), op.i32(L.bytes), op.i32Mul, op.set(rb),
+      op.get(rb), op.i32(1), op.i32Shl, op.set(rb2),
+      op.get(rb2), op.get(rb), op.i32Add, op.set(rb3),
+      op.get(0), op.set(o),
+      op.block, op.loop,
+      op.get(2), op.get(k), op.i32Sub, op.i32(4), op.i32LtS, op.brIf(1),
+      op.get(3), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.set(pc),
+      op.get(pc), op.f64Load(0), op.f64x2Splat, op.set(c0),
+      op.get(pc), op.f64Load(8), op.f64x2Splat, op.set(c1),
+      op.get(pc), op.f64Load(16), op.f64x2Splat, op.set(c2),
+      op.get(pc), op.f64Load(24), op.f64x2Splat, op.set(c3),
+      op.i32(0), op.set(j), op.get(o), op.set(p), op.get(4), op.set(q),
+      op.block, op.loop,
+      op.get(1), op.get(j), op.i32Sub, op.i32(2), op.i32LtS, op.brIf(1),
+      term(c0, op.get(p)),
+      term(c1, add(p, rb)), op.f64x2Add,
+      term(c2, add(p, rb2)), op.f64x2Add,
+      term(c3, add(p, rb3)), op.f64x2Add, op.set(v),
+      op.get(q), op.get(q), op.v128Load(), op.get(v), op.f64x2Add, op.v128Store(),
+      inc(p, op.i32(2 * L.bytes)), inc(q, op.i32(16)), inc(j, op.i32(2)),
+      op.br(0), op.end, op.end,
+      op.get(j), op.get(1), op.i32LtS, op.if,
+      op.get(q), op.get(q), op.f64Load(),
+      scalarTerm(c0, op.get(p)),
+      scalarTerm(c1, add(p, rb)), op.f64Add,
+      scalarTerm(c2, add(p, rb2)), op.f64Add,
+      scalarTerm(c3, add(p, rb3)), op.f64Add,
+      op.f64Add, op.f64Store(),
+      op.end,
+      inc(o, op.get(rb)), inc(o, op.get(rb3)), inc(k, op.i32(4)),
+      op.br(0), op.end, op.end,
+      // Remainder rows, one at a time, skipped when c_k = 0 (as the scalar kernel).
+      op.block, op.loop,
+      op.get(k), op.get(2), op.i32GeS, op.brIf(1),
+      op.get(3), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.f64Load(), op.tee(ck), op.f64Zero, op.f64Ne, op.if,
+      op.i32(0), op.set(j), op.get(o), op.set(p), op.get(4), op.set(q),
+      op.block, op.loop,
+      op.get(j), op.get(1), op.i32GeS, op.brIf(1),
+      op.get(q), op.get(q), op.f64Load(), op.get(ck), L.scalar(op.get(p)), op.f64Mul, op.f64Add, op.f64Store(),
+      inc(p, op.i32(L.bytes)), inc(q, op.i32(8)), inc(j, op.i32(1)),
+      op.br(0), op.end, op.end,
+      op.end,
+      inc(o, op.get(rb)), inc(k, op.i32(1)),
+      op.br(0), op.end, op.end,
+    ],
+  };
+}
+
+function streamSumFunction(precision: Precision): WasmFunction {
+  // params: p 0, count 1; locals: i 2, a0..a3 3..6. 64 bytes per iteration.
+  const [i, a0, a1, a2, a3] = [2, 3, 4, 5, 6];
+  const addOp = precision === 'float64' ? op.f64x2Add : op.f32x4Add;
+  const step = precision === 'float64' ? 8 : 16;
+  const lane = (acc: number, offset: number) => [...op.get(acc), ...op.get(0), ...op.v128Load(offset), ...addOp, ...op.set(acc)];
+  return {
+    name: `streamSum${precision === 'float64' ? 64 : 32}`,
+    params: [I32, I32],
+    results: [F64],
+    locals: [I32, V128, V128, V128, V128],
+    body: [
+      op.block, op.loop,
+      op.get(i), op.get(1), op.i32GeS, op.brIf(1),
+      lane(a0, 0), lane(a1, 16), lane(a2, 32), lane(a3, 48),
+      inc(0, op.i32(64)), inc(i, op.i32(step)),
+      op.br(0), op.end, op.end,
+      op.get(a0), op.get(a1), addOp, op.get(a2), addOp, op.get(a3), addOp,
+      ...(precision === 'float64' ? [] : [op.f64x2PromoteLowF32x4]),
+      op.f64x2ExtractLane(0),
+    ],
+  };
+}
+
+let compiled: WasmModule | null | undefined;
+
+/**
+ * The compiled kernel module (importing a shared memory of at most 65536 pages), or null where
+ * WebAssembly SIMD or shared memory is unavailable (the JavaScript kernels are then used).
+ */
+export function kernelModule(): WasmModule | null {
+  if (compiled !== undefined) return compiled;
+  compiled = null;
+  try {
+    if (wasmApi === undefined || typeof SharedArrayBuffer === 'undefined') return null;
+    const bytes = encodeModule(
+      [marginsFunction('float64'), marginsFunction('float32'), accumulateFunction('float64'), accumulateFunction('float32'), streamSumFunction('float64'), streamSumFunction('float32')],
+      { shared: true, pages: 1, maxPages: 65536 },
+    );
+    if (!wasmApi.validate(bytes)) return null;
+    compiled = new wasmApi.Module(bytes);
+  } catch {
+    compiled = null;
+  }
+  return compiled;
+}
+
+/** The kernels bound to `memory` (a shared WebAssembly memory), or null when unavailable. */
+export function instantiateKernels(memory: WasmMemory): WasmKernelExports | null {
+  const module = kernelModule();
+  if (module === null || wasmApi === undefined) return null;
+  try {
+    return new wasmApi.Instance(module, { env: { memory } }).exports as WasmKernelExports;
+  } catch {
+    return null;
+  }
+}
