@@ -151,7 +151,8 @@ export function integers(vector: { getItem(i: number): unknown }, count: number)
 }
 
 /** Streams the query of `selectSql` into table columns. */
-async function collect(connection: DuckDBConnection, path: string, from: string, selected: Selected[], missingTokens: readonly string[]): Promise<RawTable> {
+/** @internal (also used by `sql-engine.ts`) */
+export async function collect(connection: DuckDBConnection, path: string, from: string, selected: Selected[], missingTokens: readonly string[]): Promise<RawTable> {
   const sql = selectSql(selected, from, missingTokens);
   const missing = new Set(missingTokens.map((t) => t.trim()));
   let capacity = 1024;

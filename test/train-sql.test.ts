@@ -1,0 +1,188 @@
+/**
+ * Training inside SQL engines (`learners/sql-gradient.ts`, `data/node/sql-engine.ts`): DP-GD
+ * whose clipped gradient sum is one aggregate query per step in DuckDB, in one PostgreSQL server,
+ * and in two PostgreSQL servers joined by postgres_fdw partitions, gives the model of the
+ * in-memory run (`loadDataset` + `trainDpGd`, an independent path: dpfit's encoding and kernel)
+ * for the same seed, with a privacy event that pays the engine's summation order
+ * (`sqlSumRoundingSlack`). The PostgreSQL servers are throw-away clusters started here (skipped
+ * with the reason when PostgreSQL is not installed or cannot start).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { applySchema, parseSchema, schemaCsvOptions, type Schema } from '../src/data/schema.js';
+import { loadDataset } from '../src/data/node/read.js';
+import { openSqlEngine, redactUrl, type SqlEngine } from '../src/data/node/sql-engine.js';
+import { DataFormatError, InvalidParameterError } from '../src/errors.js';
+import { trainDpGd } from '../src/learners/dp-gd.js';
+import { clippedSumRoundingBound } from '../src/learners/glm/per-example.js';
+import { sqlSumRoundingSlack, trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { seededRng } from '../src/random/rng.js';
+import { startPostgres, type PostgresCluster } from './helpers/postgres-cluster.js';
+
+const schema: Schema = parseSchema({
+  version: 1,
+  provenance: 'declared',
+  columns: [
+    { name: 'age', type: 'numeric', lower: 17, upper: 90, bins: [30, 50, 70], encode: 'valueAndBins' },
+    { name: 'income', type: 'numeric', lower: 0, upper: 1e6, transform: 'log1p', missing: 'fill', fillValue: 0 },
+    { name: 'hours', type: 'numeric', lower: 0, upper: 100, missing: 'dropRow', scale: 'symmetric' },
+    { name: 'city', type: 'categorical', categories: ['Paris', 'Lyon', 'Nice'], missing: 'other' },
+    { name: 'y', type: 'label', positive: ['yes'], negative: ['no'] },
+  ],
+  intercept: 1,
+});
+
+const ROWS = 4000;
+
+function writeCsv(path: string): void {
+  const rng = seededRng(21);
+  const cities = ['Paris', 'Lyon', 'Nice', 'Lille', ''];
+  const lines = ['age,income,hours,city,y'];
+  for (let i = 0; i < ROWS; i++) {
+    const age = Math.floor(10 + rng.nextDouble() * 90);
+    const income = rng.nextDouble() < 0.05 ? '' : (rng.nextDouble() * 2e5).toFixed(2);
+    const hours = rng.nextDouble() < 0.01 ? '' : (rng.nextDouble() * 110).toFixed(1);
+    const city = cities[Math.floor(rng.nextDouble() * cities.length)];
+    const y = rng.nextDouble() < 0.2 + age / 150 + (city === 'Nice' ? 0.2 : 0) ? 'yes' : 'no';
+    lines.push(`${age},${income},${hours},${city},${y}`);
+  }
+  writeFileSync(path, `${lines.join('\n')}\n`);
+}
+
+const TABLE = 'age DOUBLE PRECISION, income DOUBLE PRECISION, hours DOUBLE PRECISION, city TEXT, y TEXT';
+const options = { loss: 'logistic', clipNorm: 1, steps: 4, learningRate: 2, regularization: 1e-4, noiseMultiplier: 0.9, delta: 1e-6 };
+
+let dir: string;
+let csv: string;
+let duckdbFile: string;
+let reference: ReturnType<typeof trainDpGd>;
+let pg: PostgresCluster | string;
+let shard: PostgresCluster | string;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'dpfit-sql-'));
+  csv = join(dir, 'data.csv');
+  writeCsv(csv);
+  const memory = await loadDataset(csv, schema);
+  reference = trainDpGd(memory.dataset, { ...options, rng: seededRng(5) });
+  duckdbFile = join(dir, 'data.duckdb');
+  const instance = await DuckDBInstance.create(duckdbFile);
+  const connection = await instance.connect();
+  await connection.run(`CREATE TABLE people AS SELECT * FROM read_csv('${csv}', header = true, columns = {'age': 'DOUBLE', 'income': 'DOUBLE', 'hours': 'DOUBLE', 'city': 'VARCHAR', 'y': 'VARCHAR'})`);
+  connection.closeSync();
+  instance.closeSync();
+  [pg, shard] = await Promise.all([startPostgres(), startPostgres()]);
+});
+
+after(() => {
+  if (typeof pg !== 'string') pg.stop();
+  if (typeof shard !== 'string') shard.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The trained model equals the in-memory one; the event differs only by the engine's larger slack. */
+function assertSameRelease(got: Awaited<ReturnType<typeof trainDpGdInSql>>): void {
+  assert.deepEqual(got.model.theta, reference.model.theta);
+  assert.equal(got.privacy.granularity, reference.privacy.granularity);
+  const event = got.privacy.event as { event: { gridNoiseStd: number; noiseMultiplier: number } };
+  const expected = reference.privacy.event as { event: { gridNoiseStd: number; noiseMultiplier: number } };
+  assert.equal(event.event.gridNoiseStd, expected.event.gridNoiseStd);
+  // The larger sensitivity (the any-order slack) gives a (very slightly) smaller accounted multiplier: never a smaller epsilon.
+  assert.ok(event.event.noiseMultiplier <= expected.event.noiseMultiplier);
+  assert.ok(got.privacy.epsilon >= reference.privacy.epsilon);
+  assert.ok(got.privacy.epsilon <= reference.privacy.epsilon * (1 + 1e-6));
+}
+
+describe('the SQL rounding slack', () => {
+  it('is the any-order bound 2 gamma_n n B + 2 (B - C): above dpfit\'s own fixed-order bound, ~n^2 u C', () => {
+    const u = 2 ** -53;
+    for (const n of [1, 1000, 1e6]) {
+      const slack = sqlSumRoundingSlack(n, 1, 20);
+      assert.ok(slack >= 2 * clippedSumRoundingBound(n, 1, 20));
+      // Independent evaluation of 2 n u / (1 - n u) n (1 + 28 u) + 2 * 28 u.
+      const expected = 2 * ((n * u) / (1 - n * u)) * n * (1 + 28 * u) + 2 * 28 * u;
+      assert.ok(Math.abs(slack - expected) <= 1e-12 * expected);
+    }
+    assert.throws(() => sqlSumRoundingSlack(2 ** 52, 1, 2), InvalidParameterError);
+  });
+});
+
+describe('DP-GD pushed into DuckDB', () => {
+  it('gives the in-memory model for the same seed (one aggregate query per step)', async () => {
+    const engine = await openSqlEngine(`duckdb:${duckdbFile}`);
+    try {
+      let queries = 0;
+      const got = await trainDpGdInSql(engine, schema, 'SELECT * FROM people', { ...options, rng: seededRng(5), onQuery: () => queries++ });
+      assert.equal(queries, options.steps);
+      assert.equal(got.check.n, (await loadDataset(csv, schema)).dataset.n);
+      assertSameRelease(got);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('reads the rows through the engine as the file reader does', async () => {
+    const engine = await openSqlEngine(duckdbFile);
+    try {
+      const table = await engine.readTable('SELECT * FROM people', schemaCsvOptions(schema, 'db'));
+      const fromDb = applySchema(table, schema).dataset;
+      const fromFile = (await loadDataset(csv, schema)).dataset;
+      assert.deepEqual(Array.from(fromDb.x), Array.from(fromFile.x));
+      assert.deepEqual(Array.from(fromDb.y), Array.from(fromFile.y));
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('refuses what loading the rows refuses (an unknown label), naming it', async () => {
+    const engine = await openSqlEngine(duckdbFile);
+    try {
+      await assert.rejects(trainDpGdInSql(engine, schema, "SELECT age, income, hours, city, CASE WHEN age = 40 THEN 'maybe' ELSE y END AS y FROM people", { ...options, rng: seededRng(5) }), (e: unknown) => e instanceof DataFormatError && /neither positive nor negative/.test(e.message));
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('DP-GD pushed into PostgreSQL', () => {
+  it('one server: the in-memory model for the same seed; rows read through the engine equal the file\'s', async (t) => {
+    if (typeof pg === 'string') return t.skip(pg);
+    pg.psql(`CREATE TABLE people (${TABLE})`);
+    execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy people FROM '${csv}' WITH (FORMAT csv, HEADER true, NULL '')`, pg.url]);
+    const engine = await openSqlEngine(pg.url);
+    const got = await trainDpGdInSql(engine, schema, 'SELECT * FROM people', { ...options, rng: seededRng(5) });
+    assertSameRelease(got);
+    const table = await engine.readTable('SELECT * FROM people', schemaCsvOptions(schema, 'db'));
+    assert.deepEqual(Array.from(applySchema(table, schema).dataset.x), Array.from((await loadDataset(csv, schema)).dataset.x));
+  });
+
+  it('two servers as one dataset (postgres_fdw partition): the same model', async (t) => {
+    if (typeof pg === 'string') return t.skip(pg);
+    if (typeof shard === 'string') return t.skip(shard);
+    // Rows with an even row number on the coordinator, odd ones on the second server.
+    shard.psql(`CREATE TABLE people_odd (${TABLE}, part INT NOT NULL)`);
+    pg.psql(`CREATE TABLE staged AS SELECT *, (row_number() OVER ()) % 2 AS part FROM people`);
+    execFileSync('sh', ['-c', `psql -X -q -v ON_ERROR_STOP=1 -c "\\copy (SELECT * FROM staged WHERE part = 1) TO STDOUT WITH (FORMAT csv)" '${pg.url}' | psql -X -q -v ON_ERROR_STOP=1 -c "\\copy people_odd FROM STDIN WITH (FORMAT csv)" '${shard.url}'`]);
+    pg.psql(`CREATE EXTENSION postgres_fdw;
+      CREATE SERVER shard FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${shard.port}', dbname 'postgres');
+      CREATE USER MAPPING FOR CURRENT_USER SERVER shard OPTIONS (user 'postgres');
+      CREATE TABLE people_parted (${TABLE}, part INT NOT NULL) PARTITION BY LIST (part);
+      CREATE TABLE people_even PARTITION OF people_parted FOR VALUES IN (0);
+      CREATE FOREIGN TABLE people_odd PARTITION OF people_parted FOR VALUES IN (1) SERVER shard;
+      INSERT INTO people_even SELECT * FROM staged WHERE part = 0;`);
+    const engine = await openSqlEngine(pg.url);
+    const got = await trainDpGdInSql(engine, schema, 'SELECT * FROM people_parted', { ...options, rng: seededRng(5) });
+    assertSameRelease(got);
+  });
+
+  it('a server that is not there is one line naming the URL without its password', async () => {
+    const engine = await openSqlEngine('postgresql://me:secret@127.0.0.1:1/db');
+    await assert.rejects(engine.query('SELECT 1'), (e: unknown) => e instanceof DataFormatError && !e.message.includes('secret') && e.message.includes('me:***@'));
+    assert.equal(redactUrl('postgres://a:b@h/d'), 'postgres://a:***@h/d');
+  });
+});
