@@ -8,8 +8,12 @@
  * Every reported `epsilon` (`delta`) is an upper bound computed pessimistically; `epsilonLower`
  * (`deltaLower`) is a rigorous lower bound on the same mechanism's exact value, computed with the
  * same care, so `epsilon - epsilonLower` is an honest error bar. With the default automatic grid
- * the accountant refines the grid until that gap is within `relativeAccuracy`; when it cannot, it
- * throws NumericalError instead of returning a loose number silently.
+ * the accountant refines the grid (and fits a coarser one to a tilted window) until that gap is
+ * within `relativeAccuracy`; when it cannot, it returns the pessimistic end of its last bracket (a
+ * valid bound) with a warning that gives the bracket, never a loose number silently. The
+ * compositions queries were answered on are kept and shared by later queries (`finals`), so that
+ * getDelta(getEpsilon(delta).epsilon).delta <= delta on one accountant, and a curve's points are
+ * the point queries.
  *
  * Interface as the RDP accountant and dp_accounting: `supports`, `compose(event, count)`,
  * `getEpsilon(delta)`, `getDelta(epsilon)`; the whole event is validated before the state changes.
@@ -149,6 +153,16 @@ interface Evaluation {
   readonly tiltAt?: { readonly epsilon: number; readonly direction: Direction };
 }
 
+/** A query's result with the composition it was computed on. */
+interface Evaluated {
+  readonly evaluation: Evaluation;
+  readonly discretization: PldDiscretization;
+  readonly composed: ComposedPlds;
+}
+
+/** Final compositions kept for later queries (`PldAccountant.finals`): at most this many grid points in all. */
+const FINAL_POINTS = 1 << 23;
+
 /** Target for the tilt: delta(epsilon) of one direction. */
 interface TiltTarget {
   readonly epsilon: number;
@@ -174,6 +188,13 @@ export class PldAccountant {
   private relation: NeighboringRelation = 'relativeToSensitivity';
   private engine: PldEngine | undefined;
   private readonly cache = new Map<string, ComposedPlds>();
+  /**
+   * The compositions queries were answered on, most recent last. Each gives valid bounds at every
+   * epsilon, so every query is answered on the best of them, and a query is answered on one of them
+   * without composing again when it is accurate enough there: epsilon and delta queries, and the
+   * points of a curve, then come from the same distributions, and delta(epsilon(d)) <= d.
+   */
+  private finals: { composed: ComposedPlds; discretization: PldDiscretization }[] = [];
   /** The options as given (for the lower-bound accountant of gridded discrete noise). */
   private readonly given: PldAccountantOptions;
   /** true once an event with gridded discrete noise was composed. */
@@ -245,6 +266,7 @@ export class PldAccountant {
     this.buckets = undefined;
     this.reduced = undefined;
     this.cache.clear();
+    this.finals = [];
     this.gridded ||= containsGriddedDiscreteNoise(event);
     this.withoutReplacement ||= someEvent(event, (e) => e.kind === 'sampledWithoutReplacement');
     this.lowerEvents.push({ event: lowerEvent, count });
@@ -395,7 +417,7 @@ export class PldAccountant {
     initialTilt: TiltTarget | undefined,
     query: (composed: ComposedPlds) => Evaluation,
     describeFailure: (e: Evaluation) => string,
-  ): { evaluation: Evaluation; discretization: PldDiscretization } {
+  ): Evaluated {
     const engine = this.getEngine();
     const automatic = this.options.valueDiscretization === undefined;
     const engineOptions = { tailMass, maxGridSize: this.options.maxGridSize };
@@ -403,17 +425,21 @@ export class PldAccountant {
     // a few compositions the variance rule can be far too fine (a loss concentrated near 0 with a
     // long thin tail): start at 2^16 points over the window at least, and let the accuracy check refine.
     let hMax = this.options.valueDiscretization ?? 0.9 * engine.automaticStep(this.options.relativeAccuracy);
+    // No grid finer than one mechanism's loss range over maxGridSize can be composed (a rare, heavy
+    // tail, e.g. q = 1e-4 at a tiny delta, makes the variance rule ask for one): start above it.
+    if (automatic) hMax = Math.max(hMax, (1.05 * engine.mechanismWidth(engineOptions)) / (this.options.maxGridSize / 4 - 16));
     if (automatic && engine.totalCount <= 100) hMax = Math.max(hMax, engine.windowWidth(hMax, engineOptions) / 65536);
     let tiltTarget = initialTilt;
     let retilted = false;
-    let last: { evaluation: Evaluation; discretization: PldDiscretization } | undefined;
+    let last: Evaluated | undefined;
     const settle = (reason: string) => {
-      // The grid cannot be refined further: return a tolerable result with a warning, or fail.
-      if (last !== undefined && last.evaluation.tolerable) {
+      // The grid cannot be refined further: return the pessimistic end of the last bracket (a valid
+      // bound) with a warning; fail only when nothing was computed.
+      if (last !== undefined) {
         last.evaluation.warnings.push(`${describeFailure(last.evaluation)}: ${reason}; the values are valid bounds, raise maxGridSize (or relativeAccuracy) to tighten them`);
         return last;
       }
-      throw new NumericalError(`${last === undefined ? 'the PLD composition failed' : describeFailure(last.evaluation)}: ${reason}`);
+      throw new NumericalError(`the PLD composition failed: ${reason}`);
     };
     for (let attempt = 0; attempt <= MAX_REFINEMENTS; attempt++) {
       let h = hMax;
@@ -434,11 +460,25 @@ export class PldAccountant {
           // A tilted window can be much wider than the plain one (a heavy upper tail, amplified by
           // the tilt): halve the tilt until it fits; without one, keep the untilted result, whose
           // error terms are valid, and stop tilting.
+          // With an automatic grid, first try once a coarser grid that fits the whole tilted window:
+          // a tilt cut down leaves the floating-point error that made the tilt necessary.
+          let coarsened = !automatic;
           for (let halvings = 0; tilted === undefined && halvings < 8; halvings++) {
             try {
               tilted = this.composedAt(h, tailMass, tilt);
             } catch (error) {
-              if (!(error instanceof NumericalError) || tilt === 0) throw error;
+              if (!(error instanceof NumericalError) || tilt === 0 || tiltTarget === undefined) throw error;
+              if (!coarsened) {
+                coarsened = true;
+                const wider = engine.tiltedStep(h, engineOptions, tilt, align);
+                if (wider > h) {
+                  h = wider;
+                  limited = true; // no finer grid fits this tilt
+                  tilt = engine.saddleTilt(h, engineOptions, tiltTarget.epsilon, tiltTarget.direction);
+                  halvings--;
+                  continue;
+                }
+              }
               tilt /= 4;
             }
           }
@@ -476,7 +516,7 @@ export class PldAccountant {
         automatic,
         tilt: composed.directions[0].pessimistic.tilt,
       };
-      last = { evaluation, discretization };
+      last = { evaluation, discretization, composed };
       if (evaluation.acceptable) return last;
       if (!automatic) {
         evaluation.warnings.push(`${describeFailure(evaluation)} at the given valueDiscretization ${h}; a finer grid would tighten it`);
@@ -513,38 +553,68 @@ export class PldAccountant {
     if (this.nonPrivate) return this.describe(Infinity, delta, [], { epsilonLower: Infinity }, this.trivialDiscretization(tailMass));
     if (this.merged.size === 0) return this.describe(0, delta, [], { epsilonLower: 0 }, this.trivialDiscretization(tailMass));
     const accuracy = this.options.relativeAccuracy;
-    const { evaluation, discretization } = this.evaluate(
-      tailMass,
-      this.getEngine().atoms(),
-      undefined,
-      (composed) => {
-        let epsilon = 0;
-        let lower = 0;
-        let truncated = false;
-        let binding: Direction = composed.directions[0].direction;
-        let shift = 0;
-        for (const d of composed.directions) {
-          const upper = epsilonForDelta(d.pessimistic, delta);
-          truncated ||= upper.belowTruncation;
-          if (upper.epsilon > epsilon) binding = d.direction;
-          epsilon = Math.max(epsilon, upper.epsilon);
-          const low = epsilonForDelta(d.optimistic, delta);
-          lower = Math.max(lower, low.epsilon);
-          // How much of the result is floating-point error bound?
-          shift = Math.max(shift, noiseShift(d.pessimistic, upper), noiseShift(d.optimistic, low));
-        }
-        lower = Math.min(lower, epsilon);
-        const gap = epsilon - lower;
-        const tolerance = accuracy * epsilon + 1e-12;
-        const noisy = shift > 0.1 * tolerance;
-        const acceptable = !truncated && (epsilon === lower || gap <= tolerance);
-        const tolerable = !truncated && Number.isFinite(epsilon) && gap <= Math.max(10 * accuracy, TOLERABLE_GAP) * epsilon + 1e-12;
-        const tiltAt = noisy && composed.directions[0].pessimistic.tilt === 0 && Number.isFinite(epsilon) ? { epsilon, direction: binding } : undefined;
-        return { value: epsilon, lower, acceptable, tolerable, shrink: Number.isFinite(gap) && gap > 0 ? 0.9 * Math.sqrt(tolerance / gap) : 0.5, warnings: [], tiltAt };
-      },
-      (e) => `epsilon at delta = ${delta} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`,
-    );
-    return this.describe(evaluation.value, delta, evaluation.warnings, { epsilonLower: evaluation.lower }, discretization);
+    const query = (composed: ComposedPlds): Evaluation => {
+      let epsilon = 0;
+      let lower = 0;
+      let truncated = false;
+      let binding: Direction = composed.directions[0].direction;
+      let shift = 0;
+      for (const d of composed.directions) {
+        const upper = epsilonForDelta(d.pessimistic, delta);
+        truncated ||= upper.belowTruncation;
+        if (upper.epsilon > epsilon) binding = d.direction;
+        epsilon = Math.max(epsilon, upper.epsilon);
+        const low = epsilonForDelta(d.optimistic, delta);
+        lower = Math.max(lower, low.epsilon);
+        // How much of the result is floating-point error bound?
+        shift = Math.max(shift, noiseShift(d.pessimistic, upper), noiseShift(d.optimistic, low));
+      }
+      lower = Math.min(lower, epsilon);
+      const gap = epsilon - lower;
+      const tolerance = accuracy * epsilon + 1e-12;
+      const noisy = shift > 0.1 * tolerance;
+      const acceptable = !truncated && (epsilon === lower || gap <= tolerance);
+      const tolerable = !truncated && Number.isFinite(epsilon) && gap <= Math.max(10 * accuracy, TOLERABLE_GAP) * epsilon + 1e-12;
+      const tiltAt = noisy && composed.directions[0].pessimistic.tilt === 0 && Number.isFinite(epsilon) ? { epsilon, direction: binding } : undefined;
+      return { value: epsilon, lower, acceptable, tolerable, shrink: Number.isFinite(gap) && gap > 0 ? 0.9 * Math.sqrt(tolerance / gap) : 0.5, warnings: [], tiltAt };
+    };
+    const result =
+      this.reuse(query, (e) => e.acceptable && e.tiltAt === undefined) ??
+      this.evaluate(tailMass, this.getEngine().atoms(), undefined, query, (e) => `epsilon at delta = ${delta} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`);
+    this.remember(result);
+    // The best of the kept compositions (each is valid), then made consistent with delta queries.
+    let best = result;
+    let lower = result.evaluation.lower;
+    for (const f of this.finals) {
+      let epsilon = 0;
+      for (const d of f.composed.directions) {
+        epsilon = Math.max(epsilon, epsilonForDelta(d.pessimistic, delta).epsilon);
+        lower = Math.max(lower, epsilonForDelta(d.optimistic, delta).epsilon);
+      }
+      if (epsilon < best.evaluation.value) best = { ...f, evaluation: { ...result.evaluation, value: epsilon } };
+    }
+    this.remember(best);
+    const epsilon = consistentEpsilon(best.composed, delta, best.evaluation.value);
+    return this.describe(epsilon, delta, result.evaluation.warnings, { epsilonLower: Math.min(lower, epsilon) }, best.discretization);
+  }
+
+  /** The first kept composition on which `query` is `good`, if any. */
+  private reuse(query: (composed: ComposedPlds) => Evaluation, good: (e: Evaluation) => boolean): Evaluated | undefined {
+    for (let i = this.finals.length - 1; i >= 0; i--) {
+      const f = this.finals[i];
+      const evaluation = query(f.composed);
+      if (good(evaluation)) return { ...f, evaluation };
+    }
+    return undefined;
+  }
+
+  /** Keeps a composition for later queries (most recent last; the oldest dropped beyond FINAL_POINTS). */
+  private remember(e: Evaluated): void {
+    this.finals = this.finals.filter((f) => f.composed !== e.composed);
+    this.finals.push({ composed: e.composed, discretization: e.discretization });
+    let points = 0;
+    for (const f of this.finals) points += f.composed.gridSize;
+    while (this.finals.length > 1 && points > FINAL_POINTS) points -= this.finals.shift()!.composed.gridSize;
   }
 
   /** The smallest delta such that the composition is (epsilon, delta)-DP, with deltaLower. */
@@ -576,65 +646,97 @@ export class PldAccountant {
     const atoms = engine.atoms();
     const align = atoms.length > 0 ? atoms : engine.totalCount === 1 && epsilon > 0 ? [epsilon] : undefined;
     const accuracy = this.options.relativeAccuracy;
+    let floor = 0;
+    const query = (composed: ComposedPlds): Evaluation => {
+      let delta = 0;
+      let lower = 0;
+      let shifted = 0;
+      let shiftedFar = 0;
+      const far = Math.max(10 * accuracy, TOLERABLE_GAP);
+      floor = 0;
+      for (const d of composed.directions) {
+        delta = Math.max(delta, deltaForEpsilon(d.pessimistic, epsilon));
+        lower = Math.max(lower, deltaForEpsilon(d.optimistic, epsilon));
+        shifted = Math.max(shifted, deltaForEpsilon(d.optimistic, epsilon * (1 - accuracy)));
+        shiftedFar = Math.max(shiftedFar, deltaForEpsilon(d.optimistic, epsilon * (1 - far)));
+        const p = d.pessimistic;
+        const noise = deltaForEpsilon(p, epsilon) - deltaForEpsilon({ ...p, errorPerBin: 0 }, epsilon);
+        floor = Math.max(floor, p.truncationMass + noise);
+      }
+      lower = Math.min(lower, delta);
+      const warnings: string[] = [];
+      let acceptable = delta - lower <= accuracy * delta || shifted >= delta;
+      if (!acceptable && delta <= 100 * floor) {
+        acceptable = true;
+        warnings.push(`delta = ${delta} is near the resolution of the computation (truncation and rounding ${floor}): it is a valid upper bound, but the exact value may be much smaller`);
+      }
+      const gap = delta - lower;
+      const tolerable = acceptable || gap <= far * delta || shiftedFar >= delta;
+      // Floating-point error a noticeable part of delta: recompute tilted at epsilon.
+      let binding: Direction = composed.directions[0].direction;
+      let noise = 0;
+      for (const d of composed.directions) {
+        if (deltaForEpsilon(d.pessimistic, epsilon) >= delta) binding = d.direction;
+        noise = Math.max(noise, noiseAt(d.pessimistic, epsilon), noiseAt(d.optimistic, epsilon));
+      }
+      // Compared with what the accuracy allows (delta's change over a relative epsilon step of
+      // relativeAccuracy); on small grids, where a second pass is cheap, with 1e-3 of that step
+      // in delta itself, so that single releases match closed forms to ~1e-9.
+      const allowed = 0.1 * Math.max(accuracy * delta, shifted - lower);
+      const cheap = composed.gridSize <= 1 << 17;
+      const tiltAt = composed.directions[0].pessimistic.tilt === 0 && (noise > allowed || (cheap && noise > 1e-3 * accuracy * delta)) ? { epsilon, direction: binding } : undefined;
+      return { value: delta, lower, acceptable, tolerable, shrink: gap > 0 ? 0.9 * Math.sqrt((accuracy * delta) / gap) : 0.5, warnings, tiltAt };
+    };
+    const describeFailure = (e: Evaluation) => `delta at epsilon = ${epsilon} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`;
+    // A kept composition answers when it is accurate enough (not for a single release, whose grid is
+    // aligned to epsilon so that it is exact there).
+    const aligned = atoms.length === 0 && engine.totalCount === 1;
+    let result = aligned ? undefined : this.reuse(query, (e) => e.acceptable && e.tiltAt === undefined && e.warnings.length === 0 && !(floor > 1e-3 * accuracy * e.value));
     let tailMass = firstTail;
-    for (let round = 0; ; round++) {
-      let floor = 0;
-      const { evaluation, discretization } = this.evaluate(
-        tailMass,
-        align,
-        undefined,
-        (composed) => {
-          let delta = 0;
-          let lower = 0;
-          let shifted = 0;
-          let shiftedFar = 0;
-          const far = Math.max(10 * accuracy, TOLERABLE_GAP);
-          floor = 0;
-          for (const d of composed.directions) {
-            delta = Math.max(delta, deltaForEpsilon(d.pessimistic, epsilon));
-            lower = Math.max(lower, deltaForEpsilon(d.optimistic, epsilon));
-            shifted = Math.max(shifted, deltaForEpsilon(d.optimistic, epsilon * (1 - accuracy)));
-            shiftedFar = Math.max(shiftedFar, deltaForEpsilon(d.optimistic, epsilon * (1 - far)));
-            const p = d.pessimistic;
-            const noise = deltaForEpsilon(p, epsilon) - deltaForEpsilon({ ...p, errorPerBin: 0 }, epsilon);
-            floor = Math.max(floor, p.truncationMass + noise);
-          }
-          lower = Math.min(lower, delta);
-          const warnings: string[] = [];
-          let acceptable = delta - lower <= accuracy * delta || shifted >= delta;
-          if (!acceptable && delta <= 100 * floor) {
-            acceptable = true;
-            warnings.push(`delta = ${delta} is near the resolution of the computation (truncation and rounding ${floor}): it is a valid upper bound, but the exact value may be much smaller`);
-          }
-          const gap = delta - lower;
-          const tolerable = acceptable || gap <= far * delta || shiftedFar >= delta;
-          // Floating-point error a noticeable part of delta: recompute tilted at epsilon.
-          let binding: Direction = composed.directions[0].direction;
-          let noise = 0;
-          for (const d of composed.directions) {
-            if (deltaForEpsilon(d.pessimistic, epsilon) >= delta) binding = d.direction;
-            noise = Math.max(noise, noiseAt(d.pessimistic, epsilon), noiseAt(d.optimistic, epsilon));
-          }
-          // Compared with what the accuracy allows (delta's change over a relative epsilon step of
-          // relativeAccuracy); on small grids, where a second pass is cheap, with 1e-3 of that step
-          // in delta itself, so that single releases match closed forms to ~1e-9.
-          const allowed = 0.1 * Math.max(accuracy * delta, shifted - lower);
-          const cheap = composed.gridSize <= 1 << 17;
-          const tiltAt = composed.directions[0].pessimistic.tilt === 0 && (noise > allowed || (cheap && noise > 1e-3 * accuracy * delta)) ? { epsilon, direction: binding } : undefined;
-          return { value: delta, lower, acceptable, tolerable, shrink: gap > 0 ? 0.9 * Math.sqrt((accuracy * delta) / gap) : 0.5, warnings, tiltAt };
-        },
-        (e) => `delta at epsilon = ${epsilon} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`,
-      );
+    for (let round = 0; result === undefined; round++) {
+      const evaluated = this.evaluate(tailMass, align, undefined, query, describeFailure);
       // A tiny delta: truncate less (once or twice) so that the truncation bound is negligible.
-      const delta = evaluation.value;
+      const delta = evaluated.evaluation.value;
       const wanted = Math.max(1e-300, 1e-4 * accuracy * delta);
       if (this.options.tailMassBound === undefined && round < 2 && delta > 0 && floor > 1e-3 * accuracy * delta && wanted < tailMass) {
         tailMass = wanted;
         continue;
       }
-      return this.describe(epsilon, delta, evaluation.warnings, { deltaLower: evaluation.lower }, discretization);
+      result = evaluated;
     }
+    this.remember(result);
+    // The best of the kept compositions (each gives a valid bound).
+    let delta = result.evaluation.value;
+    let lower = result.evaluation.lower;
+    let discretization = result.discretization;
+    for (const f of this.finals) {
+      let value = 0;
+      for (const d of f.composed.directions) {
+        value = Math.max(value, deltaForEpsilon(d.pessimistic, epsilon));
+        lower = Math.max(lower, deltaForEpsilon(d.optimistic, epsilon));
+      }
+      if (value < delta) {
+        delta = value;
+        discretization = f.discretization;
+      }
+    }
+    return this.describe(epsilon, delta, result.evaluation.warnings, { deltaLower: Math.min(lower, delta) }, discretization);
   }
+}
+
+/**
+ * epsilon, raised by a few ulps if needed so that the composition's own (pessimistic) delta at it is
+ * at most delta: a delta query answered on the same composition then gives at most delta.
+ */
+function consistentEpsilon(composed: ComposedPlds, delta: number, epsilon: number): number {
+  const deltaAt = (e: number) => Math.max(...composed.directions.map((d) => deltaForEpsilon(d.pessimistic, e)));
+  let e = epsilon;
+  let step = 4 * Number.EPSILON * Math.max(1, e);
+  for (let i = 0; i < 64 && Number.isFinite(e) && deltaAt(e) > delta; i++) {
+    e += step;
+    step *= 2;
+  }
+  return e;
 }
 
 /** epsilon of one event at delta by the PLD accountant. */

@@ -163,7 +163,11 @@ function windowsOf(tilted: Setup, plain: Setup, tailMass: number, lambda: number
   const h = plain.h;
   return plain.directions.map((d) => {
     if (plain.empty) return { low: 0, high: 0 };
-    const low = lowerTailPoint(tilted.parts(d, 'optimistic'), tailMass);
+    // The pessimistic PLD's lower tail too: connect-the-dots puts mass one grid point below the
+    // optimistic one's lowest point, and for a loss piled up at its lower bound (Poisson
+    // subsampling, remove direction) that point holds most of the mass; wrapped around to the top
+    // of the window it would make delta ~1 everywhere (valid, but useless).
+    const low = Math.min(lowerTailPoint(tilted.parts(d, 'optimistic'), tailMass), lowerTailPoint(tilted.parts(d, 'pessimistic'), tailMass));
     let high = Math.max(upperTailPoint(tilted.parts(d, 'pessimistic'), tailMass), upperTailPoint(plain.parts(d, 'pessimistic'), tailMass));
     if (lambda > 0) {
       for (const kind of ['pessimistic', 'optimistic'] as const) high = Math.max(high, shiftedUpperTailPoint(plain.parts(d, kind), lambda, low, tailMass));
@@ -176,6 +180,13 @@ function windowsOf(tilted: Setup, plain: Setup, tailMass: number, lambda: number
 export function compositionWidth(terms: readonly CompositionTerm[], tailMass: number): number {
   const s = setup(terms, tailMass);
   return Math.max(...windowsOf(s, s, tailMass, 0).map((w) => (w.high - w.low) * s.h));
+}
+
+/** Grid points of the widest window the composition of `terms` tilted by `lambda` needs (`composePlds`). */
+export function compositionPoints(terms: readonly CompositionTerm[], tailMass: number, lambda: number): number {
+  const plain = setup(terms, tailMass);
+  const s = lambda > 0 ? setup(tiltTerms(terms, lambda), tailMass) : plain;
+  return Math.max(...windowsOf(s, plain, tailMass, lambda).map((w) => w.high - w.low + 1));
 }
 
 function tiltTerms(terms: readonly CompositionTerm[], lambda: number): CompositionTerm[] {

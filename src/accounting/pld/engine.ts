@@ -5,7 +5,7 @@
  * refining the grid until the requested accuracy is met.
  */
 import { NumericalError } from '../../errors.js';
-import { composePlds, compositionWidth, type ComposedPlds, type CompositionTerm, type Direction, type PldPair } from './compose.js';
+import { composePlds, compositionPoints, compositionWidth, type ComposedPlds, type CompositionTerm, type Direction, type PldPair } from './compose.js';
 import { discretize } from './discretize.js';
 import type { PldComponent } from './event-components.js';
 import { alignStep, chooseValueDiscretization, lossMoments, lossQuantiles } from './grid.js';
@@ -120,6 +120,25 @@ export class PldEngine {
     return p;
   }
 
+  /**
+   * The widest loss range of one mechanism (both directions), as `pair` cuts it: the composed window
+   * is at least this wide, so no step below width / maxGridSize can be composed.
+   */
+  mechanismWidth(options: EngineOptions): number {
+    const tail = options.tailMass / (10 * Math.max(1, this.totalCount));
+    let width = 0;
+    for (const a of this.analysed) {
+      for (const [model, direction] of [[a.remove, 'remove'], [a.add, 'add']] as const) {
+        if (model === undefined) continue;
+        let { low, high } = this.range(model, `${a.component.key}|${direction}`, tail);
+        if (Number.isFinite(model.lossMin)) low = Math.max(low, model.lossMin);
+        if (Number.isFinite(model.lossMax)) high = Math.min(high, model.lossMax);
+        width = Math.max(width, high - low);
+      }
+    }
+    return width;
+  }
+
   private terms(h: number, options: EngineOptions): CompositionTerm[] {
     // Each mechanism's range is cut where its tails hold tau / (10 K): all truncations of all steps
     // together move at most tau / 5 (`grid.ts`).
@@ -153,6 +172,16 @@ export class PldEngine {
     while (n < points) n *= 2;
     if (n > options.maxGridSize) return { h: alignStep((slack * width) / (options.maxGridSize - 8), align), limited: true };
     return { h: alignStep(Math.min(hMax, (slack * width) / (n - 8)), align), limited: false };
+  }
+
+  /**
+   * A step, at least h, at which the composition tilted by `tilt` fits maxGridSize points (its
+   * window, measured at h, spread over them; aligned to `align`). A tilt widens the window (the
+   * wrap-around from above is amplified by e^{tilt N h}): a coarser grid keeps the tilt's precision.
+   */
+  tiltedStep(h: number, options: EngineOptions, tilt: number, align?: readonly number[]): number {
+    const width = compositionPoints(this.terms(h, options), options.tailMass, tilt) * h;
+    return Math.max(h, alignStep((1.02 * width) / (options.maxGridSize - 16), align));
   }
 
   /**
