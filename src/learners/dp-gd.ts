@@ -21,8 +21,10 @@ import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
-import { clippedSumRoundingBound, sumClippedGradients } from './glm/per-example.js';
-import type { GlmData, GlmLoss } from './glm/types.js';
+import { clipThresholds } from './glm/clip-thresholds.js';
+import { storeFeatures } from './glm/feature-memory.js';
+import { clippedSumRoundingBound, sumClippedGradients, sumStoredClippedGradients, type ClippedGradientSumOptions } from './glm/per-example.js';
+import type { GlmData, GlmLoss, StoredGlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel, type LinearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
@@ -46,11 +48,25 @@ export interface DpGdOptions extends NoiseOptions {
    * Node worker pool of `glm/parallel-clipped-sum.ts`), with the data preparation it needs.
    */
   readonly gradientSummer?: GradientSummer;
+  /**
+   * How the features are stored for the passes: 'float64' (default) or 'float32' (half the memory
+   * traffic; accumulation stays float64). Privacy is unchanged: rounding a row to float32 is a
+   * per-row map of the data, and every gradient is clipped on the float32 values the sum uses
+   * (thresholds from the stored rows), so the sum's sensitivity and its float-error bound
+   * (`clippedSumRoundingBound`: the same summation order) are those of the float64 path.
+   */
+  readonly precision?: 'float64' | 'float32';
 }
 
 export interface GradientSummer {
   prepare<T extends GlmData>(data: T): T;
   sum: typeof sumClippedGradients;
+  /**
+   * Optional: the same sums on stored features (float64 or float32) with the per-row clip
+   * thresholds DP-GD computes once per run (`options.thresholds`). Without it DP-GD calls `sum`
+   * without thresholds, and refuses `precision: 'float32'`.
+   */
+  sumStored?: (loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions) => ReturnType<typeof sumClippedGradients>;
 }
 
 export interface TrainResult {
@@ -208,12 +224,22 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
   const run = setUpDpGd(glmData, options);
   const { n, d, steps, clipNorm } = run;
   const summer = options.gradientSummer;
-  const summed = summer === undefined ? glmData : summer.prepare(glmData);
+  const precision = options.precision ?? 'float64';
+  if (precision !== 'float64' && precision !== 'float32') throw new InvalidParameterError('precision', precision, '"float64" or "float32"');
+  if (precision === 'float32' && summer !== undefined && summer.sumStored === undefined) {
+    throw new InvalidParameterError('precision', precision, '"float64" with this gradientSummer (it has no sumStored)');
+  }
+  // Float32 storage: one rounded copy in a feature memory (shared, SIMD-ready); otherwise the summer's preparation.
+  const summed: StoredGlmData = precision === 'float32' ? { ...glmData, x: storeFeatures(glmData.x, n, d, 'float32') } : summer === undefined ? glmData : summer.prepare(glmData);
+  const sum = summer === undefined ? sumStoredClippedGradients : summer.sumStored ?? (summer.sum as typeof sumStoredClippedGradients);
+  // Per-row clip thresholds: public functions of the stored rows and C, computed once for the run.
+  const thresholds = summer === undefined || summer.sumStored !== undefined ? clipThresholds(summed, clipNorm) : undefined;
+  const sumOptions: ClippedGradientSumOptions = thresholds === undefined ? { clipNorm } : { clipNorm, thresholds };
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
   let clippedFraction = 0;
   for (let t = 0; t < steps; t++) {
-    const { clippedCount } = (summer?.sum ?? sumClippedGradients)(run.loss, summed, theta, { clipNorm, out: gradient });
+    const { clippedCount } = sum(run.loss, summed, theta, { ...sumOptions, out: gradient });
     clippedFraction += clippedCount / n / steps;
     dpGdUpdate(run, options, t, gradient, theta);
   }

@@ -22,9 +22,10 @@ import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS,
 import { deltaOption } from '../delta-option.js';
 import { progressBar } from '../progress.js';
 import { overlaps, validationOverlap } from '../validation-overlap.js';
-import { createClippedGradientPool, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
+import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
-import { checkMethodFlags, runTrainingMethod, type TrainFlags } from './train-methods.js';
+import { checkMethodFlags, runTrainingMethod, type MethodResult, type TrainFlags } from './train-methods.js';
+import { checkExternalFlags, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 
 /** Printed on stderr by every run with --seed (the report says so too). */
 const SEED_WARNING =
@@ -126,7 +127,10 @@ export function registerTrain(program: Command, io: CliIo): void {
   program
     .command('train')
     .description('train a private linear model and report what it cost')
-    .requiredOption('--data <FILE>', 'training data (CSV, Parquet or LIBSVM)')
+    .option('--data <FILE>', 'training data (CSV, Parquet or LIBSVM; or --db)')
+    .option('--db <URL>', 'train from a database: postgres://... (PostgreSQL, through psql) or duckdb:FILE; with --method dpgd the gradient sums run inside it')
+    .option('--query <SQL>', 'with --db: the SELECT whose rows are the training data')
+    .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
     .option('--loss <L>', 'logistic | linear | huber | smoothedHinge', 'logistic')
@@ -145,12 +149,12 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--noise-multiplier <Z>', 'explicit noise multiplier instead of --epsilon', parseNumberFlag('--noise-multiplier'))
     .option('--clip-norm <C>', 'per-example gradient clipping norm (default: the loss Lipschitz bound from the schema)', parseNumberFlag('--clip-norm'))
     .option('--steps <T>', 'number of steps (dpgd; or dpsgd instead of --epochs)', parseIntegerFlag('--steps'))
-    .option('--epochs <E>', 'dpsgd: expected passes over the data (default 10)', parseNumberFlag('--epochs'))
-    .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256)', parseNumberFlag('--batch-size'))
-    .option('--learning-rate <R>', 'step size (default 1; output-sgd: 1 / (beta + lambda))', parseNumberFlag('--learning-rate'))
+    .option('--epochs <E>', 'passes over the data (dpsgd default 10, shuffled 5, output-sgd 10)', parseNumberFlag('--epochs'))
+    .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256); output-sgd: batch size (default ceil(100 x learning rate x lambda x n))', parseNumberFlag('--batch-size'))
+    .option('--learning-rate <R>', 'step size (default 1 / beta, beta = sup f\'\' R^2 + lambda the smoothness of the average loss; shuffled: 5 / (beta n))', parseNumberFlag('--learning-rate'))
     .option(
       '--regularization <L>',
-      'L2 regularisation lambda: of the AVERAGE loss for dpgd/dpsgd/shuffled (default 0) and output/output-sgd (required > 0); ' +
+      'L2 regularisation lambda: of the AVERAGE loss for dpgd/dpsgd/shuffled (default 0) and output/output-sgd (> 0, default sqrt(d) / (n epsilon)); ' +
         'of the SUM objective for objpert/amp (003; default: the smallest lambda with sigma <= 1.3 sigma_Gaussian, 003 Sec. 5)',
       parseNumberFlag('--regularization'),
     )
@@ -209,16 +213,17 @@ Limits (exit 2, before any work): at most ${sci(MAX_STEPS)} steps per run (--ste
 gradients in all (one run's, x the classes of one-vs-rest, x the --tune mean); --tune at most
 ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).`,
     )
-    .action(async (flags: TrainFlags & { model?: string }, command: Command) => {
+    .action(async (flags: TrainFlags & ExternalFlags & { model?: string }, command: Command) => {
       takeDeprecatedModelFlag(flags, command, io);
       const schemaPath = requireSchemaFlag(flags.schema);
       // Everything the flags alone decide, then every output path: before any file is read or any budget spent.
       checkMethodFlags(flags);
+      checkExternalFlags(flags);
       checkFlagLimits(flags);
       const checked = checkOutputPaths(
         [flags.out === undefined ? undefined : { flag: '--out', path: flags.out }, flags.diagnostics === undefined ? undefined : { flag: '--diagnostics', path: flags.diagnostics }],
         [
-          { flag: '--data', path: flags.data },
+          flags.data === undefined ? undefined : { flag: '--data', path: flags.data },
           { flag: '--schema', path: schemaPath },
           flags.validation === undefined ? undefined : { flag: '--validation', path: flags.validation },
         ],
@@ -235,33 +240,55 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
       const suggested = isSuggestedSchema(schema);
       if (suggested) io.stderr(`dpfit: ${schemaPath}: ${SUGGESTION_WARNING}\n`);
       if (flags.seed !== undefined) io.stderr(`dpfit: ${SEED_WARNING}\n`);
-      const prepared = await loadDataset(flags.data, schema);
       const classes = labelColumn(schema).classes?.length ?? 1;
-      checkWorkLimits(flags, prepared.dataset.n, classes);
-      const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
-      const overlap = flags.validation === undefined ? undefined : await validationOverlap(flags.data, flags.validation, schema);
       const rng = flags.seed === undefined ? defaultRng() : seededRng(flags.seed);
-      // One bar for the whole command: one-vs-rest trains one run per class, tuning a random number of runs (mean --tune).
       const notPrivate = suggested ? ', NOT private: suggested schema' : flags.seed !== undefined ? ', NOT private: --seed' : '';
-      const bar = progressBar(`training (${flags.method}${flags.tune !== undefined ? ', tuned' : ''}${notPrivate})`, {
-        enabled: !flags.json,
-        ...(flags.tune !== undefined ? { runs: { count: flags.tune, exact: false } } : classes > 1 ? { runs: { count: classes, exact: true } } : {}),
-      });
-      // DP-GD's full passes over large data run on all CPUs (bit-identical sums; glm/parallel-clipped-sum.ts).
-      const pool = flags.method === 'dpgd' && prepared.dataset.n >= 2 * CHUNK_ROWS ? await createClippedGradientPool() : undefined;
-      let result;
-      try {
-        const gradientSummer = pool === undefined ? undefined : { prepare: shareGlmData, sum: pool.sumClippedGradients.bind(pool) };
-        // Features copied into shared memory once, not by every run (tuning and one-vs-rest train several).
-        const data = pool === undefined ? prepared : { ...prepared, dataset: shareGlmData(prepared.dataset) };
-        result = runTrainingMethod(flags, data, { schema, rng, ...(bar === undefined ? {} : { onStep: bar.onStep }), validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
-        bar?.end(true);
-      } catch (error) {
-        bar?.end(false);
-        throw error;
-      } finally {
-        await pool?.close();
+      // --db / --max-memory: trained in the database or out of core, or rows read through the engine (train-external.ts).
+      let outcome: ExternalOutcome | undefined;
+      let overlapFound: Awaited<ReturnType<typeof validationOverlap>> | undefined;
+      if (flags.db !== undefined || flags.maxMemory !== undefined) {
+        const trainsHere = flags.maxMemory !== undefined || (flags.method === 'dpgd' && classes === 1);
+        const bar = trainsHere ? progressBar(`training (${flags.method}, ${flags.db !== undefined ? 'in the database' : 'out of core'}${notPrivate})`, { enabled: !flags.json }) : undefined;
+        try {
+          outcome = await trainExternal(flags, schema, { rng, ...(bar === undefined ? {} : { onStep: bar.onStep }), checkLimits: (n) => checkWorkLimits(flags, n, classes) });
+          bar?.end(true);
+        } catch (error) {
+          bar?.end(false);
+          throw error;
+        }
       }
+      const trained = outcome?.kind === 'trained' ? outcome : undefined;
+      const prepared = trained !== undefined ? undefined : outcome?.kind === 'prepared' ? outcome.prepared : await loadDataset(flags.data as string, schema);
+      let result: MethodResult;
+      if (prepared === undefined) result = (trained as Extract<ExternalOutcome, { kind: 'trained' }>).result;
+      else {
+        checkWorkLimits(flags, prepared.dataset.n, classes);
+        const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
+        const overlap = flags.validation === undefined || flags.data === undefined ? undefined : await validationOverlap(flags.data, flags.validation, schema);
+        // One bar for the whole command: one-vs-rest trains one run per class, tuning a random number of runs (mean --tune).
+        const bar = progressBar(`training (${flags.method}${flags.tune !== undefined ? ', tuned' : ''}${notPrivate})`, {
+          enabled: !flags.json,
+          ...(flags.tune !== undefined ? { runs: { count: flags.tune, exact: false } } : classes > 1 ? { runs: { count: classes, exact: true } } : {}),
+        });
+        // DP-GD's full passes over large data run on all CPUs (bit-identical sums; glm/parallel-clipped-sum.ts).
+        const pool = flags.method === 'dpgd' && prepared.dataset.n >= 2 * CHUNK_ROWS ? await createClippedGradientPool() : undefined;
+        try {
+          const gradientSummer = pool === undefined ? undefined : { prepare: shareGlmData, sum: pool.sumClippedGradients.bind(pool) };
+          // Features copied into shared memory once, not by every run (tuning and one-vs-rest train several).
+          const data = pool === undefined ? prepared : { ...prepared, dataset: shareGlmData(prepared.dataset) };
+          result = runTrainingMethod(flags, data, { schema, rng, ...(bar === undefined ? {} : { onStep: bar.onStep }), validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
+          bar?.end(true);
+        } catch (error) {
+          bar?.end(false);
+          throw error;
+        } finally {
+          await pool?.close();
+        }
+        overlapFound = overlap;
+      }
+      const overlap = overlapFound;
+      const rowCount = prepared?.dataset.n ?? (trained?.rows as number);
+      const width = prepared?.dataset.d ?? (trained?.d as number);
       // What the CLI knows and the learner does not: conditions that void the guarantee.
       const conditions: GuaranteeCondition[] = [];
       if (suggested) conditions.push({ level: 'none', reason: SUGGESTED_SCHEMA_REASON });
@@ -271,11 +298,13 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
 
       // The data owner's diagnostics: computed from the private data, not part of the release.
       const wantMetrics = model !== undefined && (outputs.diagnostics !== undefined || !flags.json);
-      const metrics = wantMetrics ? evaluateAny(model as AnyModel, prepared.dataset) : undefined;
+      // Out of core and in the database the rows are not at hand: no training metrics (another pass would be needed).
+      const metrics = wantMetrics && prepared !== undefined ? evaluateAny(model as AnyModel, prepared.dataset) : undefined;
       const diagnostics = {
         ...result.diagnostics,
-        rows: prepared.dataset.n,
-        data: prepared.privateDiagnostics,
+        rows: rowCount,
+        data: prepared?.privateDiagnostics ?? trained?.data,
+        ...(trained === undefined ? {} : { mode: trained.mode }),
         ...(overlap === undefined ? {} : { validationOverlap: overlap }),
       };
       const files: OutputContent[] = [];
@@ -297,7 +326,7 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
       if (!flags.json) {
         const lines = [
           `private diagnostics (computed from the private data for its owner; NOT covered by the privacy guarantee, do not publish):`,
-          `  rows     ${prepared.dataset.n} training rows`,
+          `  rows     ${rowCount} training rows${trained === undefined ? '' : ` (trained ${trained.mode})`}`,
           ...(metrics === undefined ? [] : [`  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`]),
           ...(flags.tune !== undefined && model !== undefined
             ? [`  tuned    learning rate ${String(result.diagnostics.learningRate)} (validation score ${formatNumber(Number(result.diagnostics.validationScore), 4)})`]
@@ -312,7 +341,7 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
         return [
           model === undefined
             ? 'no model released: the mechanism released nothing (see the warnings)'
-            : `trained ${model.format === 'dpfit-one-vs-rest-model/1' ? `one-vs-rest ${model.classes.length}-class ${model.models[0].loss.name}` : model.loss.name} by ${flags.method}${flags.tune !== undefined ? ' (honestly tuned)' : ''}, ${prepared.dataset.d} features`,
+            : `trained ${model.format === 'dpfit-one-vs-rest-model/1' ? `one-vs-rest ${model.classes.length}-class ${model.models[0].loss.name}` : model.loss.name} by ${flags.method}${flags.tune !== undefined ? ' (honestly tuned)' : ''}, ${width} features`,
           `  privacy  (epsilon = ${formatNumber(privacy.epsilon, 6)}, delta = ${formatNumber(privacy.delta)}), ${none ? 'NONE: this model is NOT private' : privacy.guarantee}, ${privacy.accountant} accountant, ${privacy.neighboringRelation}`,
           ...privacy.warnings.map((w) => `  warning  ${w}`),
           outputs.out !== undefined && model !== undefined ? `  model written to ${outputs.out}` : '',

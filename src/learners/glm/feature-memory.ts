@@ -68,6 +68,17 @@ export function allocateFeatures(n: number, d: number, precision: Precision = 'f
   return precision === 'float64' ? new Float64Array(n * d) : new Float32Array(n * d);
 }
 
+/**
+ * `x` (n x d, float64) stored for `precision` in a feature memory (`allocateFeatures`): a copy,
+ * rounded to nearest for float32. Kept as is when it already is such an array of that precision.
+ */
+export function storeFeatures(x: FeatureArray, n: number, d: number, precision: Precision): FeatureArray {
+  if (featureMemoryOf(x, d) !== undefined && (x instanceof Float64Array) === (precision === 'float64')) return x;
+  const out = allocateFeatures(n, d, precision);
+  out.set(x);
+  return out;
+}
+
 /** @internal The memory of an array from `allocateFeatures` that starts at its x[0] and has row length d. */
 export function featureMemoryOf(x: FeatureArray, d: number): FeatureMemory | undefined {
   const found = registry.get(x.buffer);

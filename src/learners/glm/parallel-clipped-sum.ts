@@ -35,6 +35,7 @@ import {
   claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, CTRL_WORDS, GEN_MASK, openClaims,
   PARAM_CLIP_NORM, type PoolConfig,
 } from './parallel-protocol.js';
+import type { GradientSummer } from '../dp-gd.js';
 import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
 
 export interface ClippedGradientPoolOptions {
@@ -96,6 +97,12 @@ function rebuildable(loss: GlmLoss): { name: string; parameters: Record<string, 
     && JSON.stringify(rebuilt.parameters) === JSON.stringify(loss.parameters)
     && rebuilt.derivatives.toString() === loss.derivatives.toString();
   return same ? { name: loss.name, parameters: { ...loss.parameters } } : undefined;
+}
+
+/** The pool as DP-GD's `gradientSummer`: shared data, cached clip thresholds and float32 storage. */
+export function poolGradientSummer(pool: ClippedGradientPool): GradientSummer {
+  const sum = pool.sumClippedGradients.bind(pool);
+  return { prepare: shareGlmData, sum, sumStored: sum };
 }
 
 /** The worker beside this module (compiled or from the sources: `startModuleWorker`). */

@@ -100,6 +100,16 @@ export const CHUNK_ROWS = 32768;
  * gamma_D rows B, where B bounds each computed clipped gradient's norm: C (1 + (d + 8) u) covers
  * the rounding of the squared row norm (gamma_d), of its square root, of the threshold and of the
  * products (`CLIP_SAFETY` already aims below C). CHANGE THIS BOUND if the summation order changes.
+ *
+ * The bound covers every path of the sum (issue 16), because each performs exactly the operations
+ * above in that order: cached thresholds (`clip-thresholds.ts`: the same squared norm, summed over
+ * j in order, the same t); the fused blocks with margins only (`marginsContiguous`); the
+ * WebAssembly SIMD kernels (`wasm-kernels.ts`: lanes are rows for the margins and coordinates for
+ * the update, each lane doing the scalar kernel's operations in its order, IEEE mul and add, no
+ * fused multiply-add); the worker pool (chunk sums added in chunk order). Float32 storage: a stored
+ * value widens to float64 exactly, so the pass is the float64 pass on the widened rows; t and the
+ * clamp use those rows, so B still bounds every computed term and the same D applies
+ * (`test/glm-kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
  */
 export function clippedSumRoundingBound(rows: number, clipNorm: number, d: number): number {
   const u = Number.EPSILON / 2;

@@ -168,8 +168,9 @@ function accumulateFunction(precision: Precision): WasmFunction {
 }
 
 function streamSumFunction(precision: Precision): WasmFunction {
-  // params: p 0, count 1; locals: i 2, a0..a3 3..6. 64 bytes per iteration.
-  const [i, a0, a1, a2, a3] = [2, 3, 4, 5, 6];
+  // params: p 0, count 1; locals: i 2, a0..a3 3..6, v 7. 64 bytes per iteration.
+  const [i, a0, a1, a2, a3, v] = [2, 3, 4, 5, 6, 7];
+  const swapHalves = [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7];
   const addOp = precision === 'float64' ? op.f64x2Add : op.f32x4Add;
   const step = precision === 'float64' ? 8 : 16;
   const lane = (acc: number, offset: number) => [...op.get(acc), ...op.get(0), ...op.v128Load(offset), ...addOp, ...op.set(acc)];
@@ -177,16 +178,17 @@ function streamSumFunction(precision: Precision): WasmFunction {
     name: `streamSum${precision === 'float64' ? 64 : 32}`,
     params: [I32, I32],
     results: [F64],
-    locals: [I32, V128, V128, V128, V128],
+    locals: [I32, V128, V128, V128, V128, V128],
     body: [
       op.block, op.loop,
       op.get(i), op.get(1), op.i32GeS, op.brIf(1),
       lane(a0, 0), lane(a1, 16), lane(a2, 32), lane(a3, 48),
       inc(0, op.i32(64)), inc(i, op.i32(step)),
       op.br(0), op.end, op.end,
-      op.get(a0), op.get(a1), addOp, op.get(a2), addOp, op.get(a3), addOp,
-      ...(precision === 'float64' ? [] : [op.f64x2PromoteLowF32x4]),
-      op.f64x2ExtractLane(0),
+      op.get(a0), op.get(a1), addOp, op.get(a2), addOp, op.get(a3), addOp, op.set(v),
+      // float32: the four lanes as two float64 pairs, added; then the two float64 lanes.
+      ...(precision === 'float64' ? [] : [op.get(v), op.f64x2PromoteLowF32x4, op.get(v), op.get(v), op.shuffle(swapHalves), op.f64x2PromoteLowF32x4, op.f64x2Add, op.set(v)]),
+      op.get(v), op.f64x2ExtractLane(0), op.get(v), op.f64x2ExtractLane(1), op.f64Add,
     ],
   };
 }
