@@ -62,8 +62,11 @@
  *    P-mass is its value at x = 0, 1; its Q-mass sum_i w_i e^{-eps_i} = -s_0 = (1 - D(x_0)) / x_0
  *    <= 1 since H_x >= 1 - x (take E = everything), the rest of Q sits where P~ = 0 (loss -inf).
  *    `discretize.ts` builds exactly this PLD from the exact P- and Q-masses of the cells of the
- *    model below (a spread in e^{-L} that keeps both masses of each cell), which is why the model
- *    supplies those masses rather than values of D. The result dominates D at every eps in R, so
+ *    model below (a spread in e^{-L} that keeps both masses of each cell; the mass below the
+ *    lowest point is moved up to it, which leaves H unchanged at x >= x_0 and is the chord from
+ *    (0, 1) below; the mass above the top point is split between it and +infinity), which is why
+ *    the model supplies those masses rather than values of D: the grid is the engine's own, and
+ *    the accountant's tail budget decides the range. The result dominates D at every eps in R, so
  *    the engine's composition (`compose.ts`, pessimistic) stays an upper bound.
  *
  * Lower bounds. The composition of (P~, Q~) need not be attained by any pair of datasets, so
