@@ -111,8 +111,8 @@ function scheduleOf(flags: ScheduleFlags): { samplingProbability: number; steps:
 
 /**
  * The accountant for `flags`. With --accountant pld, an event the PLD accountant cannot handle
- * (RGM and repeat-and-select have RDP bounds only; sampling without replacement has no dominating
- * pair implemented) falls back to RDP, with a warning giving the PLD accountant's own reason.
+ * (RGM and repeat-and-select have RDP bounds only; sampling without replacement of other releases
+ * than a Gaussian, Laplace or non-private one has no dominating pair implemented) falls back to RDP, with a warning giving the PLD accountant's own reason.
  */
 function accountantFor(flags: AccountingFlags, event?: DpEvent, onProgress?: (done: number, total: number) => void): Accountant {
   const progress = onProgress === undefined ? {} : { onProgress };
