@@ -1,0 +1,117 @@
+/**
+ * `dpfit train` on data that do not come from a file read whole into memory:
+ *
+ * - `--max-memory SIZE` with `--data FILE` (CSV or Parquet): out-of-core DP-GD / DP-SGD, the rows
+ *   streamed per pass through DuckDB and encoded by dpfit (`data/node/stream-rows.ts`,
+ *   `learners/streamed-gradient.ts`); the same release as the in-memory run.
+ * - `--db URL --query SQL`: a DuckDB database file or a PostgreSQL server. With `--method dpgd`
+ *   the clipped gradient sum runs inside the database, one aggregate query per step, the
+ *   schema's encoding written in SQL (`learners/sql-gradient.ts`): the rows never leave it.
+ *   Every other method reads the query's rows through the engine and encodes them in dpfit, as
+ *   a file.
+ */
+import type { PrivateDiagnostics, PreparedData, Schema } from '../../data/schema.js';
+import { applySchema, labelColumn, schemaCsvOptions } from '../../data/schema.js';
+import { InvalidParameterError } from '../../errors.js';
+import { glmConstants } from '../../learners/glm/constants.js';
+import { lossByName } from '../../learners/losses.js';
+import type { Rng } from '../../random/rng.js';
+import type { MethodResult, TrainFlags } from './train-methods.js';
+
+export interface ExternalFlags {
+  db?: string;
+  query?: string;
+  maxMemory?: string;
+}
+
+/** What an external run gives the command: a prepared table (then trained as usual), or a finished run. */
+export type ExternalOutcome =
+  | { readonly kind: 'prepared'; readonly prepared: PreparedData }
+  | { readonly kind: 'trained'; readonly result: MethodResult; readonly rows: number; readonly d: number; readonly data: Partial<PrivateDiagnostics>; readonly mode: string };
+
+/** The flag rules, checked before anything is read. */
+export function checkExternalFlags(flags: TrainFlags & ExternalFlags): void {
+  const hasData = flags.data !== undefined;
+  const hasDb = flags.db !== undefined;
+  if (hasData === hasDb) throw new InvalidParameterError(hasData ? '--db' : '--data', hasData ? flags.db : undefined, hasData ? 'not given with --data (one source of rows)' : 'given: --data FILE, or --db URL with --query SQL');
+  if (hasDb && flags.query === undefined) throw new InvalidParameterError('--query', undefined, 'given with --db: the SELECT whose rows are the training data');
+  if (!hasDb && flags.query !== undefined) throw new InvalidParameterError('--query', flags.query, 'given only with --db');
+  if (flags.maxMemory !== undefined) {
+    if (hasDb) throw new InvalidParameterError('--max-memory', flags.maxMemory, 'given only with --data (with --db and --method dpgd the rows stay in the database)');
+    if (flags.method !== 'dpgd' && flags.method !== 'dpsgd') throw new InvalidParameterError('--max-memory', flags.maxMemory, 'given only with --method dpgd or dpsgd (the methods that train out of core)');
+  }
+  if ((flags.maxMemory !== undefined || (hasDb && flags.method === 'dpgd')) && flags.tune !== undefined) {
+    throw new InvalidParameterError('--tune', flags.tune, 'not given with --max-memory or the SQL push-down (tuning trains several runs on rows in memory)');
+  }
+  if (hasDb && flags.method === 'dpgd' && flags.loss !== 'logistic' && flags.loss !== 'linear') {
+    throw new InvalidParameterError('--loss', flags.loss, '"logistic" or "linear" with --db and --method dpgd (the losses written in SQL)');
+  }
+}
+
+function clipNormOf(flags: TrainFlags, rowNormBound: number, labelBound: number): number {
+  const constants = glmConstants(lossByName(flags.loss), { rowNormBound, labelBound });
+  const clipNorm = flags.clipNorm ?? constants.lipschitz;
+  if (!Number.isFinite(clipNorm)) throw new InvalidParameterError('--clip-norm', flags.clipNorm, `given: the ${flags.loss} loss has no finite Lipschitz bound on this schema's domain`);
+  return clipNorm;
+}
+
+/**
+ * Trains (or prepares the rows) from --db or out of core. `checkLimits(n)` applies the
+ * command's work limits once n is known, before any step.
+ */
+export async function trainExternal(
+  flags: TrainFlags & ExternalFlags,
+  schema: Schema,
+  context: { rng: Rng; onStep?: (step: number, steps: number) => void; checkLimits: (n: number) => void },
+): Promise<ExternalOutcome> {
+  const noise = { epsilon: flags.epsilon, delta: flags.delta, noiseMultiplier: flags.noiseMultiplier, rng: context.rng };
+  const multiClass = labelColumn(schema).classes !== undefined;
+  const { schemaLabelBound, schemaRowNormBound } = await import('../../data/schema.js');
+  const common = {
+    loss: flags.loss,
+    clipNorm: clipNormOf(flags, schemaRowNormBound(schema), schemaLabelBound(schema)),
+    learningRate: flags.learningRate ?? 1,
+    regularization: flags.regularization ?? 0,
+    ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
+  };
+  if (flags.db !== undefined) {
+    const { openSqlEngine } = await import('../../data/node/sql-engine.js');
+    const engine = await openSqlEngine(flags.db);
+    try {
+      if (flags.method !== 'dpgd' || multiClass) {
+        const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
+        return { kind: 'prepared', prepared: applySchema(table, schema) };
+      }
+      const { trainDpGdInSql, schemaEncodingSql, checkEncodedRows } = await import('../../learners/sql-gradient.js');
+      const encoded = schemaEncodingSql(schema, flags.query as string);
+      const { n } = await checkEncodedRows(engine, encoded, flags.loss);
+      context.checkLimits(n);
+      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? 100 });
+      return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: result.check.n, d: encoded.d, data: { droppedRows: result.check.droppedRows }, mode: `inside ${engine.kind === 'postgres' ? 'PostgreSQL' : 'DuckDB'}` };
+    } finally {
+      await engine.close();
+    }
+  }
+  if (multiClass) throw new InvalidParameterError('--max-memory', flags.maxMemory, 'not given with a multi-class label (one-vs-rest trains on rows in memory)');
+  const { openStreamedDataset, parseMemorySize } = await import('../../data/node/stream-rows.js');
+  const { trainDpGdStreamed, trainDpSgdStreamed } = await import('../../learners/streamed-gradient.js');
+  const maxMemory = parseMemorySize('--max-memory', flags.maxMemory as string);
+  const streamed = await openStreamedDataset(flags.data as string, schema, { maxMemory });
+  try {
+    const { n, d } = streamed.rows;
+    context.checkLimits(n);
+    const result = flags.method === 'dpgd'
+      ? await trainDpGdStreamed(streamed.rows, { ...common, ...noise, steps: flags.steps ?? 100 })
+      : await trainDpSgdStreamed(streamed.rows, {
+        ...common,
+        ...noise,
+        batchSize: flags.batchSize ?? Math.min(256, n),
+        ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? 10 }),
+        optimizer: flags.optimizer as 'sgd' | 'momentum' | 'adam',
+        schedule: flags.schedule as 'constant' | 'inverseSqrt' | 'cosine',
+      });
+    return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: n, d, data: streamed.privateDiagnostics, mode: 'out of core' };
+  } finally {
+    streamed.close();
+  }
+}
