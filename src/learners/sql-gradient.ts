@@ -30,6 +30,16 @@
  * or anything at least as accurate (Kahan's and pairwise sums are), and no overflow (every term
  * is <= B in norm). It grows like n^2 u C: 2e-4 C at n = 1e6, which costs ~1e-4 of the noise.
  *
+ * postgres_fdw partitions (several servers as one dataset). The query runs unchanged against a
+ * partitioned table whose partitions are foreign tables, and the any-order bound covers how the
+ * servers' rows are combined. Measured limit (PostgreSQL 15, EXPLAIN VERBOSE): the OFFSET 0
+ * fences keep the per-row work from being recomputed, but they also keep postgres_fdw from
+ * shipping the aggregate: the remote partition's rows travel to the coordinating server (still
+ * inside the database, never to dpfit) and are aggregated there. Shipping the sums to each server
+ * needs the unfenced form `SELECT part, sum(<per-row expression>) ... GROUP BY part` with
+ * enable_partitionwise_aggregate (checked to push down), whose expression text grows like d^2 per
+ * sum with "normalize": not done yet.
+ *
  * The step's noise is then planned exactly as in memory (`setUpDpGd` with this slack), so the
  * release and its event are those of `trainDpGd`; the model equals the in-memory one for the
  * same seed whenever both sums round to the same grid point and the slightly larger slack leaves

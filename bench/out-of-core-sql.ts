@@ -1,0 +1,115 @@
+/**
+ * Issue 16's out-of-core and SQL acceptance, measured (not a timed test):
+ *
+ *   node --import tsx bench/out-of-core-sql.ts [--rows N] [--cap SIZE] [--sql-rows N] [--steps T]
+ *
+ * 1. Out of core: a Parquet file of N x 20 random doubles (written by DuckDB) at least 3x larger
+ *    than the cap; `dpfit train --method dpgd --max-memory CAP` runs as a child under
+ *    /usr/bin/time, which reports its peak RSS. Equality with the in-memory run is the
+ *    job of test/train-out-of-core.test.ts (same model bit for bit on files that fit).
+ * 2. SQL: one DP-GD step's aggregate query in one PostgreSQL server and in two servers joined by a
+ *    postgres_fdw partition (throw-away clusters, as the tests start them), and in DuckDB.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { parseSchema } from '../src/data/schema.js';
+import { parseMemorySize } from '../src/data/node/stream-rows.js';
+import { openSqlEngine } from '../src/data/node/sql-engine.js';
+import { trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { seededRng } from '../src/random/rng.js';
+import { startPostgres } from '../test/helpers/postgres-cluster.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: string): string => {
+  const k = args.indexOf(name);
+  return k >= 0 ? args[k + 1] : fallback;
+};
+const rows = Number(flag('--rows', '5000000'));
+const cap = flag('--cap', '256MB');
+const sqlRows = Number(flag('--sql-rows', '200000'));
+const steps = Number(flag('--steps', '2'));
+const D = 20;
+const dir = mkdtempSync(join(tmpdir(), 'dpfit-bench-ooc-'));
+const columns = Array.from({ length: D }, (_, j) => `x${j}`);
+const schema = {
+  version: 1,
+  provenance: 'declared',
+  columns: [...columns.map((name) => ({ name, type: 'numeric', lower: -1, upper: 1, scale: 'none' })), { name: 'y', type: 'label', positive: [1], negative: [0] }],
+  rowTransform: 'normalize',
+};
+const schemaPath = join(dir, 'schema.json');
+writeFileSync(schemaPath, JSON.stringify(schema));
+const select = (n: number) => `SELECT ${columns.map((c) => `random() * 2 - 1 AS ${c}`).join(', ')}, CAST(random() < 0.5 AS INTEGER) AS y FROM range(${n})`;
+
+try {
+  // 1. Out of core.
+  const parquet = join(dir, 'big.parquet');
+  {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    await connection.run(`COPY (${select(rows)}) TO '${parquet}' (FORMAT parquet, COMPRESSION uncompressed)`);
+    connection.closeSync();
+    instance.closeSync();
+  }
+  const size = statSync(parquet).size;
+  const capBytes = parseMemorySize('--cap', cap);
+  const started = performance.now();
+  const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '--import', 'tsx', 'test/helpers/dpfit-process.ts', 'train', '--data', parquet, '--schema', schemaPath, '--method', 'dpgd',
+    '--steps', String(steps), '--learning-rate', '1', '--noise-multiplier', '1', '--max-memory', cap, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const seconds = (performance.now() - started) / 1000;
+  const peakKb = Number(run.stderr.trim().split('\n').pop());
+  console.log(`out of core: ${rows} x ${D} Parquet, ${(size / 2 ** 20).toFixed(0)} MiB (numeric data ${(rows * (D + 1) * 8 / 2 ** 20).toFixed(0)} MiB) = ${(size / capBytes).toFixed(2)}x the cap ${cap}`);
+  console.log(`  dpfit train --method dpgd --steps ${steps} --max-memory ${cap}: exit ${run.status}, ${seconds.toFixed(1)} s (${steps + 1} passes), peak RSS ${(peakKb / 1024).toFixed(0)} MiB = ${((peakKb * 1024) / capBytes).toFixed(2)}x the cap`);
+  if (run.status !== 0) console.log(run.stderr.split('\n').slice(-3).join('\n'));
+  rmSync(parquet);
+
+  // 2. SQL step time: DuckDB file, one PostgreSQL server, two through postgres_fdw.
+  const [a, b] = await Promise.all([startPostgres(), startPostgres()]);
+  const csv = join(dir, 'rows.csv');
+  {
+    const instance = await DuckDBInstance.create(join(dir, 'rows.duckdb'));
+    const connection = await instance.connect();
+    await connection.run(`CREATE TABLE t AS ${select(sqlRows)}`);
+    await connection.run(`COPY (SELECT *, CAST(rowid % 2 AS INTEGER) AS part FROM t) TO '${csv}' (FORMAT csv, HEADER true)`);
+    connection.closeSync();
+    instance.closeSync();
+  }
+  const parsed = parseSchema(schema);
+  const options = { loss: 'logistic', clipNorm: 1, steps: 3, learningRate: 1, noiseMultiplier: 1, delta: 1e-6 };
+  const time = async (url: string, query: string): Promise<string> => {
+    const engine = await openSqlEngine(url);
+    const ms: number[] = [];
+    await trainDpGdInSql(engine, parsed, query, { ...options, rng: seededRng(1), onQuery: (t) => ms.push(t) });
+    await engine.close();
+    ms.sort((p, q) => p - q);
+    return `median step ${ms[Math.floor(ms.length / 2)].toFixed(0)} ms`;
+  };
+  console.log(`SQL push-down, ${sqlRows} x ${D}, one aggregate query per step (psql per query for PostgreSQL):`);
+  console.log(`  DuckDB file:                     ${await time(`duckdb:${join(dir, 'rows.duckdb')}`, 'SELECT * FROM t')}`);
+  if (typeof a === 'string' || typeof b === 'string') console.log(`  PostgreSQL skipped: ${typeof a === 'string' ? a : b}`);
+  else {
+    const table = `${columns.map((c) => `${c} DOUBLE PRECISION`).join(', ')}, y INTEGER, part INTEGER NOT NULL`;
+    a.psql(`CREATE TABLE t (${table})`);
+    execFileSync('psql', ['-X', '-q', '-c', `\\copy t FROM '${csv}' WITH (FORMAT csv, HEADER true)`, a.url]);
+    b.psql(`CREATE TABLE t_odd (${table})`);
+    execFileSync('psql', ['-X', '-q', '-c', `\\copy (SELECT * FROM t WHERE part = 1) TO '${csv}.odd' WITH (FORMAT csv)`, a.url]);
+    execFileSync('psql', ['-X', '-q', '-c', `\\copy t_odd FROM '${csv}.odd' WITH (FORMAT csv)`, b.url]);
+    a.psql(`ANALYZE t; CREATE EXTENSION postgres_fdw;
+      CREATE SERVER shard FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${b.port}', dbname 'postgres', fetch_size '10000');
+      CREATE USER MAPPING FOR CURRENT_USER SERVER shard OPTIONS (user 'postgres');
+      CREATE TABLE parted (${table}) PARTITION BY LIST (part);
+      CREATE TABLE parted_even PARTITION OF parted FOR VALUES IN (0);
+      CREATE FOREIGN TABLE parted_odd PARTITION OF parted FOR VALUES IN (1) SERVER shard OPTIONS (table_name 't_odd');
+      INSERT INTO parted_even SELECT * FROM t WHERE part = 0; ANALYZE parted_even;`);
+    b.psql('ANALYZE t_odd');
+    console.log(`  PostgreSQL, one server:          ${await time(a.url, 'SELECT * FROM t')}`);
+    console.log(`  PostgreSQL, two (postgres_fdw):  ${await time(a.url, 'SELECT * FROM parted')}`);
+    a.stop();
+    b.stop();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
