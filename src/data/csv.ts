@@ -190,6 +190,9 @@ export class CsvParser {
   private dataBytes = 0;
   /** Bytes seen so far, to skip a byte-order mark only at the very start. */
   private seenBytes = false;
+  /** Rows handed over by `drain` (the size hint then no longer sizes the arrays), and the next chunk's first capacity. */
+  private drained = 0;
+  private nextCapacity = 0;
 
   /**
    * @param options the dialect and declared types
@@ -240,9 +243,9 @@ export class CsvParser {
   }
 
   private grow(): void {
-    let capacity = Math.max(1024, this.capacity * 2);
+    let capacity = Math.max(1024, this.capacity * 2, this.nextCapacity);
     const sizeHint = this.dialect.sizeHint;
-    if (sizeHint > 0 && this.rows >= 256 && this.dataBytes > 0) {
+    if (sizeHint > 0 && this.rows >= 256 && this.dataBytes > 0 && this.drained === 0) {
       // Rows still to come, estimated from the bytes per row so far (2% margin); doubling remains the fallback.
       const estimate = Math.ceil((sizeHint / this.dataBytes) * this.rows * 1.02) + 256;
       if (estimate > this.capacity) capacity = estimate;
@@ -574,6 +577,35 @@ export class CsvParser {
 
   get rowCount(): number {
     return this.rows;
+  }
+
+  /**
+   * The rows parsed so far as a table (their arrays handed over, no copy), then parsing goes on
+   * into fresh arrays: a reader can encode and drop each chunk of rows instead of holding the whole
+   * table. Undefined when no row is waiting (or the columns are not known yet). Categorical codes
+   * index `levels`, which later chunks only extend.
+   */
+  drain(): RawTable | undefined {
+    if (this.names === undefined || this.rows === 0 || this.needsInference()) return undefined;
+    const n = this.rows;
+    const columns: RawColumn[] = [];
+    for (const b of this.builders) {
+      if (b.kind === Kind.Numeric) columns.push({ kind: 'numeric', name: b.name, values: b.values.subarray(0, n) });
+      else if (b.kind === Kind.Categorical) columns.push({ kind: 'categorical', name: b.name, codes: b.codes.subarray(0, n), levels: b.levels });
+    }
+    const table: RawTable = { source: this.dialect.source, rowCount: n, columns, rowLines: this.rowLines.subarray(0, n) };
+    // The next chunk starts in new arrays about as large as this one (no doubling from 1024 again).
+    for (const b of this.builders) {
+      b.values = new Float64Array(0);
+      b.codes = new Int32Array(0);
+    }
+    this.numericValues = this.builders.map((b) => b.values);
+    this.rowLines = new Int32Array(0);
+    this.drained += n;
+    this.rows = 0;
+    this.capacity = 0;
+    this.nextCapacity = n;
+    return table;
   }
 
   /** The table; throws if the input held no header or no data rows. */

@@ -12,7 +12,8 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
 import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
-import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type Schema, type SchemaReadOptions } from '../schema.js';
+import { addPrivateDiagnostics, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
+import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type PrivateDiagnostics, type Schema, type SchemaReadOptions } from '../schema.js';
 import type { RawTable } from '../table.js';
 import { nodeKind } from './output-files.js';
 
@@ -52,8 +53,8 @@ export async function requireFile(path: string): Promise<number> {
 /** The longest CSV record the streaming reader accepts (a file with no line breaks is not CSV). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 
-/** One streaming pass of `parser` over the file, `chunkBytes` at a time. */
-async function streamFile(path: string, parser: CsvParser, chunkBytes: number): Promise<void> {
+/** One streaming pass of `parser` over the file, `chunkBytes` at a time (`afterChunk` after each chunk is parsed). */
+async function streamFile(path: string, parser: CsvParser, chunkBytes: number, afterChunk?: () => void): Promise<void> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -75,6 +76,7 @@ async function streamFile(path: string, parser: CsvParser, chunkBytes: number): 
         end = k + 1;
       }
       const consumed = end > 0 || eof ? parser.consume(buffer, 0, end, eof) : 0;
+      afterChunk?.();
       if (eof) break;
       buffer.copyWithin(0, consumed, filled);
       filled -= consumed;
@@ -247,8 +249,83 @@ export async function readSchemaFile(path: string): Promise<Schema> {
  * const { dataset, rowNormBound } = await loadDataset('data/adult/adult.data', schema);
  * const unlabelled = await loadDataset('new-rows.csv', schema, { label: 'ignore' }); // to predict: no label column needed
  */
-export async function loadDataset(path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions = {}): Promise<PreparedData> {
-  const { label, ...readOptions } = options;
-  const table = await readTable(path, { ...schemaCsvOptions(schema, path, { label }), ...readOptions });
+export async function loadDataset(
+  path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions = {},
+): Promise<PreparedData> {
+  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, ...readOptions } = options;
+  const csvOptions = { ...schemaCsvOptions(schema, path, { label }), ...readOptions };
+  if (features !== undefined && (readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
+    if (!Number.isSafeInteger(encodeChunkBytes) || encodeChunkBytes < 2) throw new InvalidParameterError('encodeChunkBytes', encodeChunkBytes, 'an integer >= 2');
+    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features, encodeChunkBytes);
+    if (encoded !== undefined) return encoded;
+  }
+  const table = await readTable(path, csvOptions);
   return applySchema(table, schema, { label });
+}
+
+export interface LoadOptions {
+  /**
+   * CSV read by the built-in reader: encode the rows chunk by chunk straight into this store, so
+   * that neither the raw table nor a second copy of the rows is ever held (the same rows as
+   * without it). Other formats and engines ignore it.
+   */
+  features?: FeatureStoreFactory;
+  /** Bytes parsed per encoded chunk with `features` (default 4 MiB; small values in tests). */
+  encodeChunkBytes?: number;
+}
+
+/** Bytes parsed before each chunk of rows is encoded into the store. */
+const ENCODE_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * `loadDataset` for a CSV file with the built-in reader, the rows encoded chunk by chunk into a
+ * store: the same rows, diagnostics and errors as `applySchema` on the whole table (each encoded
+ * row depends on its raw row and the schema alone; errors name the file's line from the chunk's
+ * rowLines). Undefined when the reader needs a first pass to infer types (no complete header in
+ * the first MiB): the caller then reads the whole table.
+ */
+async function loadCsvEncoded(
+  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number,
+): Promise<PreparedData | undefined> {
+  const size = await requireFile(path);
+  const opts = { sizeHint: size, ...csvOptions, source: csvOptions.source ?? path };
+  const whole = size <= TYPE_SAMPLE_BYTES;
+  const guess = opts.columnTypes === 'numeric' ? undefined : guessColumnTypes(await readPrefix(path, TYPE_SAMPLE_BYTES), opts, whole);
+  if (guess === undefined && opts.columnTypes !== 'numeric') return undefined;
+  const types = guess?.types;
+  const guessed = guess?.guessed;
+  let store: FeatureStore | undefined;
+  for (;;) {
+    const parser = new CsvParser(opts, types, guessed);
+    let first: PreparedData | undefined;
+    let diagnostics: PrivateDiagnostics | undefined;
+    const encodeChunk = (): void => {
+      const table = parser.drain();
+      if (table === undefined) return;
+      const part = applySchema(table, schema, { label });
+      store ??= factory(part.dataset.d);
+      store.append(part.dataset.x, part.dataset.y, part.dataset.n);
+      diagnostics = addPrivateDiagnostics(diagnostics, part.privateDiagnostics);
+      first ??= part;
+    };
+    try {
+      await streamFile(path, parser, chunkBytes, encodeChunk);
+    } catch (error) {
+      if (error instanceof CsvTypeGuessError && types !== undefined && guessed !== undefined) {
+        types[error.column] = 'categorical';
+        guessed[error.column] = false;
+        store?.reset();
+        continue;
+      }
+      throw error;
+    }
+    if (parser.needsInference()) return undefined;
+    if (first === undefined) {
+      parser.finish(); // throws: no header or no data rows
+      return undefined;
+    }
+    const done: PreparedData = first;
+    const { x, y, n } = (store as FeatureStore).finish();
+    return { ...done, dataset: { ...done.dataset, x, y, n }, privateDiagnostics: diagnostics as PrivateDiagnostics };
+  }
 }

@@ -115,3 +115,87 @@ export function claimSlot(info: FeatureMemory): number {
 export function releaseSlot(info: FeatureMemory, slot: number): void {
   Atomics.store(new Int32Array(info.memory.buffer, info.locksOffset, SLOTS), slot, 0);
 }
+
+/** The rows a `growingFeatures` store holds, as `loadDataset` expects (`data/feature-store.ts`). */
+export interface GrowingFeatures {
+  append(x: Float64Array, y: Float64Array, n: number): void;
+  reset(): void;
+  finish(): { x: Float64Array; y: Float64Array; n: number };
+}
+
+/**
+ * A row store for `loadDataset(path, schema, {features: growingFeatures})`: the encoded rows are
+ * copied chunk by chunk into a shared WebAssembly memory that grows in place (a shared memory
+ * reserves its maximum address range once and never moves), so the finished x is the only copy of
+ * the features, ready for the SIMD kernels and the worker pool (`shareGlmData` keeps it as is).
+ * Beyond the 4 GiB a wasm32 memory addresses, or without shared WebAssembly memory, the rows go to
+ * plain arrays (concatenated at the end).
+ */
+export function growingFeatures(d: number): GrowingFeatures {
+  if (!Number.isSafeInteger(d) || d < 1) throw new InvalidParameterError('d', d, 'an integer >= 1');
+  const slotBytes = slotBytesFor(d);
+  const locksOffset = SLOTS * slotBytes;
+  const xOffset = Math.ceil((locksOffset + 4 * SLOTS) / 64) * 64;
+  let memory: WasmMemory | undefined;
+  if (kernelModule() !== null) {
+    try {
+      memory = new (wasmApi as NonNullable<typeof wasmApi>).Memory({ initial: Math.ceil(xOffset / 65536) + 1, maximum: 65536, shared: true });
+    } catch {
+      memory = undefined;
+    }
+  }
+  let chunks: Float64Array[] = [];
+  let n = 0;
+  let y = new Float64Array(1024);
+  const grow = (pages: number): boolean => {
+    try {
+      (memory as unknown as { grow(pages: number): number }).grow(pages);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    append(xChunk, yChunk, rows) {
+      if (n + rows > y.length) {
+        const bigger = new Float64Array(Math.max(2 * y.length, n + rows));
+        bigger.set(y.subarray(0, n));
+        y = bigger;
+      }
+      y.set(yChunk.subarray(0, rows), n);
+      if (memory !== undefined) {
+        const needed = xOffset + (n + rows) * d * 8;
+        const have = memory.buffer.byteLength;
+        // Pages are committed as they are touched: growing by half of what is held costs no memory.
+        if (needed > have && !grow(Math.ceil((Math.min(MAX_BYTES, Math.max(needed, have * 1.5)) - have) / 65536)) && !grow(Math.ceil((needed - have) / 65536))) {
+          // Out of wasm32 address space: the rows so far and the rest go to plain arrays.
+          chunks = [new Float64Array(memory.buffer, xOffset, n * d).slice()];
+          memory = undefined;
+        }
+      }
+      if (memory !== undefined) new Float64Array(memory.buffer, xOffset + n * d * 8, rows * d).set(xChunk.subarray(0, rows * d));
+      else chunks.push(xChunk.slice(0, rows * d));
+      n += rows;
+    },
+    reset() {
+      chunks = [];
+      n = 0;
+    },
+    finish() {
+      const yOut = y.slice(0, n);
+      if (memory !== undefined) {
+        const x = new Float64Array(memory.buffer, xOffset, n * d);
+        registry.set(x.buffer, { memory, d, precision: 'float64', xOffset, slotBytes, locksOffset });
+        return { x, y: yOut, n };
+      }
+      const x = new Float64Array(n * d);
+      let at = 0;
+      for (const c of chunks) {
+        x.set(c, at);
+        at += c.length;
+      }
+      chunks = [];
+      return { x, y: yOut, n };
+    },
+  };
+}

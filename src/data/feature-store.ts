@@ -1,0 +1,68 @@
+/**
+ * Where a reader encodes rows straight into, chunk by chunk, instead of building the whole raw
+ * table and then its encoded copy (issue 16, memory): `loadDataset(path, schema, {features})`
+ * parses a chunk of CSV rows, encodes it with the schema (every encoded row is a function of its
+ * raw row and the public schema alone, so chunks give the whole table's rows), appends it here and
+ * drops it. The learners provide a store in shared WebAssembly memory
+ * (`learners/glm/feature-memory.ts`, `growingFeatures`), injected by the CLI so that this layer
+ * imports nothing from the learners. `arrayFeatureStore` is the plain fallback.
+ */
+import type { PrivateDiagnostics } from './schema.js';
+
+export interface FeatureStore {
+  /** Appends n encoded rows: x (n * d values, row-major) and y (n labels); the arrays are not kept. */
+  append(x: Float64Array, y: Float64Array, n: number): void;
+  /** Forgets every row (the reader starts again, e.g. after revising a guessed column type). */
+  reset(): void;
+  /** The rows appended: x (n * d) and y (n), owned by the caller from now on. */
+  finish(): { x: Float64Array; y: Float64Array; n: number };
+}
+
+/** A store for rows of d encoded features. */
+export type FeatureStoreFactory = (d: number) => FeatureStore;
+
+/** A store that keeps the chunks and concatenates them at the end (peak: twice the rows). */
+export function arrayFeatureStore(d: number): FeatureStore {
+  let xs: Float64Array[] = [];
+  let ys: Float64Array[] = [];
+  let n = 0;
+  return {
+    append(x, y, rows) {
+      xs.push(x.slice(0, rows * d));
+      ys.push(y.slice(0, rows));
+      n += rows;
+    },
+    reset() {
+      xs = [];
+      ys = [];
+      n = 0;
+    },
+    finish() {
+      const x = new Float64Array(n * d);
+      const y = new Float64Array(n);
+      let at = 0;
+      for (let k = 0; k < xs.length; k++) {
+        x.set(xs[k], at * d);
+        y.set(ys[k], at);
+        at += ys[k].length;
+      }
+      xs = [];
+      ys = [];
+      return { x, y, n };
+    },
+  };
+}
+
+/** The private diagnostics of two chunks together (counts add up). */
+export function addPrivateDiagnostics(total: PrivateDiagnostics | undefined, part: PrivateDiagnostics): PrivateDiagnostics {
+  if (total === undefined) return part;
+  const add = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k] ?? 0)]));
+  return {
+    rowsRead: total.rowsRead + part.rowsRead,
+    droppedRows: total.droppedRows + part.droppedRows,
+    clipped: add(total.clipped, part.clipped),
+    other: add(total.other, part.other),
+    missing: add(total.missing, part.missing),
+    ...(total.positives !== undefined ? { positives: total.positives + (part.positives ?? 0) } : {}),
+  };
+}
