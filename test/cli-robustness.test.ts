@@ -137,7 +137,6 @@ describe('exit statuses and messages', () => {
     assertFailure(await run(...base, '--method', 'dpsgd', '--epsilon', '1', '--batch-size', '1000'), 2, /^dpfit: --batch-size must be in \(0, 60\]/, 'batch larger than n');
     assertFailure(await run(...base, '--method', 'dpgd', '--tune', '3'), 2, /^dpfit: --epsilon is required with --tune/, 'tune without epsilon');
     assertFailure(await run(...base, '--method', 'dpgd', '--epsilon', '1', '--tune', '3'), 2, /^dpfit: --validation is required with --tune/, 'tune without validation');
-    assertFailure(await run(...base, '--method', 'output', '--epsilon', '1'), 2, /^dpfit: --regularization is required for --method output: lambda > 0/, 'output without lambda');
     assertFailure(await run(...base, '--method', 'output', '--epsilon', '1', '--regularization', '-1'), 2, /^dpfit: --regularization must be > 0 for --method output .*got -1$/, 'output with lambda < 0');
   });
 

@@ -119,9 +119,14 @@ test('dpfit train --method output | output-sgd: Gaussian output perturbation, re
     assert.equal(parseEvent(result.privacy.event).kind, 'gaussian');
     assert.ok(owner.metrics.training.accuracy > 0.6, `${extra[1]}: ${owner.metrics.training.accuracy}`);
   }
-  const missing = await run('train', '--data', data, '--schema', schema, '--epsilon', '1', '--method', 'output');
-  assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /--regularization/);
+  // Without --regularization: the public default lambda = sqrt(d) / (n epsilon) (learners/defaults.ts).
+  for (const method of ['output', 'output-sgd']) {
+    const defaulted = await trainWithDiagnostics('--data', data, '--schema', schema, '--epsilon', '2', '--seed', '1', '--method', method);
+    assert.equal(defaulted.code, 0, defaulted.stderr);
+    const { n, d } = { n: defaulted.owner.diagnostics.rows as number, d: defaulted.result.model.theta.length };
+    assert.equal(defaulted.owner.diagnostics.regularization, Math.sqrt(d) / (n * 2), method);
+    assert.ok(defaulted.result.privacy.epsilon <= 2);
+  }
 });
 
 test('dpfit train --method objpert | amp: 003 learners, add/remove-one, the event re-accounts to <= target', async () => {

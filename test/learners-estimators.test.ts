@@ -30,7 +30,7 @@ test('train(loadDataset(...)): the clipping norm is the schema-derived Lipschitz
   assert.equal(filled.diagnostics.clipNorm, prepared.rowNormBound);
   assert.deepEqual(filled.model?.featureNames, prepared.dataset.featureNames);
   // The CLI with the same flags and seed draws the same noise: bit-identical coefficients.
-  const cli = await runCli('train', '--data', data, '--schema', schema, '--epsilon', '2', '--batch-size', '100', '--epochs', '2', '--seed', '9', '--json');
+  const cli = await runCli('train', '--data', data, '--schema', schema, '--epsilon', '2', '--batch-size', '100', '--epochs', '2', '--learning-rate', '1', '--seed', '9', '--json');
   assert.equal(cli.code, 0, cli.stderr);
   assert.deepEqual(JSON.parse(cli.stdout).model.theta, filled.model?.theta);
 });
@@ -73,8 +73,10 @@ test('PrivateLogisticRegression: fit / predict / score / privacy, dpsgd by defau
   const correct = labels.reduce((a, v, i) => a + (v === (prepared.dataset.y[i] > 0 ? 1 : 0) ? 1 : 0), 0);
   assert.equal(clf.score(prepared), correct / prepared.dataset.n);
   assert.ok(clf.score(prepared) > 0.7, `accuracy ${clf.score(prepared)}`);
-  // The same options through train(): the CLI defaults (batch min(256, n), 10 epochs, learning rate 1).
-  const direct = train(prepared, { method: 'dpsgd', epsilon: 1, delta: 1e-5, batchSize: 256, epochs: 10, learningRate: 1, rng: seededRng(3) });
+  // The same options through train(): the CLI defaults (batch min(256, n), 10 epochs, learning rate 1 / beta,
+  // beta = sup f'' R^2 = R^2 / 4 for the logistic loss on the schema's rows).
+  const learningRate = 1 / (prepared.rowNormBound ** 2 / 4);
+  const direct = train(prepared, { method: 'dpsgd', epsilon: 1, delta: 1e-5, batchSize: 256, epochs: 10, learningRate, rng: seededRng(3) });
   assert.deepEqual(clf.model.theta, direct.model?.theta);
   assert.deepEqual(clf.privacy, direct.privacy);
   // Another method, and errors before fit.

@@ -15,6 +15,9 @@
  * clf.score(test); clf.privacy.epsilon; // <= 1
  */
 import { DpfitError } from '../errors.js';
+import { defaultMethodOptions } from './defaults.js';
+import { glmConstants } from './glm/constants.js';
+import { lossByName } from './losses.js';
 import type { GlmData } from './glm/types.js';
 import { evaluate, predict, type FeatureMatrix, type LinearModel } from './model.js';
 import type { PrivacyReport } from './privacy-report.js';
@@ -36,18 +39,27 @@ export type EstimatorOptions = {
   readonly method?: TrainMethod;
 } & Record<string, unknown>;
 
-/** `dpfit train`'s defaults for the gradient methods (`cli/commands/train-methods.ts`), for rows n. */
-function cliDefaults(method: TrainMethod, n: number, options: EstimatorOptions): Record<string, unknown> {
-  const common = { learningRate: 1, regularization: 0 };
-  if (method === 'dpsgd') {
-    const schedule = options.steps !== undefined || options.epochs !== undefined ? {} : { epochs: 10 };
-    const batch = options.batchSize !== undefined || options.samplingProbability !== undefined ? {} : { batchSize: Math.min(256, n) };
-    return { ...common, ...schedule, ...batch };
+/**
+ * `dpfit train`'s defaults (`defaults.ts`): public rules of n, d, the schema's row-norm bound and
+ * the loss's curvature; options the caller gave are kept (a given schedule replaces the default one).
+ */
+function cliDefaults(method: TrainMethod, data: TrainData, loss: string, options: EstimatorOptions): Record<string, unknown> {
+  const { n, d } = labelledOf(data);
+  const rowNormBound = 'dataset' in data ? data.rowNormBound : (options.rowNormBound as number | undefined);
+  const smoothness = rowNormBound === undefined ? undefined : glmConstants(lossByName(loss, options.lossParameters as Record<string, number> | undefined), { rowNormBound }).smoothness;
+  const defaults: Record<string, unknown> = defaultMethodOptions(method, {
+    n, d,
+    ...(smoothness === undefined ? {} : { smoothness }),
+    ...(typeof options.epsilon === 'number' ? { epsilon: options.epsilon } : {}),
+    ...(typeof options.regularization === 'number' ? { regularization: options.regularization } : {}),
+    ...(typeof options.learningRate === 'number' ? { learningRate: options.learningRate } : {}),
+  });
+  if (options.steps !== undefined || options.epochs !== undefined) {
+    delete defaults.steps;
+    delete defaults.epochs;
   }
-  if (method === 'dpgd') return { ...common, steps: 100 };
-  if (method === 'shuffled') return { ...common, epochs: 1, fraction: 1 };
-  if (method === 'rgm') return { steps: 100, regularization: 0 };
-  return {};
+  if (options.samplingProbability !== undefined) delete defaults.batchSize;
+  return defaults;
 }
 
 function featuresOf(data: FeatureMatrix | SchemaBoundedData): FeatureMatrix {
@@ -72,8 +84,7 @@ abstract class PrivateLinearEstimator {
   /** Trains on `data` (a plain `{x, y, n, d}` or what `loadDataset` returns) and returns this. */
   fit(data: TrainData): this {
     const method = this.options.method ?? 'dpsgd';
-    const n = labelledOf(data).n;
-    const options = { ...cliDefaults(method, n, this.options), loss: this.loss, delta: DEFAULT_DELTA, ...this.options, method } as unknown as TrainOptions;
+    const options = { ...cliDefaults(method, data, this.loss, this.options), loss: this.loss, delta: DEFAULT_DELTA, ...this.options, method } as unknown as TrainOptions;
     this.#outcome = train(data, options);
     return this;
   }

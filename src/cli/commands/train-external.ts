@@ -13,6 +13,7 @@
 import type { PrivateDiagnostics, PreparedData, Schema } from '../../data/schema.js';
 import { applySchema, labelColumn, schemaCsvOptions } from '../../data/schema.js';
 import { InvalidParameterError } from '../../errors.js';
+import { defaultGradientLearningRate, defaultMethodOptions } from '../../learners/defaults.js';
 import { glmConstants } from '../../learners/glm/constants.js';
 import { lossByName } from '../../learners/losses.js';
 import type { Rng } from '../../random/rng.js';
@@ -70,7 +71,8 @@ export async function trainExternal(
   const common = {
     loss: flags.loss,
     clipNorm: clipNormOf(flags, schemaRowNormBound(schema), schemaLabelBound(schema)),
-    learningRate: flags.learningRate ?? 1,
+    // The in-memory path's default step 1 / beta (`learners/defaults.ts`); it needs no n.
+    learningRate: flags.learningRate ?? defaultGradientLearningRate(glmConstants(lossByName(flags.loss), { rowNormBound: schemaRowNormBound(schema), labelBound: schemaLabelBound(schema) }).smoothness + (flags.regularization ?? 0)),
     regularization: flags.regularization ?? 0,
     ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
   };
@@ -86,7 +88,7 @@ export async function trainExternal(
       const encoded = schemaEncodingSql(schema, flags.query as string);
       const { n } = await checkEncodedRows(engine, encoded, flags.loss);
       context.checkLimits(n);
-      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? 100 });
+      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? defaultMethodOptions('dpgd', { n, d: encoded.d }).steps });
       return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: result.check.n, d: encoded.d, data: { droppedRows: result.check.droppedRows }, mode: `inside ${engine.kind === 'postgres' ? 'PostgreSQL' : 'DuckDB'}` };
     } finally {
       await engine.close();
@@ -100,13 +102,14 @@ export async function trainExternal(
   try {
     const { n, d } = streamed.rows;
     context.checkLimits(n);
+    const defaults = defaultMethodOptions(flags.method, { n, d });
     const result = flags.method === 'dpgd'
-      ? await trainDpGdStreamed(streamed.rows, { ...common, ...noise, steps: flags.steps ?? 100 })
+      ? await trainDpGdStreamed(streamed.rows, { ...common, ...noise, steps: flags.steps ?? defaults.steps })
       : await trainDpSgdStreamed(streamed.rows, {
         ...common,
         ...noise,
-        batchSize: flags.batchSize ?? Math.min(256, n),
-        ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? 10 }),
+        batchSize: flags.batchSize ?? defaults.batchSize,
+        ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? defaults.epochs }),
         optimizer: flags.optimizer as 'sgd' | 'momentum' | 'adam',
         schedule: flags.schedule as 'constant' | 'inverseSqrt' | 'cosine',
       });

@@ -13,6 +13,7 @@ import type { Optimizer, Schedule } from '../../learners/dp-sgd.js';
 import { glmConstants } from '../../learners/glm/constants.js';
 import type { GradientMethodOptions } from '../../learners/gradient-methods.js';
 import { requireGradientMethod, trainGradientMethod } from '../../learners/gradient-methods.js';
+import { defaultMethodOptions } from '../../learners/defaults.js';
 import { lossByName } from '../../learners/losses.js';
 import type { LinearModel } from '../../learners/model.js';
 import { trainAmp } from '../../learners/amp.js';
@@ -99,23 +100,37 @@ function lipschitzOf(flags: TrainFlags, prepared: PreparedData): number {
   return clipNorm;
 }
 
+/** The public defaults of a method for these flags and this schema (`learners/defaults.ts`). */
+function defaultsOf(method: string, flags: TrainFlags, prepared: PreparedData): Record<string, number> {
+  const { smoothness } = glmConstants(lossByName(flags.loss), { rowNormBound: prepared.rowNormBound, labelBound: prepared.labelBound });
+  return defaultMethodOptions(method, {
+    n: prepared.dataset.n,
+    d: prepared.dataset.d,
+    smoothness,
+    ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
+    ...(flags.regularization === undefined ? {} : { regularization: flags.regularization }),
+    ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
+  });
+}
+
 function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: MethodContext): GradientMethodOptions {
   const method = requireGradientMethod(flags.method);
+  const defaults = defaultsOf(method, flags, prepared);
   const common = {
     loss: flags.loss,
     clipNorm: lipschitzOf(flags, prepared),
-    learningRate: flags.learningRate ?? 1,
+    learningRate: flags.learningRate ?? defaults.learningRate,
     regularization: flags.regularization ?? 0,
     featureNames: prepared.dataset.featureNames,
     ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
   };
-  if (method === 'dpgd') return { method, ...common, steps: flags.steps ?? 100, ...(context.gradientSummer === undefined ? {} : { gradientSummer: context.gradientSummer }) };
+  if (method === 'dpgd') return { method, ...common, steps: flags.steps ?? defaults.steps, ...(context.gradientSummer === undefined ? {} : { gradientSummer: context.gradientSummer }) };
   if (method === 'dpsgd') {
     return {
       method,
       ...common,
-      batchSize: flags.batchSize ?? Math.min(256, prepared.dataset.n),
-      ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? 10 }),
+      batchSize: flags.batchSize ?? defaults.batchSize,
+      ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? defaults.epochs }),
       optimizer: flags.optimizer as Optimizer,
       schedule: flags.schedule as Schedule,
     };
@@ -123,8 +138,8 @@ function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: Met
   return {
     method,
     ...common,
-    epochs: flags.epochs ?? 1,
-    fraction: flags.fraction ?? 1,
+    epochs: flags.epochs ?? defaults.epochs,
+    fraction: flags.fraction ?? defaults.fraction,
     accountConjecture: Boolean(flags.conjecture),
     rowNormBound: prepared.rowNormBound,
     ...(flags.projectionRadius === undefined ? {} : { projectionRadius: flags.projectionRadius }),
@@ -266,7 +281,7 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
         trainOutputPerturbation(prepared.dataset, {
           loss: flags.loss,
           ...noiseFlags(flags, context),
-          regularization: requireRegularization(flags),
+          regularization: outputRegularization(flags, prepared),
           ...(flags.clipNorm !== undefined ? { clipNorm: flags.clipNorm } : { rowNormBound: prepared.rowNormBound }),
           ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
           ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
@@ -274,21 +289,24 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
           ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
         }),
       );
-    case 'output-sgd':
+    case 'output-sgd': {
+      const defaults = defaultsOf('outputSgd', flags, prepared);
+      if (flags.regularization !== undefined) requireRegularization(flags);
       return fromTrainResult(
         trainOutputPerturbationSgd(prepared.dataset, {
           loss: flags.loss,
           ...noiseFlags(flags, context),
-          regularization: requireRegularization(flags),
+          regularization: defaults.regularization,
           rowNormBound: prepared.rowNormBound,
           ...(flags.clipNorm !== undefined ? { clipNorm: flags.clipNorm } : {}),
-          epochs: flags.epochs ?? 1,
-          batchSize: flags.batchSize ?? 1,
-          ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
+          epochs: flags.epochs ?? defaults.epochs,
+          batchSize: flags.batchSize ?? defaults.batchSize,
+          learningRate: defaults.learningRate,
           featureNames: prepared.dataset.featureNames,
           ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
         }),
       );
+    }
     case 'objpert':
       return fromTrainResult(
         trainObjectivePerturbation(prepared.dataset, {
@@ -323,7 +341,7 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
         ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
         ...(flags.noiseMultiplier === undefined ? {} : { noiseMultiplier: flags.noiseMultiplier }),
         delta: flags.delta,
-        steps: flags.steps ?? 100,
+        steps: flags.steps ?? defaultsOf('rgm', flags, prepared).steps,
         regularization: flags.regularization ?? 0,
         featureClip,
         bClip: flags.bClip ?? featureClip * prepared.labelBound,
@@ -360,6 +378,12 @@ function objectivePerturbationFlags(flags: TrainFlags, prepared: PreparedData, c
     rng: context.rng,
     ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
   };
+}
+
+/** Output perturbation's lambda: --regularization, else sqrt(d) / (n epsilon) (`learners/defaults.ts`). */
+function outputRegularization(flags: TrainFlags, prepared: PreparedData): number {
+  if (flags.regularization === undefined) return defaultsOf('output', flags, prepared).regularization;
+  return requireRegularization(flags);
 }
 
 function requireRegularization(flags: TrainFlags): number {
