@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   pld: async () => (await import('./pld.js')).runPldBench(),
   schedule: async () => (await import('./schedule.js')).runScheduleBench(),
   data: async () => (await import('./data.js')).runDataBench(),
+  memory: async () => (await import('./memory.js')).runMemoryBench(),
 };
 
 const requested = process.argv.slice(2);

@@ -583,9 +583,10 @@ export class CsvParser {
    * The rows parsed so far as a table (their arrays handed over, no copy), then parsing goes on
    * into fresh arrays: a reader can encode and drop each chunk of rows instead of holding the whole
    * table. Undefined when no row is waiting (or the columns are not known yet). Categorical codes
-   * index `levels`, which later chunks only extend.
+   * index `levels`, which later chunks only extend. With `reuse`, parsing goes on into the same
+   * arrays: the table is valid only until the next `consume` (no garbage per chunk).
    */
-  drain(): RawTable | undefined {
+  drain(reuse = false): RawTable | undefined {
     if (this.names === undefined || this.rows === 0 || this.needsInference()) return undefined;
     const n = this.rows;
     const columns: RawColumn[] = [];
@@ -594,6 +595,9 @@ export class CsvParser {
       else if (b.kind === Kind.Categorical) columns.push({ kind: 'categorical', name: b.name, codes: b.codes.subarray(0, n), levels: b.levels });
     }
     const table: RawTable = { source: this.dialect.source, rowCount: n, columns, rowLines: this.rowLines.subarray(0, n) };
+    this.drained += n;
+    this.rows = 0;
+    if (reuse) return table;
     // The next chunk starts in new arrays about as large as this one (no doubling from 1024 again).
     for (const b of this.builders) {
       b.values = new Float64Array(0);
@@ -601,8 +605,6 @@ export class CsvParser {
     }
     this.numericValues = this.builders.map((b) => b.values);
     this.rowLines = new Int32Array(0);
-    this.drained += n;
-    this.rows = 0;
     this.capacity = 0;
     this.nextCapacity = n;
     return table;

@@ -22,6 +22,7 @@ import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS,
 import { deltaOption } from '../delta-option.js';
 import { progressBar } from '../progress.js';
 import { overlaps, validationOverlap } from '../validation-overlap.js';
+import { growingFeatures } from '../../learners/glm/feature-memory.js';
 import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { checkMethodFlags, runTrainingMethod, type MethodResult, type TrainFlags } from './train-methods.js';
@@ -258,7 +259,9 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
         }
       }
       const trained = outcome?.kind === 'trained' ? outcome : undefined;
-      const prepared = trained !== undefined ? undefined : outcome?.kind === 'prepared' ? outcome.prepared : await loadDataset(flags.data as string, schema);
+      const prepared = trained !== undefined ? undefined : outcome?.kind === 'prepared' ? outcome.prepared
+        // DP-GD: CSV rows encoded straight into shared memory (no raw table, no copy for the worker pool).
+        : await loadDataset(flags.data as string, schema, flags.method === 'dpgd' ? { features: growingFeatures } : {});
       let result: MethodResult;
       if (prepared === undefined) result = (trained as Extract<ExternalOutcome, { kind: 'trained' }>).result;
       else {

@@ -270,12 +270,12 @@ export interface LoadOptions {
    * without it). Other formats and engines ignore it.
    */
   features?: FeatureStoreFactory;
-  /** Bytes parsed per encoded chunk with `features` (default 4 MiB; small values in tests). */
+  /** Bytes parsed per encoded chunk with `features` (default 1 MiB; small values in tests). */
   encodeChunkBytes?: number;
 }
 
 /** Bytes parsed before each chunk of rows is encoded into the store. */
-const ENCODE_CHUNK_BYTES = 4 * 1024 * 1024;
+const ENCODE_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * `loadDataset` for a CSV file with the built-in reader, the rows encoded chunk by chunk into a
@@ -288,7 +288,8 @@ async function loadCsvEncoded(
   path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number,
 ): Promise<PreparedData | undefined> {
   const size = await requireFile(path);
-  const opts = { sizeHint: size, ...csvOptions, source: csvOptions.source ?? path };
+  // No size hint: the parser's arrays hold one chunk (reused), not the whole file.
+  const opts = { ...csvOptions, sizeHint: 0, source: csvOptions.source ?? path };
   const whole = size <= TYPE_SAMPLE_BYTES;
   const guess = opts.columnTypes === 'numeric' ? undefined : guessColumnTypes(await readPrefix(path, TYPE_SAMPLE_BYTES), opts, whole);
   if (guess === undefined && opts.columnTypes !== 'numeric') return undefined;
@@ -300,7 +301,7 @@ async function loadCsvEncoded(
     let first: PreparedData | undefined;
     let diagnostics: PrivateDiagnostics | undefined;
     const encodeChunk = (): void => {
-      const table = parser.drain();
+      const table = parser.drain(true); // encoded and dropped before parsing goes on
       if (table === undefined) return;
       const part = applySchema(table, schema, { label });
       store ??= factory(part.dataset.d);

@@ -95,7 +95,8 @@ export function checkLabels(loss: GlmLoss, y: Float64Array): void {
  * -1 and +1 unchanged (a new array). Throws `InvalidParameterError` for any other value.
  */
 export function toSignedLabels(y: Float64Array): Float64Array {
-  const out = new Float64Array(y.length);
+  // Labels in shared memory stay shared (worker threads then read them without another copy).
+  const out = typeof SharedArrayBuffer !== 'undefined' && y.buffer instanceof SharedArrayBuffer ? new Float64Array(new SharedArrayBuffer(y.length * 8)) : new Float64Array(y.length);
   for (let i = 0; i < y.length; i++) {
     const v = y[i];
     if (v === 1) out[i] = 1;

@@ -116,6 +116,34 @@ export function releaseSlot(info: FeatureMemory, slot: number): void {
   Atomics.store(new Int32Array(info.memory.buffer, info.locksOffset, SLOTS), slot, 0);
 }
 
+/** A shared WebAssembly memory that can grow to 4 GiB in place, or undefined where there is none. */
+function growableMemory(pages: number): WasmMemory | undefined {
+  if (kernelModule() === null) return undefined;
+  try {
+    return new (wasmApi as NonNullable<typeof wasmApi>).Memory({ initial: pages, maximum: 65536, shared: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Grows `memory` to at least `bytes` (by half of what it holds at least: pages are committed only
+ * when touched, so the headroom costs no memory); false when it cannot.
+ */
+function ensureBytes(memory: WasmMemory, bytes: number): boolean {
+  const have = memory.buffer.byteLength;
+  if (bytes <= have) return true;
+  const grow = (to: number): boolean => {
+    try {
+      (memory as unknown as { grow(pages: number): number }).grow(Math.ceil((to - have) / 65536));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return bytes <= MAX_BYTES && (grow(Math.min(MAX_BYTES, Math.max(bytes, have * 1.5))) || grow(bytes));
+}
+
 /** The rows a `growingFeatures` store holds, as `loadDataset` expects (`data/feature-store.ts`). */
 export interface GrowingFeatures {
   append(x: Float64Array, y: Float64Array, n: number): void;
@@ -136,42 +164,31 @@ export function growingFeatures(d: number): GrowingFeatures {
   const slotBytes = slotBytesFor(d);
   const locksOffset = SLOTS * slotBytes;
   const xOffset = Math.ceil((locksOffset + 4 * SLOTS) / 64) * 64;
-  let memory: WasmMemory | undefined;
-  if (kernelModule() !== null) {
-    try {
-      memory = new (wasmApi as NonNullable<typeof wasmApi>).Memory({ initial: Math.ceil(xOffset / 65536) + 1, maximum: 65536, shared: true });
-    } catch {
-      memory = undefined;
-    }
-  }
+  let memory = growableMemory(Math.ceil(xOffset / 65536) + 1);
+  // The labels in a growing memory of their own (shared, so no copy for the worker pool either).
+  let yMemory = growableMemory(1);
   let chunks: Float64Array[] = [];
   let n = 0;
   let y = new Float64Array(1024);
-  const grow = (pages: number): boolean => {
-    try {
-      (memory as unknown as { grow(pages: number): number }).grow(pages);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   return {
     append(xChunk, yChunk, rows) {
-      if (n + rows > y.length) {
-        const bigger = new Float64Array(Math.max(2 * y.length, n + rows));
-        bigger.set(y.subarray(0, n));
-        y = bigger;
+      if (yMemory !== undefined && !ensureBytes(yMemory, (n + rows) * 8)) {
+        y = new Float64Array(yMemory.buffer, 0, n).slice();
+        yMemory = undefined;
       }
-      y.set(yChunk.subarray(0, rows), n);
-      if (memory !== undefined) {
-        const needed = xOffset + (n + rows) * d * 8;
-        const have = memory.buffer.byteLength;
-        // Pages are committed as they are touched: growing by half of what is held costs no memory.
-        if (needed > have && !grow(Math.ceil((Math.min(MAX_BYTES, Math.max(needed, have * 1.5)) - have) / 65536)) && !grow(Math.ceil((needed - have) / 65536))) {
-          // Out of wasm32 address space: the rows so far and the rest go to plain arrays.
-          chunks = [new Float64Array(memory.buffer, xOffset, n * d).slice()];
-          memory = undefined;
+      if (yMemory !== undefined) new Float64Array(yMemory.buffer, n * 8, rows).set(yChunk.subarray(0, rows));
+      else {
+        if (n + rows > y.length) {
+          const bigger = new Float64Array(Math.max(2 * y.length, n + rows));
+          bigger.set(y.subarray(0, n));
+          y = bigger;
         }
+        y.set(yChunk.subarray(0, rows), n);
+      }
+      if (memory !== undefined && !ensureBytes(memory, xOffset + (n + rows) * d * 8)) {
+        // Out of wasm32 address space: the rows so far and the rest go to plain arrays.
+        chunks = [new Float64Array(memory.buffer, xOffset, n * d).slice()];
+        memory = undefined;
       }
       if (memory !== undefined) new Float64Array(memory.buffer, xOffset + n * d * 8, rows * d).set(xChunk.subarray(0, rows * d));
       else chunks.push(xChunk.slice(0, rows * d));
@@ -181,8 +198,9 @@ export function growingFeatures(d: number): GrowingFeatures {
       chunks = [];
       n = 0;
     },
+
     finish() {
-      const yOut = y.slice(0, n);
+      const yOut = yMemory !== undefined ? new Float64Array(yMemory.buffer, 0, n) : y.slice(0, n);
       if (memory !== undefined) {
         const x = new Float64Array(memory.buffer, xOffset, n * d);
         registry.set(x.buffer, { memory, d, precision: 'float64', xOffset, slotBytes, locksOffset });
