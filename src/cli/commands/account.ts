@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibrate.js';
 import { dpsgdScheduleFromEpochs } from '../../accounting/dpsgd-schedule.js';
 import { eventToJson, type DpEvent } from '../../accounting/events.js';
+import { describeEvent } from '../../accounting/event-description.js';
 import type { PrivacyGuarantee } from '../../accounting/guarantee.js';
 import { InvalidParameterError, UnsupportedEventError } from '../../errors.js';
 import { pureEpsilon } from '../../accounting/pure-dp.js';
@@ -326,10 +327,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
         throw error;
       }
       if (out !== undefined) {
-        const text = JSON.stringify(eventToJson(flags.event));
-        const chart = await renderVegaLite(
-          privacyCurveChart(series, { title: 'Privacy curve delta(epsilon)', subtitle: text.length > 110 ? `${text.slice(0, 107)}...` : text }),
-        );
+        const chart = await renderVegaLite(privacyCurveChart(series, { title: `delta(epsilon) of ${describeEvent(flags.event, 100)}` }));
         writeOutputFiles([{ output: out, data: out.path.toLowerCase().endsWith('.png') ? chart.png : chart.svg }]);
       }
       printResult(io, Boolean(flags.json), { out: flags.out ?? null, curves: series }, () => {
