@@ -2,7 +2,7 @@
  * Reading a 1e6 x 20 numeric CSV (the issue's target: at most ~2.5 s on these machines): dpfit's
  * built-in reader, with declared and with inferred column types, next to papaparse (the baseline a
  * JS programmer reaches for) and DuckDB's reader, all measured in the same run on the same file
- * (DESIGN.md, "Benchmarks": ratios mean more than absolute times here).
+ * (docs/design.md, "Benchmarks": ratios mean more than absolute times here).
  * `npm run bench -- data`, or standalone: `node --import tsx bench/data.ts`.
  *
  * The file (~208 MB: 1e6 rows of 20 values with 6 decimals, plus a header) is generated from a
@@ -127,7 +127,7 @@ export async function runDataBench(): Promise<void> {
     const ours = results[0].seconds;
     process.stdout.write(
       `target: <= ~2.5 s for this file (issue "Data"); dpfit ${ours.toFixed(2)} s: ${ours <= 2.5 ? 'met' : 'not met'} in this run. ` +
-        `papaparse took ${base.seconds.toFixed(1)} s here (../shared/STACK.md measured ~2 s for it on an idle machine).\n`,
+        `papaparse took ${base.seconds.toFixed(1)} s here (about 2 s for it on an idle machine of this kind).\n`,
     );
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 /**
  * Sampler throughput: dpfit's secure samplers against a `Math.random` Box–Muller Gaussian measured
- * in the same run (DESIGN.md, "Benchmarks": absolute times on these machines mean little, ratios
+ * in the same run (docs/design.md, "Benchmarks": absolute times on these machines mean little, ratios
  * do). `npm run bench -- samplers`, or standalone: `node --import tsx bench/samplers.ts`.
  *
  * The last column is the cost of exact discrete noise: time per sample relative to the secure

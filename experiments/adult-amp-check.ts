@@ -7,7 +7,7 @@
  * EXPERIMENT, not a release). Exact objective perturbation (Newton) is run once per epsilon for
  * comparison.
  *
- * Needs the data: `node bin/dpfit.js data fetch adult --from ../shared/datasets/adult --dir data/adult`.
+ * Needs the data: `node bin/dpfit.js data fetch adult --dir data/adult`.
  * Run: `node --import tsx experiments/adult-amp-check.ts [data/adult] [rdp|pld]`
  */
 import { join } from 'node:path';

@@ -45,7 +45,7 @@
  * Seeds drive Poisson sampling, noise, K and the candidate draws (seededRng: an EXPERIMENT, not a
  * release). Seeds 1..5; each method and epsilon derives its own stream from the seed.
  *
- * Needs the data: `npm run dpfit -- data fetch adult --from ../shared/datasets/adult --dir data/adult`.
+ * Needs the data: `npm run dpfit -- data fetch adult --dir data/adult`.
  * Run: `node --import tsx experiments/adult-tuning.ts [data/adult] [--quick] [--grid adam|paper] [--only dishonest,honest,amp,nonprivate]`
  * (`--quick`: seeds 1-2 and 15 epochs, a smoke test whose numbers are not the table's).
  */

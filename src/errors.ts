@@ -1,5 +1,5 @@
 /**
- * dpfit's error hierarchy (DESIGN.md, "Conventions"). Every error a user can cause is a
+ * dpfit's error hierarchy (docs/design.md, "Conventions"). Every error a user can cause is a
  * `DpfitError` with a stable `code`; the CLI maps codes to exit statuses and prints one line.
  */
 

@@ -1,5 +1,5 @@
 /**
- * dpfit's public API (explicit exports only; DESIGN.md). Layers: math -> random -> accounting ->
+ * dpfit's public API (explicit exports only; docs/design.md). Layers: math -> random -> accounting ->
  * mechanisms (-> learners, data, eval, report, cli in later issues).
  */
 

@@ -72,7 +72,7 @@ test('events are frozen', () => {
   }, TypeError);
 });
 
-test('the JSON shape is the public one of DESIGN.md', () => {
+test('the JSON shape is the public one of docs/design.md', () => {
   const event = selfComposeEvent(poissonSampledEvent(0.01, gaussianEvent(1.1)), 1000);
   assert.deepEqual(eventToJson(event), {
     kind: 'selfCompose',

@@ -15,7 +15,7 @@ import { assertClose } from './helpers/assert-close.js';
 function zScore(mean: number, expected: number, std: number, n: number): number {
   return Math.abs(mean - expected) / (std / Math.sqrt(n));
 }
-// |z| > 5.33 has two-sided probability 1e-7 < 1e-6: the significance level of DESIGN.md.
+// |z| > 5.33 has two-sided probability 1e-7 < 1e-6: the significance level of docs/design.md.
 const Z_CRITICAL = 5.33;
 
 test('Gaussian mechanism: calibrated noise, its event, and the right noise distribution', () => {

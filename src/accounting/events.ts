@@ -1,5 +1,5 @@
 /**
- * The DpEvent algebra (DESIGN.md, "The one idea: events, not numbers").
+ * The DpEvent algebra (docs/design.md, "The one idea: events, not numbers").
  *
  * A DpEvent describes *what a private computation released*, never what it cost: accountants
  * (RDP, PLD, pure DP) turn events into guarantees. Events are immutable plain objects whose JSON

@@ -1,5 +1,5 @@
 /**
- * One-ulp steps of doubles, for the accountants' final outward rounding (DESIGN.md, "A number
+ * One-ulp steps of doubles, for the accountants' final outward rounding (docs/design.md, "A number
  * that is a privacy guarantee is an upper bound and is computed pessimistically").
  *
  * @example nextUp(1) // 1 + 2^-52

@@ -1,5 +1,5 @@
 /**
- * What an accountant reports: a privacy guarantee that is an upper bound (DESIGN.md), with the
+ * What an accountant reports: a privacy guarantee that is an upper bound (docs/design.md), with the
  * neighbouring relation it holds under, whether it rests on a theorem or a conjecture, and
  * warnings a careful user should read.
  */

@@ -1,5 +1,5 @@
 /**
- * Neighbouring relations (DESIGN.md, "Conventions"). Every guarantee states the relation it holds
+ * Neighbouring relations (docs/design.md, "Conventions"). Every guarantee states the relation it holds
  * under. Conventions, as in dp_accounting: Poisson subsampling (and so the DP-SGD shorthand) and
  * objective perturbation (`003`, Sec. 2) are add/remove-one; sampling without replacement,
  * randomized response and the shuffled-SGD conjecture are replace-one. Gaussian, Laplace and RGM

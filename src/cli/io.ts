@@ -1,7 +1,7 @@
 /**
  * CLI plumbing shared by every command: where output goes, how numbers are parsed from flags, how
  * results are printed (exactly one JSON object with --json; never NaN), and how errors map to exit
- * codes (DESIGN.md, "CLI contract").
+ * codes (docs/design.md, "CLI contract").
  */
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { toDpfitJson } from '../json-numbers.js';

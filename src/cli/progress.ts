@@ -1,6 +1,6 @@
 /**
  * A progress bar on stderr for long work, shown only when stderr is a terminal (never mixed into
- * --json output on stdout, DESIGN.md "CLI contract"), with the time left:
+ * --json output on stdout, docs/design.md "CLI contract"), with the time left:
  *
  *   training (dpsgd) [############..................]  40%  ETA 1m12s
  *

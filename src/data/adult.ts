@@ -28,7 +28,7 @@
  * logistic loss's gradient norm is at most the row norm).
  *
  * Checksums (`ADULT_FILES`): the SHA-256 digests and sizes are those of the original UCI files.
- * We obtained them from the shared copy in `../shared/datasets/adult/` after undoing its one
+ * We obtained them from a local copy of the UCI files after undoing its one
  * change (a header line added on top of each file; for `adult.test` it replaces the original
  * first line `|1x3 Cross validator`), and checked them against independent published values: the
  * sizes 3,974,305 and 2,003,153 bytes of UCI's directory listing and the MD5 digests

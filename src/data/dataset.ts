@@ -1,5 +1,5 @@
 /**
- * The `Dataset` every learner consumes (DESIGN.md, "Data"): features as one row-major n x d
+ * The `Dataset` every learner consumes (docs/design.md, "Data"): features as one row-major n x d
  * `Float64Array`, labels as a `Float64Array` of length n, and the feature names. Helpers give row
  * views without copying, split rows with an explicit `Rng`, and check the row-norm bound that the
  * learners' privacy proofs assume (e.g. ||x|| <= 1 in `003` Thm. 3.1/3.2).

@@ -1,5 +1,5 @@
 /**
- * The data layer's browser-safe part (DESIGN.md, layer `src/data`): the `Dataset` type and its
+ * The data layer's browser-safe part (docs/design.md, layer `src/data`): the `Dataset` type and its
  * helpers, the CSV and LIBSVM parsers over bytes, public schemas, per-row transforms, synthetic
  * generators and the UCI Adult description. Node-only back-ends (files, DuckDB, downloads) are in
  * `./node/index.ts`. Explicit re-exports only.

@@ -1,6 +1,6 @@
 /**
  * The public schema: what the data owner declares *without looking at the private data*, and the
- * only thing dpfit uses to turn raw columns into features (DESIGN.md, "Data"; issue "Data").
+ * only thing dpfit uses to turn raw columns into features (docs/design.md, "Data"; issue "Data").
  *
  * - numeric columns carry public bounds [lower, upper]: values are clipped to them, then scaled
  *   by them (never by the observed min/max, which would leak: one extreme row would move every

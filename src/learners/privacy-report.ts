@@ -1,5 +1,5 @@
 /**
- * The privacy report every learner returns and every model file embeds (DESIGN.md, "What a release
+ * The privacy report every learner returns and every model file embeds (docs/design.md, "What a release
  * may contain"): the DpEvent the run released, accounted by the RDP accountant (and a tighter one
  * when given), the neighbouring relation, the grid of the noise, the randomness used, and what
  * holds: `guarantee` is `proven` only when every assumption of the theorem used holds for what was

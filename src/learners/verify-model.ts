@@ -1,6 +1,6 @@
 /**
  * `verifyModel`: checks the privacy claim a model file makes, with dpfit's own accountants
- * (DESIGN.md, "What a release may contain"; issue 11). A model file says what it cost in its
+ * (docs/design.md, "What a release may contain"; issue 11). A model file says what it cost in its
  * privacy block; nothing stops anyone from editing that block, or from writing a file by hand.
  * The verifier trusts only the event (what the file says was released) and re-derives the rest:
  *

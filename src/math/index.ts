@@ -1,4 +1,4 @@
-/** Numerical kernels of dpfit (DESIGN.md, layer `src/math`): explicit re-exports only. */
+/** Numerical kernels of dpfit (docs/design.md, layer `src/math`): explicit re-exports only. */
 export { logSumExp, logAddExp, log1mExp, logSubExp, log1pExp } from './log-space.js';
 export { logGamma, logFactorial, logBinomial, logBeta } from './gamma.js';
 export {

@@ -1,5 +1,5 @@
 /**
- * Randomness for dpfit: generators (`Rng`, secure by default) and samplers. See DESIGN.md,
+ * Randomness for dpfit: generators (`Rng`, secure by default) and samplers. See docs/design.md,
  * "Randomness".
  */
 export type { Rng } from './rng.js';

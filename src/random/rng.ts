@@ -1,6 +1,6 @@
 /**
  * Random number generators. Every sampler in dpfit takes an `Rng`; the default is
- * cryptographically secure (DESIGN.md, "Randomness"). The seeded generator exists for tests and
+ * cryptographically secure (docs/design.md, "Randomness"). The seeded generator exists for tests and
  * reproducible experiments only, and says so in its `description`, which reports print.
  *
  * Browser-safe: the secure generator uses the Web Crypto API (`globalThis.crypto`), present in

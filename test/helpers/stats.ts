@@ -6,7 +6,7 @@
 import erfc from '@stdlib/math-base-special-erfc';
 import gammaln from '@stdlib/math-base-special-gammaln';
 
-/** Significance level of every statistical test (DESIGN.md, "Testing"). */
+/** Significance level of every statistical test (docs/design.md, "Testing"). */
 export const ALPHA = 1e-6;
 
 /** Standard normal CDF Phi(x) = erfc(-x / sqrt 2) / 2. */

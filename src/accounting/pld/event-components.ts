@@ -1,6 +1,6 @@
 /**
  * From a DpEvent to the multiset of mechanisms the PLD accountant composes: one function per
- * kind (DESIGN.md), nested compositions flattened and counts multiplied, identical mechanisms
+ * kind (docs/design.md), nested compositions flattened and counts multiplied, identical mechanisms
  * merged so that each is discretised and transformed once. The whole event is checked before
  * anything is computed; an unsupported sub-event raises UnsupportedEventError naming it.
  *

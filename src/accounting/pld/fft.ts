@@ -4,7 +4,7 @@
  * They are the numerical kernel of the PLD accountant's composition (Koskela et al. 2021, Sec. 4:
  * the distribution of a sum of independent privacy losses is the convolution of their
  * distributions, i.e. a product of discrete Fourier transforms). They belong to `src/math` by
- * DESIGN.md's layers and can move there unchanged.
+ * docs/design.md's layers and can move there unchanged.
  *
  * For speed no bit-reversal permutation is ever performed: the forward transform is a
  * decimation-in-frequency FFT that takes natural order and returns the spectrum in bit-reversed

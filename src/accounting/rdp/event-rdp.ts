@@ -1,6 +1,6 @@
 /**
  * The RDP curve of any DpEvent on a grid of orders: one function per kind, dispatched on `kind`
- * (DESIGN.md: no isinstance chains). Composition adds curves (Mironov 2017, Prop. 1), k-fold
+ * (docs/design.md: no isinstance chains). Composition adds curves (Mironov 2017, Prop. 1), k-fold
  * self-composition multiplies by k. Subsampled events use the exact Poisson-subsampled Gaussian
  * (Mironov, Talwar, Zhang 2019) when the inner event is a continuous Gaussian, and the general
  * bounds of Zhu & Wang 2019 (Poisson) and Wang, Balle, Kasiviswanathan 2019 (without replacement,

@@ -178,7 +178,7 @@ before the checksum is compared).
 
 Examples:
   $ dpfit data fetch adult
-  $ dpfit data fetch adult --from ../shared/datasets/adult --dir data/adult --json`,
+  $ dpfit data fetch adult --from /path/to/uci-adult --dir data/adult --json`,
     )
     .action(async (name: string, options: { dir?: string; from?: string; json?: boolean }) => {
       const fetcher = FETCHERS[name];

@@ -50,7 +50,7 @@ function evaluateAny(model: AnyModel, data: Dataset): Record<string, number> {
 
 /**
  * The model as released: only the released parameters, the public schema and the privacy report
- * (DESIGN.md, "What a release may contain"). Fields are copied by name, so nothing else a learner
+ * (docs/design.md, "What a release may contain"). Fields are copied by name, so nothing else a learner
  * might attach reaches the file.
  */
 function releasedModel(model: LinearModel | OneVsRestModel, privacy: PrivacyReport, schema: Schema): AnyModel {

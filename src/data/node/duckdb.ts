@@ -1,5 +1,5 @@
 /**
- * The DuckDB back-end (`@duckdb/node-api`, pinned to 1.5.5-r.5: see ../shared/STACK.md): Parquet
+ * The DuckDB back-end (`@duckdb/node-api`, pinned to 1.5.5-r.5, the version verified on the project's machines): Parquet
  * files, and CSV files too large or too many for the built-in parser's single thread.
  *
  * Both produce the same `RawTable` as the built-in CSV reader, with the same rules: numbers are

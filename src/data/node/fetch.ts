@@ -164,7 +164,7 @@ export async function installFiles(files: readonly RemoteFile[], options: Instal
 export interface FetchAdultOptions {
   /** Install directory (default "data/adult"). */
   dir?: string;
-  /** A local copy to install from, in the original form or with a header line added (as ../shared/datasets/adult). */
+  /** A local copy to install from, in the original form or with a header line added (as some local copies have). */
   from?: string;
   /** Test hook: replaces the global fetch. */
   fetchImpl?: FetchFunction;
@@ -192,7 +192,7 @@ export interface FetchReport {
  * local copy, verified, plus `adult.schema.json` (`ADULT_SCHEMA_JSON`) unless one exists.
  *
  * @example
- * await fetchAdult({ dir: 'data/adult', from: '../shared/datasets/adult' });
+ * await fetchAdult({ dir: 'data/adult', from: '/path/to/uci-adult' });
  */
 export async function fetchAdult(options: FetchAdultOptions = {}): Promise<FetchReport> {
   const dir = options.dir ?? join('data', 'adult');

@@ -1,7 +1,7 @@
 /**
  * The constants L (Lipschitz) and beta (smoothness) of a GLM loss for rows with
  * ||x||_2 <= R, as the objective-perturbation theorems use them (`003` Thm. 2.8, 3.1, 3.2, 4.1),
- * and label checks. Constants are privacy inputs, so products are rounded up (DESIGN.md:
+ * and label checks. Constants are privacy inputs, so products are rounded up (docs/design.md:
  * "every rounding ... errs on the side of more epsilon").
  */
 import { InvalidParameterError } from '../../errors.js';

@@ -1,5 +1,5 @@
 /**
- * Generalised linear model (GLM) losses l(theta; x, y) = f(x . theta; y) (DESIGN.md,
+ * Generalised linear model (GLM) losses l(theta; x, y) = f(x . theta; y) (docs/design.md,
  * "Conventions"; `003` Sec. 2.2). A loss is described by its scalar function f of the margin
  * z = x . theta, whose first two derivatives in z give the per-example gradient f'(z; y) x and
  * Hessian f''(z; y) x x^T, and by the bounds the privacy theorems need:
