@@ -4,11 +4,12 @@
  * (so no tuning cost is hidden): rows from the SHIPPED public schema `adultSchema()` (binned age
  * and hours, log1p + bands for capital gain/loss, unit rows as `003` Sec. 5, then a bias column;
  * not a possibly older `adult.schema.json` in the data directory), DP-SGD with batch 500, 5
- * epochs, clip 1, learning rate 2, and DP-GD with 100 steps; delta = 1e-5; 5 seeds of noise (the
+ * epochs, clip 1, learning rate 2, DP-GD with 100 steps, clip 1, learning rate 2, and AMP (`003`
+ * Alg. 1) with `train()`'s defaults for the schema (its lambda rule of `003` Sec. 5); delta = 1e-5; 5 seeds of noise (the
  * seed drives sampling and noise: an EXPERIMENT, not a release). Tuned learning rates, with and
  * without paying for the tuning, are in `adult-tuning.ts`.
  *
- * Needs the data: `dpfit data fetch adult --from ../shared/datasets/adult --dir data/adult`.
+ * Needs the data: `dpfit data fetch adult --dir data/adult` (or `--from` a local copy).
  * Run: `node --import tsx experiments/adult-epsilon-sweep.ts [data/adult] [--json FILE]`
  *
  * `--json FILE` also writes every run, for `dpfit plot FILE`: `{format: "dpfit-runs/1", experiment,
@@ -22,6 +23,7 @@ import { checkOutputPaths, writeOutputFiles } from '../src/data/node/output-file
 import { loadDataset } from '../src/data/node/read.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
 import { trainDpSgd } from '../src/learners/dp-sgd.js';
+import { train as trainModel } from '../src/learners/train.js';
 import { toSignedLabels } from '../src/learners/glm/constants.js';
 import { logisticLoss } from '../src/learners/glm/logistic.js';
 import { glmObjective } from '../src/learners/glm/objective.js';
@@ -37,7 +39,8 @@ const dir = args.filter((_, i) => jsonAt < 0 || (i !== jsonAt && i !== jsonAt + 
 // Checked before any work (its directory exists and is writable; not a directory or an input).
 const [jsonOutput] = checkOutputPaths([jsonPath === undefined ? undefined : { flag: '--json', path: jsonPath }]);
 const schema = adultSchema();
-const train = (await loadDataset(join(dir, 'adult.data'), schema)).dataset;
+const prepared = await loadDataset(join(dir, 'adult.data'), schema);
+const train = prepared.dataset;
 const test = (await loadDataset(join(dir, 'adult.test'), schema)).dataset;
 const SEEDS = [1, 2, 3, 4, 5];
 const EPSILONS = [0.1, 0.5, 1, 2, 8];
@@ -75,10 +78,11 @@ function lossRecorder(): { onStep?: (step: number, steps: number, theta: Float64
 const runs: { method: string; epsilon: number; seed: number; accuracy: number; trainingLoss: { step: number; loss: number }[] }[] = [];
 
 process.stdout.write(`UCI Adult, ${train.n} train / ${test.n} test rows, ${train.d} features (shipped public schema), delta = 1e-5, mean ± std over ${SEEDS.length} seeds\n\n`);
-process.stdout.write('| epsilon | DP-SGD test accuracy (%) | DP-GD test accuracy (%) |\n| --- | --- | --- |\n');
+process.stdout.write('| epsilon | DP-SGD test accuracy (%) | DP-GD test accuracy (%) | AMP test accuracy (%) |\n| --- | --- | --- | --- |\n');
 for (const epsilon of EPSILONS) {
   const sgd: number[] = [];
   const gd: number[] = [];
+  const amp: number[] = [];
   for (const seed of SEEDS) {
     const sgdLoss = lossRecorder();
     const a = trainDpSgd(train, { epsilon, delta: 1e-5, clipNorm: 1, batchSize: 500, epochs: 5, learningRate: 2, rng: seededRng(seed), ...(sgdLoss.onStep === undefined ? {} : { onStep: sgdLoss.onStep }) });
@@ -88,10 +92,14 @@ for (const epsilon of EPSILONS) {
     const b = trainDpGd(train, { epsilon, delta: 1e-5, clipNorm: 1, steps: 100, learningRate: 2, rng: seededRng(1000 + seed), ...(gdLoss.onStep === undefined ? {} : { onStep: gdLoss.onStep }) });
     gd.push(100 * (evaluate(b.model, test).accuracy ?? NaN));
     runs.push({ method: 'DP-GD', epsilon, seed, accuracy: evaluate(b.model, test).accuracy ?? NaN, trainingLoss: gdLoss.points });
+    const c = trainModel(prepared, { method: 'amp', epsilon, delta: 1e-5, rng: seededRng(2000 + seed) });
+    const ampAccuracy = c.model === undefined ? NaN : evaluate(c.model, test).accuracy ?? NaN;
+    amp.push(100 * ampAccuracy);
+    runs.push({ method: 'AMP', epsilon, seed, accuracy: ampAccuracy, trainingLoss: [] });
   }
-  process.stdout.write(`| ${epsilon} | ${mean(sgd).toFixed(2)} ± ${std(sgd).toFixed(2)} | ${mean(gd).toFixed(2)} ± ${std(gd).toFixed(2)} |\n`);
+  process.stdout.write(`| ${epsilon} | ${mean(sgd).toFixed(2)} ± ${std(sgd).toFixed(2)} | ${mean(gd).toFixed(2)} ± ${std(gd).toFixed(2)} | ${mean(amp).toFixed(2)} ± ${std(amp).toFixed(2)} |\n`);
 }
-process.stdout.write(`| non-private (L-BFGS) | ${(100 * baselineAccuracy).toFixed(2)} | |\n`);
+process.stdout.write(`| non-private (L-BFGS) | ${(100 * baselineAccuracy).toFixed(2)} | | |\n`);
 if (jsonOutput !== undefined) {
   const results = { format: 'dpfit-runs/1', experiment: 'adult-epsilon-sweep', delta: 1e-5, runs, baseline: { method: 'non-private (L-BFGS)', accuracy: baselineAccuracy } };
   writeOutputFiles([{ output: jsonOutput, data: `${JSON.stringify(results, null, 1)}\n` }]);
