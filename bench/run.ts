@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- <name>`: runs one benchmark (or all). Each benchmark times dpfit against a
- * reference measured in the same run and prints ratios (DESIGN.md, "Benchmarks").
+ * reference measured in the same run and prints ratios (docs/design.md, "Benchmarks").
  */
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   samplers: async () => (await import('./samplers.js')).runSamplersBench(),
@@ -8,6 +8,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   train: async () => (await import('./train.js')).runTrainBench(),
   dpsgd: async () => (await import('./dpsgd.js')).runDpSgdBench(),
   pld: async () => (await import('./pld.js')).runPldBench(),
+  'pld-sweep': async () => (await import('./pld-sweep.js')).runPldSweepBench(),
   schedule: async () => (await import('./schedule.js')).runScheduleBench(),
   data: async () => (await import('./data.js')).runDataBench(),
   memory: async () => (await import('./memory.js')).runMemoryBench(),

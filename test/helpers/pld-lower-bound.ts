@@ -316,7 +316,7 @@ function directionLower(input: LowerBoundInput, direction: 'remove' | 'add', h: 
  * (both directions; q = 1 is the Gaussian itself).
  */
 export function poissonGaussianEpsilonLower(input: LowerBoundInput): number {
-  const h = input.step ?? Math.min(1e-3, Math.max(2e-5, input.targetEpsilon / 4e4));
+  const h = input.step ?? Math.max(2e-5, input.targetEpsilon / 4e4);
   const directions = input.samplingProbability >= 1 ? (['remove'] as const) : (['remove', 'add'] as const);
   return Math.max(...directions.map((d) => directionLower(input, d, h)));
 }
