@@ -10,24 +10,69 @@
 import { Command, CommanderError } from 'commander';
 import { describeOsError } from '../data/node/output-files.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
-import { registerAccounting } from './commands/account.js';
-import { registerAudit } from './commands/audit.js';
-import { registerCalculator } from './commands/calculator.js';
-import { registerCalibrate } from './commands/calibrate.js';
-import { registerData } from './commands/data.js';
-import { registerDemo } from './commands/demo.js';
-import { registerFederate } from './commands/federate.js';
-import { registerLedger } from './commands/ledger.js';
-import { registerNode } from './commands/node.js';
-import { registerPlot } from './commands/plot.js';
-import { registerRgm } from './commands/rgm.js';
-import { registerTrain } from './commands/train.js';
-import { registerVerify } from './commands/verify.js';
 import { exitCodeFor, processIo, type CliIo } from './io.js';
 
 export const VERSION = '0.1.0';
 
-export function buildProgram(io: CliIo): Command {
+type Register = (program: Command, io: CliIo) => void;
+
+/**
+ * The command modules, loaded lazily: a run imports only the module of the command it names (the
+ * library behind the other commands is never loaded), `dpfit --help` and unknown commands load
+ * all of them. Each group lists its register functions in registration order.
+ */
+const GROUPS: Readonly<Record<string, () => Promise<readonly Register[]>>> = {
+  demo: async () => [(await import('./commands/demo.js')).registerDemo],
+  // `account.ts` adds the calibrate subcommands of its events to `calibrate`.
+  accounting: async () => [(await import('./commands/calibrate.js')).registerCalibrate, (await import('./commands/account.js')).registerAccounting],
+  rgm: async () => [(await import('./commands/rgm.js')).registerRgm],
+  train: async () => [(await import('./commands/train.js')).registerTrain],
+  verify: async () => [(await import('./commands/verify.js')).registerVerify],
+  data: async () => [(await import('./commands/data.js')).registerData],
+  node: async () => [(await import('./commands/node.js')).registerNode],
+  federate: async () => [(await import('./commands/federate.js')).registerFederate],
+  ledger: async () => [(await import('./commands/ledger.js')).registerLedger],
+  audit: async () => [(await import('./commands/audit.js')).registerAudit],
+  plot: async () => [(await import('./commands/plot.js')).registerPlot],
+  calculator: async () => [(await import('./commands/calculator.js')).registerCalculator],
+};
+
+/** The group of each top-level command (`test/cli.test.ts` checks it against the full program). */
+export const COMMAND_GROUP: Readonly<Record<string, string>> = {
+  demo: 'demo',
+  calibrate: 'accounting',
+  epsilon: 'accounting',
+  delta: 'accounting',
+  rdp: 'accounting',
+  curve: 'accounting',
+  account: 'accounting',
+  rgm: 'rgm',
+  train: 'train',
+  evaluate: 'train',
+  predict: 'train',
+  verify: 'verify',
+  data: 'data',
+  node: 'node',
+  federate: 'federate',
+  ledger: 'ledger',
+  audit: 'audit',
+  plot: 'plot',
+  calculator: 'calculator',
+};
+
+/** The register functions a run of `argv` needs: its command's group, or every group (help, unknown commands). */
+async function registersFor(argv: readonly string[] | undefined): Promise<readonly Register[]> {
+  const name = argv?.find((a) => !a.startsWith('-'));
+  if (name === undefined && argv !== undefined && argv.some((a) => a === '-V' || a === '--version')) return [];
+  const group = name === undefined ? undefined : COMMAND_GROUP[name];
+  if (group !== undefined) return GROUPS[group]();
+  const all: Register[] = [];
+  for (const load of Object.values(GROUPS)) all.push(...(await load()));
+  return all;
+}
+
+/** The program with the commands `argv` needs (all of them without argv). */
+export async function buildProgram(io: CliIo, argv?: readonly string[]): Promise<Command> {
   const program = new Command();
   program
     .name('dpfit')
@@ -49,19 +94,7 @@ Start with:
   $ dpfit calibrate gaussian --target-epsilon 1 --delta 1e-5
   $ dpfit verify model.json          # does a model file's privacy claim hold?`,
     );
-  registerDemo(program, io);
-  registerCalibrate(program, io);
-  registerRgm(program, io);
-  registerAccounting(program, io);
-  registerTrain(program, io);
-  registerVerify(program, io);
-  registerData(program, io);
-  registerNode(program, io);
-  registerFederate(program, io);
-  registerLedger(program, io);
-  registerAudit(program, io);
-  registerPlot(program, io);
-  registerCalculator(program, io);
+  for (const register of await registersFor(argv)) register(program, io);
   for (const command of program.commands) propagate(command);
   return program;
 }
@@ -146,7 +179,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   // succeeds: a failure prints exactly one line, its error. (Progress bars draw on the terminal
   // directly, and the warnings that matter before long work are in the bar's label.)
   let held = '';
-  const program = buildProgram({ stdout: io.stdout, stderr: (text) => (held += text), log: io.log ?? io.stderr });
+  const program = await buildProgram({ stdout: io.stdout, stderr: (text) => (held += text), log: io.log ?? io.stderr }, argv);
   let active: Command | undefined;
   program.hook('preAction', (_program, actionCommand) => {
     active = actionCommand;
