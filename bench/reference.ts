@@ -30,11 +30,12 @@ export interface PythonSession {
   close(): void;
 }
 
-export async function startPythonSession(script: string, timeoutMs: number): Promise<PythonSession | undefined> {
+export async function startPythonSession(script: string, timeoutMs: number, options: { env?: NodeJS.ProcessEnv } = {}): Promise<PythonSession | undefined> {
   const { spawn } = await import('node:child_process');
   const { createInterface } = await import('node:readline');
-  const extra = process.env.DPFIT_DP_ACCOUNTING_PATH;
-  const env = { ...process.env, ...(extra ? { PYTHONPATH: [extra, process.env.PYTHONPATH].filter(Boolean).join(':') } : {}) };
+  const base = options.env ?? process.env;
+  const extra = base.DPFIT_DP_ACCOUNTING_PATH;
+  const env = { ...base, ...(extra ? { PYTHONPATH: [extra, base.PYTHONPATH].filter(Boolean).join(':') } : {}) };
   let child;
   try {
     child = spawn('python3', ['-u', '-c', script], { env, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -43,12 +44,26 @@ export async function startPythonSession(script: string, timeoutMs: number): Pro
   }
   const lines = createInterface({ input: child.stdout });
   const waiting: ((line: string | undefined) => void)[] = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  const ended = () => { while (waiting.length > 0) waiting.shift()?.(undefined); };
-  child.on('exit', ended);
+  // Lines that arrived before anyone asked, and whether the process is gone (then nothing more comes).
+  const queued: string[] = [];
+  let gone = false;
+  lines.on('line', (line) => {
+    const waiter = waiting.shift();
+    if (waiter === undefined) queued.push(line);
+    else waiter(line);
+  });
+  const ended = () => {
+    gone = true;
+    while (waiting.length > 0) waiting.shift()?.(undefined);
+  };
+  lines.on('close', ended);
   child.on('error', ended);
   const timer = setTimeout(() => child.kill(), timeoutMs);
-  const next = () => new Promise<string | undefined>((resolve) => waiting.push(resolve));
+  const next = () => new Promise<string | undefined>((resolve) => {
+    if (queued.length > 0) resolve(queued.shift());
+    else if (gone) resolve(undefined);
+    else waiting.push(resolve);
+  });
   const banner = await next();
   if (banner === undefined) return undefined;
   return {

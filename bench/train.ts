@@ -1,124 +1,210 @@
 /**
- * Training speed (issue 6): one DP-GD epoch — clipped per-example logistic gradients over the full
- * data, summed — over 1e6 x 20 rows, next to a numpy implementation of the same step when python3
- * with numpy is present (skipped otherwise). Target: not slower than numpy.
+ * Training speed (issues 6 and 16): one DP-GD step — clipped per-example logistic gradients over
+ * the full data, summed — over 1e6 x 20 rows, against numpy's best version of the same step and
+ * against the memory limit, all measured in one run (rounds interleaved, medians: the machine is
+ * shared).
  *
- * Fairness: both sides do the same work every step — margins, f', the row norms (recomputed each
- * step on both sides: neither caches them), the clamp, and the weighted sum of rows. numpy runs
- * with its BLAS's default thread count, which the output states; dpfit is timed on one thread
- * (`sumClippedGradients`) and on a worker pool of `os.availableParallelism()` threads over shared
- * memory (`parallel-clipped-sum.ts`, the same numbers bit for bit). The machine is shared, so the
- * numpy and dpfit rounds are interleaved in one run and medians are reported.
+ * Fairness. numpy gets its best version: row norms and clip thresholds computed once (as dpfit
+ * caches them), in-place ufuncs, BLAS for x @ theta and c @ x; OPENBLAS_CORETYPE and
+ * OPENBLAS_L2_SIZE are removed from ITS environment only (they force an older kernel), and it runs
+ * with 1 and with 2 BLAS threads, in float64 and float32 (float32 numpy also accumulates in
+ * float32; dpfit's float32 storage accumulates in float64). The kernel numpy runs (OpenBLAS core
+ * name and config, threadpoolctl when installed) is printed.
+ *
+ * The memory limit: a pass that only reads the same bytes (a stream sum) cannot be beaten by a
+ * step that must read them too. It is measured by the WebAssembly SIMD stream sum (the fastest
+ * reader here; a plain JavaScript loop and numpy's x.sum() are printed beside it) for the float64
+ * and the float32 storage. Targets (issue 16): dpfit on one thread faster than numpy's best
+ * float64 on one thread, and within 1.5x of the stream-sum limit of the storage it uses.
  *
  * `npm run bench -- train`, or standalone: `node --import tsx bench/train.ts`.
  */
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { median, startPythonSession } from './reference.js';
+import { median, startPythonSession, type PythonSession } from './reference.js';
+import { clipThresholds } from '../src/learners/glm/clip-thresholds.js';
+import { allocateFeatures, featureMemoryOf, kernelsFor } from '../src/learners/glm/feature-memory.js';
 import { logisticLoss } from '../src/learners/glm/logistic.js';
-import { createClippedGradientPool, shareGlmData } from '../src/learners/glm/parallel-clipped-sum.js';
-import { sumClippedGradients } from '../src/learners/glm/per-example.js';
+import { createClippedGradientPool } from '../src/learners/glm/parallel-clipped-sum.js';
+import { sumClippedGradients, sumStoredClippedGradients } from '../src/learners/glm/per-example.js';
+import type { FeatureArray } from '../src/learners/glm/types.js';
 import { fillGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
 
 const N = 1_000_000;
 const D = 20;
-/** Alternations of (dpfit rounds, numpy rounds), and rounds per side per alternation. */
+/** Alternations of all variants, and rounds per variant per alternation. */
 const ALTERNATIONS = 5;
 const ROUNDS = 3;
 
 const NUMPY = `
-import sys, time, ctypes, glob, os, numpy as np
-def blas_threads():
-    # numpy's bundled OpenBLAS (scipy-openblas) exports its thread count; 'unknown' otherwise.
+import sys, time, ctypes, glob, os, json, numpy as np
+def openblas():
+    # numpy's bundled OpenBLAS (scipy-openblas): the core it runs, its config and threads.
     libs = os.path.join(os.path.dirname(np.__file__), '..', 'numpy.libs')
+    info = {}
     for path in glob.glob(os.path.join(libs, '*openblas*')):
         lib = ctypes.CDLL(path)
-        for name in ('scipy_openblas_get_num_threads64_', 'openblas_get_num_threads64_', 'openblas_get_num_threads'):
-            if hasattr(lib, name):
-                return str(getattr(lib, name)())
-    return 'unknown'
+        for prefix, suffix in (('scipy_openblas', '64_'), ('openblas', '64_'), ('openblas', '')):
+            core = getattr(lib, f'{prefix}_get_corename{suffix}', None)
+            if core is None: continue
+            core.restype = ctypes.c_char_p
+            config = getattr(lib, f'{prefix}_get_config{suffix}')
+            config.restype = ctypes.c_char_p
+            info = {'core': core().decode(), 'config': config().decode(), 'threads': getattr(lib, f'{prefix}_get_num_threads{suffix}')()}
+            break
+    try:
+        import threadpoolctl
+        info['threadpoolctl'] = [{k: p.get(k) for k in ('internal_api', 'num_threads', 'architecture', 'version')} for p in threadpoolctl.threadpool_info()]
+    except ImportError:
+        pass
+    return info
 rng = np.random.default_rng(1)
 n, d, C = ${N}, ${D}, 1.0
-x = rng.standard_normal((n, d)) / np.sqrt(d)
-y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
-theta = rng.standard_normal(d) * 0.1
-def step():
-    z = x @ theta
-    g = -y / (1.0 + np.exp(y * z))            # f'(z; y) of the logistic loss
-    norms = np.sqrt(np.einsum('ij,ij->i', x, x))
-    t = C / np.maximum(norms, 1e-300)
-    c = np.clip(g, -t, t)                     # clip |f'| ||x|| to C
-    return c @ x
-step()
-print(blas_threads(), np.__version__)
+x64 = rng.standard_normal((n, d)) / np.sqrt(d)
+y64 = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+theta64 = rng.standard_normal(d) * 0.1
+def prepare(dtype):
+    x = np.ascontiguousarray(x64, dtype=dtype); y = y64.astype(dtype); theta = theta64.astype(dtype)
+    t = (C / np.maximum(np.sqrt(np.einsum('ij,ij->i', x, x)), 1e-30)).astype(dtype)   # cached, as dpfit does
+    negy = -y; buf = np.empty(n, dtype=dtype)
+    def step():
+        np.dot(x, theta, out=buf)                 # z
+        np.multiply(buf, y, out=buf); np.exp(buf, out=buf); np.add(buf, 1, out=buf)  # 1 + exp(y z)
+        np.divide(negy, buf, out=buf)             # f'(z; y) = -y / (1 + exp(y z))
+        np.clip(buf, -t, t, out=buf)              # |f'| ||x|| <= C
+        return buf @ x
+    return x, step
+sides = {'f64': prepare(np.float64), 'f32': prepare(np.float32)}
+for _, step in sides.values(): step()
+print(json.dumps({'numpy': np.__version__, 'blas': openblas()}))
 for line in sys.stdin:
+    kind, rounds = line.split()
+    x, step = sides[kind.replace('sum', '')]
+    run = x.sum if kind.endswith('sum') else step
     times = []
-    for _ in range(int(line)):
-        s = time.perf_counter(); step(); times.append((time.perf_counter() - s) * 1000)
+    for _ in range(int(rounds)):
+        s = time.perf_counter(); run(); times.append((time.perf_counter() - s) * 1000)
     print(' '.join(map(str, times)))
 `;
 
-function ratioText(numpyMs: number, dpfitMs: number): string {
-  const ratio = numpyMs / dpfitMs;
-  return ratio >= 1 ? `${ratio.toFixed(2)}x faster than numpy` : `${(1 / ratio).toFixed(2)}x slower than numpy`;
+/** The numpy session's environment: OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed, `threads` BLAS threads. */
+function numpyEnv(threads: number): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.OPENBLAS_CORETYPE;
+  delete env.OPENBLAS_L2_SIZE;
+  for (const name of ['OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS']) env[name] = String(threads);
+  return env;
+}
+
+/** A plain JavaScript stream sum (the issue's yardstick), four accumulators. */
+function jsStreamSum(a: Float64Array): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  const n = a.length;
+  for (let i = 0; i + 3 < n; i += 4) {
+    s0 += a[i];
+    s1 += a[i + 1];
+    s2 += a[i + 2];
+    s3 += a[i + 3];
+  }
+  return s0 + s1 + s2 + s3;
+}
+
+function fill(x: FeatureArray, source: Float64Array): FeatureArray {
+  x.set(source);
+  return x;
 }
 
 export async function runTrainBench(): Promise<void> {
   const rng = seededRng(1);
-  const x = new Float64Array(N * D);
-  fillGaussian(rng, x, 1 / Math.sqrt(D));
-  const y = new Float64Array(N).map(() => (rng.nextDouble() < 0.5 ? -1 : 1));
-  const theta = new Float64Array(D);
-  fillGaussian(rng, theta, 0.1);
-  const data = { x, y, n: N, d: D };
-  const shared = shareGlmData(data);
+  const source = fillGaussian(rng, new Float64Array(N * D), 1 / Math.sqrt(D));
+  const y = new Float64Array(new SharedArrayBuffer(N * 8)).map(() => (rng.nextDouble() < 0.5 ? -1 : 1));
+  const theta = fillGaussian(rng, new Float64Array(D), 0.1);
+  const plain = { x: source, y, n: N, d: D };
+  const data64 = { ...plain, x: fill(allocateFeatures(N, D, 'float64'), source) };
+  const data32 = { ...plain, x: fill(allocateFeatures(N, D, 'float32'), source) };
+  const t64 = clipThresholds(data64, 1);
+  const t32 = clipThresholds(data32, 1);
+  const m64 = featureMemoryOf(data64.x, D);
+  const m32 = featureMemoryOf(data32.x, D);
+  const k64 = m64 === undefined ? null : kernelsFor(m64.memory);
+  const k32 = m32 === undefined ? null : kernelsFor(m32.memory);
   const threads = availableParallelism();
   const pool = await createClippedGradientPool({ threads });
   const out = new Float64Array(D);
-  const serialStep = () => sumClippedGradients(logisticLoss, data, theta, { clipNorm: 1, out });
-  const poolStep = () => pool.sumClippedGradients(logisticLoss, shared, theta, { clipNorm: 1, out });
-  const time = (step: () => unknown, into: number[]) => {
-    for (let r = 0; r < ROUNDS; r++) {
-      const start = performance.now();
-      step();
-      into.push(performance.now() - start);
-    }
-  };
-  // Warm-up: the JIT and the workers.
-  for (let r = 0; r < 3; r++) {
-    serialStep();
-    poolStep();
-  }
-  const python = await startPythonSession(NUMPY, 300_000);
-  const serialMs: number[] = [];
-  const poolMs: number[] = [];
-  const numpyMs: number[] = [];
+  const variants: [string, () => unknown][] = [
+    ['dpfit float64, 1 thread', () => sumStoredClippedGradients(logisticLoss, data64, theta, { clipNorm: 1, thresholds: t64, out })],
+    ['dpfit float32, 1 thread', () => sumStoredClippedGradients(logisticLoss, data32, theta, { clipNorm: 1, thresholds: t32, out })],
+    [`dpfit float64, ${threads} threads`, () => pool.sumClippedGradients(logisticLoss, data64, theta, { clipNorm: 1, thresholds: t64, out })],
+    [`dpfit float32, ${threads} threads`, () => pool.sumClippedGradients(logisticLoss, data32, theta, { clipNorm: 1, thresholds: t32, out })],
+    ['dpfit before issue 16 (norms every step, scalar JS), 1 thread', () => sumClippedGradients(logisticLoss, plain, theta, { clipNorm: 1, out })],
+    ['stream sum float64, WebAssembly SIMD', () => k64?.streamSum64((m64 as { xOffset: number }).xOffset, N * D)],
+    ['stream sum float32, WebAssembly SIMD', () => k32?.streamSum32((m32 as { xOffset: number }).xOffset, N * D)],
+    ['stream sum float64, plain JavaScript', () => jsStreamSum(data64.x as Float64Array)],
+  ];
+  if (k64 === null || k32 === null) process.stdout.write('  (WebAssembly SIMD unavailable: the SIMD rows time nothing)\n');
+  const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+  for (let r = 0; r < 2; r++) for (const [, run] of variants) run(); // warm-up: JIT, workers
+  const sessions: [number, PythonSession | undefined][] = [];
+  for (const t of [1, 2]) sessions.push([t, await startPythonSession(NUMPY, 600_000, { env: numpyEnv(t) })]);
+  const numpyKinds = ['f64', 'f32', 'f64sum', 'f32sum'];
   try {
     for (let a = 0; a < ALTERNATIONS; a++) {
-      time(serialStep, serialMs);
-      time(poolStep, poolMs);
-      if (python !== undefined) numpyMs.push(...(await python.ask(String(ROUNDS))));
+      for (const [name, run] of variants) {
+        for (let r = 0; r < ROUNDS; r++) {
+          const start = performance.now();
+          run();
+          (times.get(name) as number[]).push(performance.now() - start);
+        }
+      }
+      for (const [t, session] of sessions) {
+        if (session === undefined) continue;
+        for (const kind of numpyKinds) {
+          const key = `numpy ${kind} ${t}`;
+          times.set(key, [...(times.get(key) ?? []), ...(await session.ask(`${kind} ${ROUNDS}`))]);
+        }
+      }
     }
   } finally {
-    python?.close();
+    for (const [, session] of sessions) session?.close();
     await pool.close();
   }
+  const ms = (name: string): number => median(times.get(name) ?? [NaN]);
   const rounds = ALTERNATIONS * ROUNDS;
-  process.stdout.write(`one DP-GD epoch: clipped per-example logistic gradients, ${N} x ${D} (row norms recomputed every step on both sides)\n`);
-  const serial = median(serialMs);
-  const parallel = median(poolMs);
-  if (python === undefined) {
-    process.stdout.write(`  dpfit  1 thread   ${serial.toFixed(1)} ms median of ${rounds}\n`);
-    process.stdout.write(`  dpfit  ${threads} threads  ${parallel.toFixed(1)} ms median of ${rounds}\n`);
-    process.stdout.write('  numpy  not available (skipped)\n');
-    return;
+  const line = (name: string, value: number, note = '') => process.stdout.write(`  ${name.padEnd(62)} ${value.toFixed(1).padStart(6)} ms${note}\n`);
+  process.stdout.write(`one DP-GD step: clipped per-example logistic gradients, ${N} x ${D}, clip thresholds cached on both sides (medians of ${rounds})\n`);
+  const numpyAvailable = sessions.some(([, s]) => s !== undefined);
+  if (numpyAvailable) {
+    const banner = JSON.parse((sessions.find(([, s]) => s !== undefined)?.[1] as PythonSession).banner) as { numpy: string; blas: Record<string, unknown> };
+    process.stdout.write(`  numpy ${banner.numpy}; OpenBLAS ${JSON.stringify(banner.blas)} (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE unset for numpy)\n`);
+    for (const [t, session] of sessions) {
+      if (session === undefined) continue;
+      line(`numpy float64, ${t} BLAS thread${t > 1 ? 's' : ''}`, ms(`numpy f64 ${t}`));
+      line(`numpy float32, ${t} BLAS thread${t > 1 ? 's' : ''}`, ms(`numpy f32 ${t}`));
+    }
+  } else process.stdout.write('  numpy: not available (skipped)\n');
+  for (const [name] of variants) line(name, ms(name));
+  if (numpyAvailable) {
+    line('numpy x.sum() float64 (1 thread)', ms('numpy f64sum 1'));
+    line('numpy x.sum() float32 (1 thread)', ms('numpy f32sum 1'));
   }
-  const [blasThreads, numpyVersion] = python.banner.split(/\s+/);
-  const numpy = median(numpyMs);
-  process.stdout.write(`  numpy ${numpyVersion}, BLAS threads ${blasThreads} (of ${threads} CPUs)  ${numpy.toFixed(1)} ms median of ${rounds}\n`);
-  process.stdout.write(`  dpfit  1 thread   ${serial.toFixed(1)} ms median of ${rounds}  (${ratioText(numpy, serial)}; target: not slower)\n`);
-  process.stdout.write(`  dpfit  ${threads} threads  ${parallel.toFixed(1)} ms median of ${rounds}  (${ratioText(numpy, parallel)}; shared-memory worker pool, bit-identical sums)\n`);
+  // The limits: the fastest stream sum measured for each storage.
+  const limit64 = Math.min(ms('stream sum float64, WebAssembly SIMD'), ms('stream sum float64, plain JavaScript'), numpyAvailable ? ms('numpy f64sum 1') : Infinity);
+  const limit32 = Math.min(ms('stream sum float32, WebAssembly SIMD'), numpyAvailable ? ms('numpy f32sum 1') : Infinity);
+  const one64 = ms('dpfit float64, 1 thread');
+  const one32 = ms('dpfit float32, 1 thread');
+  process.stdout.write('ratios (acceptance of issue 16):\n');
+  process.stdout.write(`  float64 step / float64 stream-sum limit (${limit64.toFixed(1)} ms): ${(one64 / limit64).toFixed(2)}x (target <= 1.5x)\n`);
+  process.stdout.write(`  float32 step / float32 stream-sum limit (${limit32.toFixed(1)} ms): ${(one32 / limit32).toFixed(2)}x (target <= 1.5x)\n`);
+  if (numpyAvailable && sessions[0][1] !== undefined) {
+    const numpy64 = ms('numpy f64 1');
+    process.stdout.write(`  numpy float64 1 thread / dpfit float64 1 thread: ${(numpy64 / one64).toFixed(2)}; / dpfit float32 1 thread: ${(numpy64 / one32).toFixed(2)} (target > 1: dpfit faster)\n`);
+    process.stdout.write(`  numpy float32 1 thread / dpfit float32 1 thread: ${(ms('numpy f32 1') / one32).toFixed(2)}\n`);
+  }
+  process.stdout.write(`  before / after (float64, 1 thread): ${(ms('dpfit before issue 16 (norms every step, scalar JS), 1 thread') / one64).toFixed(2)}x faster\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runTrainBench();

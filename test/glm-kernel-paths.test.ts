@@ -170,3 +170,35 @@ test('DP-GD with precision float32 releases exactly what float64 DP-GD releases 
     (e: unknown) => e instanceof InvalidParameterError && e.param === 'precision',
   );
 });
+
+test('dpfit train --method dpgd --precision float32 trains on the float32-rounded rows: the model of float64 training on those rows, the same report', async () => {
+  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { runCli } = await import('./helpers/people.js');
+  const dir = await mkdtemp(join(tmpdir(), 'dpfit-precision-'));
+  try {
+    const rng = seededRng(21);
+    const rows = Array.from({ length: 400 }, () => Array.from({ length: 3 }, () => rng.nextDouble() * 2 - 1));
+    const csv = (values: number[][]) => `a,b,c,y\n${values.map((r, i) => `${r.map((v) => String(v)).join(',')},${i % 3 === 0 ? 'yes' : 'no'}`).join('\n')}\n`;
+    // rowTransform "none" keeps the stored values as parsed, so rounding them in the file is what float32 storage does.
+    const schema = JSON.stringify({
+      version: 1, rowTransform: 'none',
+      columns: [...['a', 'b', 'c'].map((name) => ({ name, type: 'numeric', lower: -1, upper: 1 })), { name: 'y', type: 'label', positive: ['yes'], negative: ['no'] }],
+    });
+    await writeFile(join(dir, 's.json'), schema);
+    await writeFile(join(dir, 'd.csv'), csv(rows));
+    await writeFile(join(dir, 'r.csv'), csv(rows.map((r) => r.map((v) => Math.fround(v)))));
+    const args = ['--schema', join(dir, 's.json'), '--method', 'dpgd', '--steps', '5', '--epsilon', '1', '--seed', '4', '--json'];
+    const float32 = await runCli('train', '--data', join(dir, 'd.csv'), ...args, '--precision', 'float32');
+    const rounded = await runCli('train', '--data', join(dir, 'r.csv'), ...args);
+    assert.equal(float32.code, 0, float32.stderr);
+    assert.equal(rounded.code, 0, rounded.stderr);
+    assert.deepEqual(JSON.parse(float32.stdout), JSON.parse(rounded.stdout));
+    const bad = await runCli('train', '--data', join(dir, 'd.csv'), ...args, '--precision', 'float16');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--precision/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -42,6 +42,8 @@ export interface TrainFlags {
   batchSize?: number;
   learningRate?: number;
   regularization?: number;
+  /** dpgd: feature storage, 'float64' or 'float32' (checked when parsed). */
+  precision?: 'float64' | 'float32';
   optimizer: string;
   schedule: string;
   fraction?: number;
@@ -124,7 +126,13 @@ function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: Met
     featureNames: prepared.dataset.featureNames,
     ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
   };
-  if (method === 'dpgd') return { method, ...common, steps: flags.steps ?? defaults.steps, ...(context.gradientSummer === undefined ? {} : { gradientSummer: context.gradientSummer }) };
+  if (method === 'dpgd') {
+    return {
+      method, ...common, steps: flags.steps ?? defaults.steps,
+      ...(flags.precision === undefined ? {} : { precision: flags.precision }),
+      ...(context.gradientSummer === undefined ? {} : { gradientSummer: context.gradientSummer }),
+    };
+  }
   if (method === 'dpsgd') {
     return {
       method,
@@ -201,7 +209,7 @@ function runOneVsRest(flags: TrainFlags, prepared: PreparedData, context: Method
 const TUNING_FLAGS = ['tune', 'tuneLearningRates', 'validation', 'metric'] as const;
 const METHOD_FLAGS: Readonly<Record<(typeof METHODS)[number], readonly (keyof TrainFlags)[]>> = {
   dpsgd: ['noiseMultiplier', 'clipNorm', 'steps', 'epochs', 'batchSize', 'learningRate', 'regularization', 'optimizer', 'schedule', ...TUNING_FLAGS],
-  dpgd: ['noiseMultiplier', 'clipNorm', 'steps', 'learningRate', 'regularization', ...TUNING_FLAGS],
+  dpgd: ['noiseMultiplier', 'clipNorm', 'steps', 'learningRate', 'regularization', 'precision', ...TUNING_FLAGS],
   shuffled: ['noiseMultiplier', 'clipNorm', 'epochs', 'learningRate', 'regularization', 'fraction', 'conjecture', 'projectionRadius', ...TUNING_FLAGS],
   output: ['noiseMultiplier', 'clipNorm', 'regularization', 'gradTolerance', 'maxIterations'],
   'output-sgd': ['noiseMultiplier', 'clipNorm', 'regularization', 'epochs', 'batchSize', 'learningRate'],

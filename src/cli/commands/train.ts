@@ -150,6 +150,10 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--noise-multiplier <Z>', 'explicit noise multiplier instead of --epsilon', parseNumberFlag('--noise-multiplier'))
     .option('--clip-norm <C>', 'per-example gradient clipping norm (default: the loss Lipschitz bound from the schema)', parseNumberFlag('--clip-norm'))
     .option('--steps <T>', 'number of steps (dpgd; or dpsgd instead of --epochs)', parseIntegerFlag('--steps'))
+    .option('--precision <P>', 'dpgd: feature storage, float64 (default) or float32 (half the memory traffic; sums in float64; the same guarantee)', (raw: string) => {
+      if (raw !== 'float64' && raw !== 'float32') throw new InvalidParameterError('--precision', raw, '"float64" or "float32"');
+      return raw;
+    })
     .option('--epochs <E>', 'passes over the data (dpsgd default 10, shuffled 5, output-sgd 10)', parseNumberFlag('--epochs'))
     .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256); output-sgd: batch size (default ceil(100 x learning rate x lambda x n))', parseNumberFlag('--batch-size'))
     .option('--learning-rate <R>', 'step size (default 1 / beta, beta = sup f\'\' R^2 + lambda the smoothness of the average loss; shuffled: 5 / (beta n))', parseNumberFlag('--learning-rate'))
@@ -276,7 +280,7 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
         // DP-GD's full passes over large data run on all CPUs (bit-identical sums; glm/parallel-clipped-sum.ts).
         const pool = flags.method === 'dpgd' && prepared.dataset.n >= 2 * CHUNK_ROWS ? await createClippedGradientPool() : undefined;
         try {
-          const gradientSummer = pool === undefined ? undefined : { prepare: shareGlmData, sum: pool.sumClippedGradients.bind(pool) };
+          const gradientSummer = pool === undefined ? undefined : poolGradientSummer(pool);
           // Features copied into shared memory once, not by every run (tuning and one-vs-rest train several).
           const data = pool === undefined ? prepared : { ...prepared, dataset: shareGlmData(prepared.dataset) };
           result = runTrainingMethod(flags, data, { schema, rng, ...(bar === undefined ? {} : { onStep: bar.onStep }), validation, ...(gradientSummer === undefined ? {} : { gradientSummer }) });
