@@ -11,10 +11,16 @@
  * in place (a loader can parse straight into it) and pass it as `GlmData.x`.
  */
 import { InvalidParameterError } from '../../errors.js';
-import { BLOCK } from './kernels.js';
 import type { FeatureArray } from './types.js';
 import { wasmApi, type WasmMemory } from './wasm-binary.js';
 import { instantiateKernels, kernelModule, type Precision, type WasmKernelExports } from './wasm-kernels.js';
+
+/**
+ * Rows per block of the SIMD path: 1024 rows x 20 features x 8 bytes = 160 KiB, in L2 for the
+ * update (a multiple of 4, so that the four-row groups are those of the scalar kernels' 256-row
+ * blocks: the same numbers; fewer calls than 256).
+ */
+export const WASM_BLOCK = 1024;
 
 /** Scratch slots per memory (threads summing at once with the SIMD kernels). */
 export const SLOTS = 64;
@@ -29,7 +35,7 @@ export interface FeatureMemory {
   readonly precision: Precision;
   /** Byte offset of x[0]. */
   readonly xOffset: number;
-  /** Bytes per slot; slot s starts at s * slotBytes: thetaSplat (2d f64), z (BLOCK), c (BLOCK), part (d). */
+  /** Bytes per slot; slot s starts at s * slotBytes: thetaSplat (2d f64), z, c, t (WASM_BLOCK each), part (d). */
   readonly slotBytes: number;
   /** Byte offset of the slot locks (SLOTS int32), after the slots. */
   readonly locksOffset: number;
@@ -38,7 +44,7 @@ export interface FeatureMemory {
 const registry = new WeakMap<ArrayBufferLike, FeatureMemory>();
 
 function slotBytesFor(d: number): number {
-  return Math.ceil((16 * d + 16 * BLOCK + 8 * d) / 64) * 64;
+  return Math.ceil((16 * d + 24 * WASM_BLOCK + 8 * d) / 64) * 64;
 }
 
 /**

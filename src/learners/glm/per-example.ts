@@ -12,7 +12,7 @@ import { requirePositiveOrInfinity } from '../../validate.js';
 import { clipThreshold } from './clipped-gradient.js';
 import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thresholds.js';
 import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
-import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, type FeatureMemory } from './feature-memory.js';
+import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, WASM_BLOCK, type FeatureMemory } from './feature-memory.js';
 import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kernels.js';
 import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
 import type { WasmKernelExports } from './wasm-kernels.js';
@@ -189,11 +189,13 @@ function wasmRange(
   const buffer = info.memory.buffer;
   const thetaPtr = slot * info.slotBytes;
   const zPtr = thetaPtr + 16 * d;
-  const cPtr = zPtr + 8 * BLOCK;
-  const partPtr = cPtr + 8 * BLOCK;
+  const cPtr = zPtr + 8 * WASM_BLOCK;
+  const tPtr = cPtr + 8 * WASM_BLOCK;
+  const partPtr = tPtr + 8 * WASM_BLOCK;
+  const t = new Float64Array(buffer, tPtr, WASM_BLOCK);
   const thetaSplat = new Float64Array(buffer, thetaPtr, 2 * d);
-  const z = new Float64Array(buffer, zPtr, BLOCK);
-  const c = new Float64Array(buffer, cPtr, BLOCK);
+  const z = new Float64Array(buffer, zPtr, WASM_BLOCK);
+  const c = new Float64Array(buffer, cPtr, WASM_BLOCK);
   const part = new Float64Array(buffer, partPtr, d);
   for (let j = 0; j < d; j++) {
     thetaSplat[2 * j] = theta[j];
@@ -202,16 +204,15 @@ function wasmRange(
   part.set(out);
   const f64 = info.precision === 'float64';
   const rowBytes = d * (f64 ? 8 : 4);
-  const yb = s.y;
   let clipped = 0;
-  for (let b = start; b < end; b += BLOCK) {
-    const m = Math.min(BLOCK, end - b);
+  for (let b = start; b < end; b += WASM_BLOCK) {
+    const m = Math.min(WASM_BLOCK, end - b);
     const ptr = info.xOffset + b * rowBytes;
     if (f64) kernels.margins64(ptr, d, thetaPtr, m, zPtr);
     else kernels.margins32(ptr, d, thetaPtr, m, zPtr);
-    for (let k = 0; k < m; k++) yb[k] = y[b + k];
-    loss.derivatives(z, yb, c, m);
-    clipped += clampCached(c, thresholds, b, m);
+    loss.derivatives(z, y.subarray(b, b + m), c, m);
+    t.set(thresholds.subarray(b, b + m));
+    clipped += kernels.clamp(cPtr, tPtr, m);
     if (f64) kernels.accumulate64(ptr, d, m, cPtr, partPtr);
     else kernels.accumulate32(ptr, d, m, cPtr, partPtr);
   }

@@ -29,6 +29,8 @@ export interface WasmKernelExports {
   /** out += sum_k c[k] x_k over `count` rows from `x`, four rows at a time (see the module comment). */
   accumulate64(x: number, d: number, count: number, c: number, out: number): void;
   accumulate32(x: number, d: number, count: number, c: number, out: number): void;
+  /** c[k] <- clamp(c[k], -t[k], t[k]) for k < count; returns how many were clipped (as `clampCached`). */
+  clamp(c: number, t: number, count: number): number;
   /** Sum of `count` float64 (count a multiple of 8) / float32 (a multiple of 16) values: a memory-speed probe. */
   streamSum64(p: number, count: number): number;
   streamSum32(p: number, count: number): number;
@@ -109,20 +111,54 @@ function marginsFunction(precision: Precision): WasmFunction {
 
 function accumulateFunction(precision: Precision): WasmFunction {
   // params: x 0, d 1, count 2, c 3, out 4; locals:
-  const [k, o, j, rb, p, q, c0, c1, c2, c3, v, ck, rb2, rb3, pc] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
+  const [k, o, j, rb, p, q, c0, c1, c2, c3, v, ck, rb2, rb3, pc, c4, c5, c6, c7, w, p4] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25];
   const L = loads(precision);
   const term = (coef: number, ptr: number[]) => [...op.get(coef), ...L.pair(ptr), ...op.f64x2Mul];
   const scalarTerm = (coef: number, ptr: number[]) => [...op.get(coef), ...op.f64x2ExtractLane(0), ...L.scalar(ptr), ...op.f64Mul];
+  /** The group of four rows from `base` with coefficients cs, as ((t0 + t1) + t2) + t3 (pairs of coordinates). */
+  const group = (cs: number[], base: number) => [
+    ...term(cs[0], op.get(base)),
+    ...term(cs[1], add(base, rb)), ...op.f64x2Add,
+    ...term(cs[2], add(base, rb2)), ...op.f64x2Add,
+    ...term(cs[3], add(base, rb3)), ...op.f64x2Add,
+  ];
+  const scalarGroup = (cs: number[], base: number) => [
+    ...scalarTerm(cs[0], op.get(base)),
+    ...scalarTerm(cs[1], add(base, rb)), ...op.f64Add,
+    ...scalarTerm(cs[2], add(base, rb2)), ...op.f64Add,
+    ...scalarTerm(cs[3], add(base, rb3)), ...op.f64Add,
+  ];
+  const splats = (cs: number[], offset: number) => cs.flatMap((c, i) => [...op.get(pc), ...op.f64Load(offset + 8 * i), ...op.f64x2Splat, ...op.set(c)]);
   return {
     name: `accumulate${precision === 'float64' ? 64 : 32}`,
     params: [I32, I32, I32, I32, I32],
     results: [],
-    locals: [I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, V128, F64, I32, I32, I32],
+    locals: [I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, V128, F64, I32, I32, I32, V128, V128, V128, V128, V128, I32],
     body: [
       op.get(1), op.i32(L.bytes), op.i32Mul, op.set(rb),
       op.get(rb), op.i32(1), op.i32Shl, op.set(rb2),
       op.get(rb2), op.get(rb), op.i32Add, op.set(rb3),
       op.get(0), op.set(o),
+      // Two groups of four rows per sweep of out: out_j = (out_j + G1_j) + G2_j, the order of two
+      // consecutive groups of the scalar kernel, with out_j loaded and stored once.
+      op.block, op.loop,
+      op.get(2), op.get(k), op.i32Sub, op.i32(8), op.i32LtS, op.brIf(1),
+      op.get(3), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.set(pc),
+      splats([c0, c1, c2, c3], 0), splats([c4, c5, c6, c7], 32),
+      op.i32(0), op.set(j), op.get(o), op.set(p), op.get(4), op.set(q),
+      op.get(o), op.get(rb2), op.i32(1), op.i32Shl, op.i32Add, op.set(p4),
+      op.block, op.loop,
+      op.get(1), op.get(j), op.i32Sub, op.i32(2), op.i32LtS, op.brIf(1),
+      group([c0, c1, c2, c3], p), op.set(v),
+      group([c4, c5, c6, c7], p4), op.set(w),
+      op.get(q), op.get(q), op.v128Load(), op.get(v), op.f64x2Add, op.get(w), op.f64x2Add, op.v128Store(),
+      inc(p, op.i32(2 * L.bytes)), inc(p4, op.i32(2 * L.bytes)), inc(q, op.i32(16)), inc(j, op.i32(2)),
+      op.br(0), op.end, op.end,
+      op.get(j), op.get(1), op.i32LtS, op.if,
+      op.get(q), op.get(q), op.f64Load(), scalarGroup([c0, c1, c2, c3], p), op.f64Add, scalarGroup([c4, c5, c6, c7], p4), op.f64Add, op.f64Store(),
+      op.end,
+      inc(o, op.get(rb2)), inc(o, op.get(rb2)), inc(o, op.get(rb2)), inc(o, op.get(rb2)), inc(k, op.i32(8)),
+      op.br(0), op.end, op.end,
       op.block, op.loop,
       op.get(2), op.get(k), op.i32Sub, op.i32(4), op.i32LtS, op.brIf(1),
       op.get(3), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.set(pc),
@@ -167,6 +203,45 @@ function accumulateFunction(precision: Precision): WasmFunction {
   };
 }
 
+/**
+ * clamp(c, t, count): c[k] <- clamp(c[k], -t[k], t[k]), returning how many were clipped: the
+ * scalar `clampCached` bit for bit. Per lane m = pmax(c, -t) = (c < -t ? -t : c) and
+ * pmin(m, t) = (t < m ? t : m), the scalar branches (t >= 0; NaN stays NaN; signed zeros as there).
+ */
+function clampFunction(): WasmFunction {
+  // params: c 0, t 1, count 2; locals: k 3, cnt 4 (v128 of i64 lane counts), cv 5, tv 6, nt 7, ck 8 (f64), tk 9 (f64), n 10 (i32)
+  const [k, cnt, cv, tv, nt, ck, tk, n] = [3, 4, 5, 6, 7, 8, 9, 10];
+  return {
+    name: 'clamp',
+    params: [I32, I32, I32],
+    results: [I32],
+    locals: [I32, V128, V128, V128, V128, F64, F64, I32],
+    body: [
+      op.v128Zero, op.set(cnt),
+      op.block, op.loop,
+      op.get(2), op.get(k), op.i32Sub, op.i32(2), op.i32LtS, op.brIf(1),
+      op.get(0), op.v128Load(), op.set(cv), op.get(1), op.v128Load(), op.tee(tv), op.f64x2Neg, op.set(nt),
+      op.get(cnt), op.get(cv), op.get(tv), op.f64x2Gt, op.i64x2Sub, op.get(cv), op.get(nt), op.f64x2Lt, op.i64x2Sub, op.set(cnt),
+      op.get(0), op.get(cv), op.get(nt), op.f64x2Pmax, op.get(tv), op.f64x2Pmin, op.v128Store(),
+      inc(0, op.i32(16)), inc(1, op.i32(16)), inc(k, op.i32(2)),
+      op.br(0), op.end, op.end,
+      op.get(cnt), op.i64x2ExtractLane(0), op.get(cnt), op.i64x2ExtractLane(1), op.i64Add, op.i32WrapI64, op.set(n),
+      // An odd last element, with the scalar branches.
+      op.get(k), op.get(2), op.i32LtS, op.if,
+      op.get(0), op.f64Load(), op.set(ck), op.get(1), op.f64Load(), op.set(tk),
+      op.get(ck), op.get(tk), op.f64Gt, op.if,
+      op.get(0), op.get(tk), op.f64Store(), inc(n, op.i32One),
+      op.else,
+      op.get(ck), op.get(tk), op.f64Neg, op.f64Lt, op.if,
+      op.get(0), op.get(tk), op.f64Neg, op.f64Store(), inc(n, op.i32One),
+      op.end,
+      op.end,
+      op.end,
+      op.get(n),
+    ],
+  };
+}
+
 function streamSumFunction(precision: Precision): WasmFunction {
   // params: p 0, count 1; locals: i 2, a0..a3 3..6, v 7. 64 bytes per iteration.
   const [i, a0, a1, a2, a3, v] = [2, 3, 4, 5, 6, 7];
@@ -205,7 +280,7 @@ export function kernelModule(): WasmModule | null {
   try {
     if (wasmApi === undefined || typeof SharedArrayBuffer === 'undefined') return null;
     const bytes = encodeModule(
-      [marginsFunction('float64'), marginsFunction('float32'), accumulateFunction('float64'), accumulateFunction('float32'), streamSumFunction('float64'), streamSumFunction('float32')],
+      [marginsFunction('float64'), marginsFunction('float32'), accumulateFunction('float64'), accumulateFunction('float32'), clampFunction(), streamSumFunction('float64'), streamSumFunction('float32')],
       { shared: true, pages: 1, maxPages: 65536 },
     );
     if (!wasmApi.validate(bytes)) return null;
