@@ -43,7 +43,7 @@ function syntheticAdult(n = 32_561, d = 146): GlmData {
   return { x, y, n, d };
 }
 
-async function adultData(): Promise<{ data: GlmData; source: string }> {
+export async function adultData(): Promise<{ data: GlmData; source: string }> {
   const dir = process.env.DPFIT_ADULT_DIR ?? 'data/adult';
   const file = join(dir, 'adult.data');
   if (existsSync(file)) {

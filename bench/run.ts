@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   schedule: async () => (await import('./schedule.js')).runScheduleBench(),
   data: async () => (await import('./data.js')).runDataBench(),
   memory: async () => (await import('./memory.js')).runMemoryBench(),
+  opacus: async () => (await import('./opacus.js')).runOpacusBench(),
 };
 
 const requested = process.argv.slice(2);
