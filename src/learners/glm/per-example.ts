@@ -106,7 +106,7 @@ export const CHUNK_ROWS = 32768;
  * j in order, the same t); the fused blocks with margins only (`marginsContiguous`); the
  * WebAssembly SIMD kernels (`wasm-kernels.ts`: lanes are rows for the margins and coordinates for
  * the update, each lane doing the scalar kernel's operations in its order, IEEE mul and add, no
- * fused multiply-add); the worker pool (chunk sums added in chunk order). Float32 storage: a stored
+ * fused multiply-add; the clamp by pmax/pmin, the scalar comparisons); the worker pool (chunk sums added in chunk order). Float32 storage: a stored
  * value widens to float64 exactly, so the pass is the float64 pass on the widened rows; t and the
  * clamp use those rows, so B still bounds every computed term and the same D applies
  * (`test/glm-kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
