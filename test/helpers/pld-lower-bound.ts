@@ -3,23 +3,36 @@
  * (add/remove adjacency, Zhu, Dong & Wang 2022, Thm. 11), for tests and the pld-sweep bench. It
  * shares no code with src/accounting/pld (only the normal tail functions of src/math).
  *
- * Why it is a lower bound. delta(eps) = E_P[(1 - e^{eps - S})_+] of the composed loss S is, as a
- * function of u = e^{-L} for each step, an expectation of a convex function, so replacing a group
- * of a step's loss values by one value at their u-mean (a contraction, Jensen) can only lower it,
- * and so can moving mass to smaller losses or dropping it; independent steps compose these
- * orderings (Doroshenko et al. 2022, Sec. 3, and any text on convex orders). Each x-cell of the
- * Gaussian output whose loss lies between two grid points is first contracted to its u-mean
- * log(P(cell) / Q(cell)); then consecutive contracted points are pooled so that every pool's u-mean
- * is exactly a grid point (mass from the pool's next point taken just as needed, so the pooling is
- * itself a contraction): no first-order error, which over 1e5 steps would be ruinous. The last pool
- * is rounded down to a grid point; mass beyond the grid is dropped.
+ * Why it is a lower bound (an optimistic discretisation: every approximation below can only lower
+ * the hockey-stick divergence delta(eps), so the epsilon it inverts to is a lower bound).
+ * delta(eps) = E_P[(1 - e^{eps - S})_+] of the composed loss S = sum_i L_i is, for fixed other
+ * steps, a convex function of u_i = e^{-L_i} integrated against P, so
+ * - contraction (Jensen): replacing a group of a step's atoms by one atom carrying their P-mass at
+ *   their P-weighted u-mean can only lower it; for an x-cell of the Gaussian output that atom is
+ *   exactly log(P(cell) / Q(cell)), whatever the cell's width;
+ * - moving P-mass to a smaller loss (larger u) or dropping P-mass (every term is >= 0) lowers it;
+ * - independent steps compose these orderings (Doroshenko et al. 2022, Sec. 3; any text on convex
+ *   orders).
+ * Cells: of width h in loss near 0 and of relative width CELL_RATIO beyond h / CELL_RATIO (so tails
+ * reaching losses of 50 cost ~1e5 cells, not 50 / h), up to where the remaining P-mass is below
+ * 1e-9 delta / T (dropped). Consecutive contracted atoms are then pooled so that every pool's
+ * u-mean is exactly a grid point k h (mass from the pool's next atom taken just as needed: itself a
+ * contraction), so there is no first-order error, which over 1e5 steps would be ruinous; the last
+ * pool is rounded down to a grid point. The step is kept sparse (grid index, mass).
  *
- * The T-fold composition is a power in the Fourier domain (own radix-2 FFT), tilted at the saddle
- * point of a target epsilon (e^{lambda s} per step, which commutes with convolution) so that the
- * FFT's rounding is relative to the bins that make delta. From each bin of the circular result are
- * subtracted: a Chernoff bound on the tilted mass that aliasing may have put there, and a
- * floating-point error bound (4 times the largest negative bin, at least (T + 8 log2 N) eps times
- * the largest bin). epsilon is then the exact inverse of the resulting lower curve.
+ * The T-fold composition is a power in the Fourier domain (own radix-2 FFT) of the step wrapped
+ * modulo the FFT size n, tilted at the saddle point of a target epsilon (e^{lambda s} per step,
+ * which commutes with convolution) so that the FFT's rounding is relative to the bins that make
+ * delta. From each bin of the circular result are subtracted: a Chernoff bound on the tilted mass
+ * outside the window (which wrapping may have put there), and a floating-point error bound (4 times
+ * the largest negative bin, at least (T + 8 log2 n) eps times the largest bin); negative results
+ * are dropped. epsilon is then the exact inverse of the resulting lower curve.
+ *
+ * Grid step. Any h gives a valid bound; accuracy needs h small against the spread of the tilted
+ * composition and the window (about 36 tilted standard deviations) must fit in n points. The
+ * spread is measured on the step itself (the tilted variance T K''(lambda)), twice (once on a
+ * coarse grid, once on the grid it suggests), and a few grids around that are tried: the largest
+ * result (each valid) is returned. For q = 1 the grid covers x within 14 z of the means.
  */
 import { normalLogSf } from '../../src/math/normal.js';
 
@@ -30,11 +43,20 @@ export interface LowerBoundInput {
   readonly delta: number;
   /** Where to tilt (e.g. the accountant's epsilon): any value gives a valid bound, this one a tight one. */
   readonly targetEpsilon: number;
-  /** Loss grid step (default: from the target and the step count). */
+  /** Loss grid step (default: adapted to the tilted spread, several tried). */
   readonly step?: number;
-  /** Largest FFT size (default 2^21). */
+  /** Largest FFT size (default 2^20). */
   readonly maxPoints?: number;
 }
+
+/** Pools are not balanced with atoms more than FAR grid steps beyond their target. */
+const FAR = 4;
+
+/** Budget of loss cells per step. */
+const MAX_CELLS = 1e5;
+
+/** Relative width of the loss cells beyond h / CELL_RATIO. */
+const CELL_RATIO = 2e-4;
 
 /** log(e^a - e^b) for a >= b. */
 function logDiffExp(a: number, b: number): number {
@@ -50,64 +72,93 @@ function logCellMass(x1: number, x2: number, mean: number, sd: number): number {
   return logDiffExp(normalLogSf(-b), normalLogSf(-a)); // lower half: P(-b <= -X < -a)
 }
 
+interface Atom {
+  loss: number;
+  mass: number;
+}
+
 /** One step's contracted atoms (loss, P-mass), increasing in loss for 'remove', decreasing for 'add'. */
-function contractedAtoms(q: number, z: number, h: number, direction: 'remove' | 'add', logDrop: number): { loss: number; mass: number }[] {
+function contractedAtoms(q: number, z: number, h: number, direction: 'remove' | 'add', logDrop: number): Atom[] {
   // Remove-direction loss of output x: T(l(x)) with l(x) = (2x - 1) / (2 z^2), T(t) = log(1 - q + q e^t).
-  // Cells in x between the points where the remove loss is k h; the add-direction loss is minus it.
+  // Cells in x between the points where the remove loss takes the boundary values; the add-direction loss is minus it.
   const xOfLoss = (s: number) => {
-    const t = s > 30 ? s - Math.log(q) + Math.log1p(-(1 - q) * Math.exp(-s)) : Math.log1p(Math.expm1(s) / q);
+    const t = q >= 1 ? s : s > 30 ? s - Math.log(q) + Math.log1p(-(1 - q) * Math.exp(-s)) : Math.log1p(Math.expm1(s) / q);
     return z * z * t + 0.5;
   };
   // Below the smallest loss log(1 - q) the first cell starts at x = -inf; for q = 1 (no smallest
-  // loss) the grid starts where both Gaussians' lower tails are below 1e-40 (the rest dropped).
+  // loss) the grid starts at x = -14 z (both Gaussians' lower tails below 1e-40, dropped).
   const lossMin = q < 1 ? Math.log1p(-q) : (2 * (-14 * z) - 1) / (2 * z * z);
-  const kMin = Math.floor(lossMin / h);
-  // Top: the mass beyond x (at most e^logDrop) is dropped, which lowers delta.
-  let kMax = Math.max(kMin + 2, Math.ceil(1 / h));
-  while (normalLogSf((xOfLoss(kMax * h) - 1) / z) + Math.log(q) > logDrop) kMax = Math.ceil(kMax * 1.25);
-  const atoms: { loss: number; mass: number }[] = [];
-  let x1 = q < 1 ? -Infinity : xOfLoss(kMin * h);
-  for (let k = kMin + 1; k <= kMax; k++) {
-    const x2 = xOfLoss(k * h);
+  // Stop once the P-mass beyond x is below e^logDrop in both directions (dropped: lowers delta).
+  const beyondX = (x: number) => Math.max(Math.log(q) + normalLogSf((x - 1) / z), normalLogSf(x / z));
+  let xTop = 1;
+  while (beyondX(xTop) >= logDrop) xTop *= 1.5;
+  const lossTop = Math.log1p(q * Math.expm1((2 * xTop - 1) / (2 * z * z)));
+  // Cell width: h near 0, then relative, at most MAX_CELLS cells over the range (and never above
+  // the width where sparse pools are rounded: see pool).
+  const widest = Math.max(h, (lossTop - Math.max(lossMin, -50)) / MAX_CELLS);
+  const atoms: Atom[] = [];
+  let x1 = q < 1 ? -Infinity : xOfLoss(lossMin);
+  let s = lossMin;
+  for (;;) {
+    s += Math.max(h, Math.min(widest, CELL_RATIO * Math.abs(s)));
+    const x2 = xOfLoss(s);
     if (!(x2 > x1)) continue;
     const logQ = logCellMass(x1, x2, 0, z);
     const logP1 = logCellMass(x1, x2, 1, z);
     x1 = x2;
-    if (logQ === -Infinity) continue;
-    // Remove: P = q N(1) + (1 - q) N(0), Q = N(0): u-mean point log(P/Q) = log1p(q (P1/Q - 1)).
-    const ratio = Math.exp(logP1 - logQ);
-    const removeLoss = Math.log1p(q * (ratio - 1));
-    if (direction === 'remove') atoms.push({ loss: removeLoss, mass: Math.exp(logQ) * (1 - q + q * ratio) });
-    else atoms.push({ loss: -removeLoss, mass: Math.exp(logQ) }); // add: P = N(0), Q = the mixture
+    if (logQ !== -Infinity) {
+      // Remove: P = q N(1) + (1 - q) N(0), Q = N(0): u-mean point log(P/Q) = log1p(q (P1/Q - 1)).
+      const ratio = Math.exp(logP1 - logQ);
+      const removeLoss = Math.log1p(q * (ratio - 1));
+      const atom = direction === 'remove' ? { loss: removeLoss, mass: Math.exp(logQ) * (1 - q + q * ratio) } : { loss: -removeLoss, mass: Math.exp(logQ) }; // add: P = N(0), Q = the mixture
+      if (atom.mass > 0) atoms.push(atom); // an underflowed cell is dropped
+    }
+    if (s > 0 && beyondX(x1) < logDrop) break;
   }
-  return direction === 'remove' ? atoms : atoms.reverse();
+  return atoms; // in x order: increasing losses for 'remove', decreasing for 'add'
+}
+
+/** A sparse grid PLD: mass[j] at loss offset + index[j] * h. */
+interface GridPld {
+  offset: number;
+  index: Float64Array;
+  mass: Float64Array;
+  logMass: Float64Array;
 }
 
 /**
  * Pools sorted atoms into grid masses whose u-means are grid points. 'up' (atoms increasing): a
  * pool at grid point g (at or above its first atom) takes mass from atoms above g; 'down' (atoms
- * decreasing) mirrors it. Returns masses on indices [minIndex, minIndex + length).
+ * decreasing) mirrors it.
  */
-function pool(atoms: { loss: number; mass: number }[], h: number, sweep: 'up' | 'down'): { minIndex: number; masses: Float64Array } {
-  // Pools land within one grid point of their atoms.
-  let lowest = Infinity;
-  let highest = -Infinity;
-  for (const a of atoms) {
-    lowest = Math.min(lowest, a.loss);
-    highest = Math.max(highest, a.loss);
+function pool(atoms: Atom[], h: number, sweep: 'up' | 'down'): GridPld {
+  // The first pool (the atoms within h of the first, e.g. a bulk narrower than h) is contracted to
+  // its u-mean, and the grid is offset so that this point is on it: no rounding of the bulk.
+  let firstMass = 0;
+  let firstU = 0;
+  let used = 0;
+  for (; used < atoms.length && Math.abs(atoms[used].loss - atoms[0].loss) <= h; used++) {
+    firstMass += atoms[used].mass;
+    firstU += atoms[used].mass * Math.exp(atoms[0].loss - atoms[used].loss);
   }
-  const minIndex = Math.floor(lowest / h) - 2;
-  const masses = new Float64Array(Math.ceil(highest / h) + 3 - minIndex);
+  const firstLoss = atoms[0].loss - Math.log(firstU / firstMass);
+  const offset = firstLoss - Math.round(firstLoss / h) * h;
+  const index: number[] = [Math.round(firstLoss / h)];
+  const masses: number[] = [firstMass];
   const emit = (g: number, m: number) => {
-    masses[g - minIndex] += m;
+    if (index.length > 0 && index[index.length - 1] === g) masses[masses.length - 1] += m;
+    else {
+      index.push(g);
+      masses.push(m);
+    }
   };
   let target = NaN;
   let mass = 0;
   let excess = 0; // sum w (e^{g h - s} - 1): 0 when the pool's u-mean is e^{-g h}
   const sign = sweep === 'up' ? 1 : -1;
-  for (const atom of atoms) {
+  for (const atom of atoms.slice(used)) {
     let w = atom.mass;
-    const s = atom.loss;
+    const s = atom.loss - offset;
     while (w > 0) {
       if (Number.isNaN(target)) {
         const g = sweep === 'up' ? Math.ceil(s / h - 1e-12) : Math.floor(s / h + 1e-12);
@@ -130,6 +181,13 @@ function pool(atoms: { loss: number; mass: number }[], h: number, sweep: 'up' | 
         break;
       }
       const need = -excess / Math.expm1(gap);
+      if (need > w && -sign * gap > FAR * h) {
+        // Balancing the pool would pull in a far atom whole (a contraction of distant losses, e.g.
+        // the whole bulk with a tail): instead the pool is rounded down and the atom starts a new one.
+        emit(sweep === 'up' ? target - 1 : target, mass);
+        target = NaN;
+        continue;
+      }
       if (need <= w) {
         emit(target, mass + need);
         w -= need;
@@ -142,7 +200,8 @@ function pool(atoms: { loss: number; mass: number }[], h: number, sweep: 'up' | 
     }
   }
   if (!Number.isNaN(target)) emit(sweep === 'up' ? target - 1 : target, mass); // rounded down
-  return { minIndex, masses };
+  const m = Float64Array.from(masses);
+  return { offset, index: Float64Array.from(index), mass: m, logMass: m.map(Math.log) };
 }
 
 /** In-place radix-2 FFT (sign -1 forward, +1 inverse without the 1/n). */
@@ -157,20 +216,23 @@ function fft(re: Float64Array, im: Float64Array, sign: number): void {
       [im[i], im[j]] = [im[j], im[i]];
     }
   }
+  const cosT = new Float64Array(n >> 1);
+  const sinT = new Float64Array(n >> 1);
+  for (let k = 0; k < n >> 1; k++) {
+    cosT[k] = Math.cos((2 * Math.PI * k) / n);
+    sinT[k] = sign * Math.sin((2 * Math.PI * k) / n);
+  }
   for (let len = 2; len <= n; len <<= 1) {
     const half = len >> 1;
-    const cosT = new Float64Array(half);
-    const sinT = new Float64Array(half);
-    for (let k = 0; k < half; k++) {
-      cosT[k] = Math.cos((2 * Math.PI * k) / len);
-      sinT[k] = sign * Math.sin((2 * Math.PI * k) / len);
-    }
+    const stride = n / len;
     for (let i = 0; i < n; i += len) {
       for (let k = 0; k < half; k++) {
+        const c = cosT[k * stride];
+        const sn = sinT[k * stride];
         const a = i + k;
         const b = a + half;
-        const tr = re[b] * cosT[k] - im[b] * sinT[k];
-        const ti = re[b] * sinT[k] + im[b] * cosT[k];
+        const tr = re[b] * c - im[b] * sn;
+        const ti = re[b] * sn + im[b] * c;
         re[b] = re[a] - tr;
         im[b] = im[a] - ti;
         re[a] += tr;
@@ -180,26 +242,22 @@ function fft(re: Float64Array, im: Float64Array, sign: number): void {
   }
 }
 
-/** log sum_i m_i e^{t s_i} of a grid PLD (Horner in e^{-|t| h} from the end that dominates: no overflow). */
-function logMgf(p: { minIndex: number; masses: Float64Array }, h: number, t: number): number {
-  const m = p.masses;
-  const n = m.length;
-  const y = Math.exp(-Math.abs(t) * h);
+/** log sum_j m_j e^{t s_j} (log-sum-exp). */
+function logMgf(p: GridPld, h: number, t: number): number {
+  let top = -Infinity;
+  const th = t * h;
+  for (let j = 0; j < p.index.length; j++) top = Math.max(top, th * p.index[j] + p.logMass[j]);
   let acc = 0;
-  if (t >= 0) {
-    for (let j = 0; j < n; j++) acc = acc * y + m[j];
-    return t * (p.minIndex + n - 1) * h + Math.log(acc);
-  }
-  for (let j = n - 1; j >= 0; j--) acc = acc * y + m[j];
-  return t * p.minIndex * h + Math.log(acc);
+  for (let j = 0; j < p.index.length; j++) acc += Math.exp(th * p.index[j] + p.logMass[j] - top);
+  return t * p.offset + top + Math.log(acc);
 }
 
 /** Minimum of a convex function of t > 0 (golden section on log t). */
 function minimizePositive(f: (t: number) => number): number {
   let lo = Math.log(1e-6);
-  let hi = Math.log(1e4);
+  let hi = Math.log(1e6);
   const g = (a: number) => f(Math.exp(a));
-  for (let i = 0; i < 60; i++) {
+  for (let i = 0; i < 45; i++) {
     const m1 = lo + (hi - lo) * 0.382;
     const m2 = lo + (hi - lo) * 0.618;
     if (g(m1) < g(m2)) hi = m2;
@@ -208,21 +266,33 @@ function minimizePositive(f: (t: number) => number): number {
   return Math.min(g(lo), g(hi));
 }
 
-/** The lower bound on epsilon of one direction (0 when that direction cannot reach delta). */
-function directionLower(input: LowerBoundInput, direction: 'remove' | 'add', h: number): number {
+interface Tilted {
+  step: GridPld;
+  lambda: number;
+  K: (t: number) => number;
+  mean: (t: number) => number;
+  /** Standard deviation of the tilted T-fold composition. */
+  spread: number;
+}
+
+/** The step on grid h and its saddle-point tilt (undefined when this direction cannot reach the target). */
+function tiltedStep(input: LowerBoundInput, direction: 'remove' | 'add', h: number): Tilted | undefined {
   const { samplingProbability: q, noiseMultiplier: z, steps: T, delta, targetEpsilon } = input;
-  const maxPoints = input.maxPoints ?? 1 << 21;
-  const step = pool(contractedAtoms(q, z, h, direction, Math.log(1e-9 * delta / T)), h, direction === 'remove' ? 'up' : 'down');
-  const top = (step.minIndex + step.masses.length - 1) * h;
-  if (!(T * top > targetEpsilon)) return 0;
+  const step = pool(contractedAtoms(q, z, h, direction, Math.log((1e-9 * delta) / T)), h, direction === 'remove' ? 'up' : 'down');
+  let top = -Infinity;
+  for (const i of step.index) top = Math.max(top, step.offset + i * h);
+  if (!(T * top > targetEpsilon)) return undefined;
   const K = (t: number) => logMgf(step, h, t);
   // Saddle point: the tilt lambda with T K'(lambda) = target (bisection on the tilted mean).
-  const mean = (t: number) => (K(t + 1e-7) - K(t - 1e-7)) / 2e-7;
+  const mean = (t: number) => {
+    const d = 1e-6 / Math.max(1, h * 1e3) ;
+    return (K(t + d) - K(t - d)) / (2 * d);
+  };
   let lambda = 0;
   if (T * mean(0) < targetEpsilon) {
     let lo = 0;
     let hi = 1;
-    while (T * mean(hi) < targetEpsilon && hi < 1e6) hi *= 2;
+    while (T * mean(hi) < targetEpsilon && hi < 1e7) hi *= 2;
     for (let i = 0; i < 50; i++) {
       const mid = 0.5 * (lo + hi);
       if (T * mean(mid) < targetEpsilon) lo = mid;
@@ -230,40 +300,54 @@ function directionLower(input: LowerBoundInput, direction: 'remove' | 'add', h: 
     }
     lambda = 0.5 * (lo + hi);
   }
+  // Tilted variance of one step, directly: sum r_j (s_j - m)^2.
+  const K0 = K(lambda);
+  const m = mean(lambda);
+  let v = 0;
+  for (let j = 0; j < step.index.length; j++) {
+    const s = step.offset + step.index[j] * h;
+    v += Math.exp(lambda * s + step.logMass[j] - K0) * (s - m) ** 2;
+  }
+  return { step, lambda, K, mean, spread: Math.sqrt(T * v) };
+}
+
+/** The lower bound on epsilon of one direction from a tilted step on grid h with FFT size at most maxPoints. */
+function directionLower(input: LowerBoundInput, tilted: Tilted, h: number, maxPoints: number): number {
+  const { steps: T, delta } = input;
+  const { step, lambda, K, mean } = tilted;
   const K0 = K(lambda);
   // Window of the tilted composition: Chernoff bounds on both sides below 1e-40 (relative).
   const tail = (x: number, side: 1 | -1) => minimizePositive((t) => T * (K(lambda + side * t) - K0) - side * t * x);
   const centre = T * mean(lambda);
-  let width = Math.max(16 * h, 10 * Math.sqrt(T) * h);
+  let width = Math.max(16 * h, 12 * tilted.spread);
   let lowTail = 0;
   let highTail = 0;
   for (;;) {
     lowTail = tail(centre - width, -1);
     highTail = tail(centre + width, 1);
     if (Math.max(lowTail, highTail) < -92) break;
-    if (2.5 * width > maxPoints * h) {
+    if (1.5 * width > (maxPoints / 2 - 4) * h) {
       width = (maxPoints / 2 - 4) * h; // the largest window: its Chernoff bounds are subtracted below
       lowTail = tail(centre - width, -1);
       highTail = tail(centre + width, 1);
       break;
     }
-    width *= 1.25;
+    width *= 1.5;
   }
   let n = 2;
   while (n < (2 * width) / h + 2) n *= 2;
-  if (n > maxPoints) throw new Error(`lower bound: ${n} points needed (step ${h})`);
   const aliased = Math.exp(lowTail) + Math.exp(highTail); // tilted mass outside the window
-  const start = Math.floor((centre - width) / h); // window: indices [start, start + n)
-  // Tilted step: r_j = m_j e^{lambda s_j - K0}, centred on its mean index (small phases).
-  const centerIndex = Math.round(mean(lambda) / h);
+  if (!(aliased < 1e-3)) return 0;
+  const c = step.offset;
+  const start = Math.floor((centre - T * c - width) / h); // window: composed losses T c + i h, i in [start, start + n)
+  // Tilted step: r_j = m_j e^{lambda s_j - K0}, centred on its mean index (small phases), wrapped mod n.
+  const centerIndex = Math.round((mean(lambda) - c) / h);
   const re = new Float64Array(n);
   const im = new Float64Array(n);
-  for (let j = 0; j < step.masses.length; j++) {
-    const m = step.masses[j];
-    if (!(m > 0)) continue;
-    const i = step.minIndex + j;
+  for (let j = 0; j < step.index.length; j++) {
+    const i = step.index[j];
     const pos = (((i - centerIndex) % n) + n) % n;
-    re[pos] += m * Math.exp(lambda * i * h - K0);
+    re[pos] += Math.exp(lambda * (c + i * h) + step.logMass[j] - K0);
   }
   fft(re, im, -1);
   for (let k = 0; k < n; k++) {
@@ -288,35 +372,75 @@ function directionLower(input: LowerBoundInput, direction: 'remove' | 'add', h: 
   // Untilted lower masses w_i = (c_i - cut)_+ e^{T K0 - lambda s_i}, for losses s_i > 0.
   const losses: number[] = [];
   const weights: number[] = [];
-  for (let i = Math.max(start, 1); i < start + n; i++) {
+  for (let i = start; i < start + n; i++) {
+    const loss = T * c + i * h;
+    if (!(loss > 0)) continue;
     const pos = (((i - T * centerIndex) % n) + n) % n;
-    const c = re[pos] - cut;
-    if (!(c > 0)) continue;
-    losses.push(i * h);
-    weights.push(Math.exp(Math.log(c) + T * K0 - lambda * i * h));
+    const tilted = re[pos] - cut;
+    if (!(tilted > 0)) continue;
+    losses.push(loss);
+    weights.push(Math.exp(Math.log(tilted) + T * K0 - lambda * loss));
   }
-  // delta(eps) = sum_{s_i > eps} w_i (1 - e^{eps - s_i}): scan down; on (s_{j-1}, s_j] it is A - e^eps B.
+  // delta(eps) = sum_{s_i > eps} w_i (1 - e^{eps - s_i}): scan down; on (s_{j-1}, s_j] it is
+  // A - e^{eps - s_j} B with B = sum_{i >= j} w_i e^{s_j - s_i} (relative to s_j: no underflow at large losses).
   let A = 0;
   let B = 0;
   for (let j = losses.length - 1; j >= 0; j--) {
     A += weights[j];
-    B += weights[j] * Math.exp(-losses[j]);
+    B = B * (j + 1 < losses.length ? Math.exp(losses[j] - losses[j + 1]) : 0) + weights[j];
     const below = j > 0 ? losses[j - 1] : 0;
     // delta at `below` (all atoms >= j strictly above it)
-    if (A - Math.exp(below) * B > delta) {
-      const eps = Math.log((A - delta) / B);
+    if (A - Math.exp(below - losses[j]) * B > delta) {
+      const eps = losses[j] + Math.log((A - delta) / B);
       return Math.max(0, Math.min(eps, losses[j]));
     }
   }
   return 0;
 }
 
+/** Grid steps to try: around the one that fits ~36 tilted standard deviations into maxPoints. */
+function candidateSteps(input: LowerBoundInput, direction: 'remove' | 'add', maxPoints: number): { h: number; tilted: Tilted }[] {
+  const coarse = Math.max(1e-12, Math.min(input.targetEpsilon / 4e4, input.targetEpsilon / (100 * input.steps)));
+  const first = tiltedStep(input, direction, coarse);
+  if (first === undefined) return [];
+  let h = Math.min(coarse, (36 * first.spread) / maxPoints);
+  const second = tiltedStep(input, direction, h);
+  if (second === undefined) return [];
+  h = Math.max((36 * second.spread) / maxPoints, 1e-12);
+  const out: { h: number; tilted: Tilted }[] = [];
+  for (const f of [1, 4]) {
+    const t = tiltedStep(input, direction, f * h);
+    if (t !== undefined) out.push({ h: f * h, tilted: t });
+  }
+  return out;
+}
+
 /**
  * A lower bound on epsilon(delta) of `steps` compositions of the Poisson-subsampled Gaussian
- * (both directions; q = 1 is the Gaussian itself).
+ * (both directions; q = 1 is the Gaussian itself). Several grids are tried (each a valid bound);
+ * it stops early once within 1e-6 relative of targetEpsilon.
  */
 export function poissonGaussianEpsilonLower(input: LowerBoundInput): number {
-  const h = input.step ?? Math.max(2e-5, input.targetEpsilon / 4e4);
+  const maxPoints = input.maxPoints ?? 1 << 20;
   const directions = input.samplingProbability >= 1 ? (['remove'] as const) : (['remove', 'add'] as const);
-  return Math.max(...directions.map((d) => directionLower(input, d, h)));
+  let best = 0;
+  let bestDirection: 'remove' | 'add' | undefined;
+  for (const d of directions) {
+    if (input.step !== undefined) {
+      const t = tiltedStep(input, d, input.step);
+      if (t !== undefined) best = Math.max(best, directionLower(input, t, input.step, maxPoints));
+      continue;
+    }
+    for (const { h, tilted } of candidateSteps(input, d, maxPoints)) {
+      const value = directionLower(input, tilted, h, maxPoints);
+      if (value > best) [best, bestDirection] = [value, d];
+      if (best >= input.targetEpsilon * (1 - 1e-6)) return best;
+    }
+  }
+  // Still short of the target by more than 2e-5: one finer grid (4x the points) in the better direction.
+  if (input.step === undefined && bestDirection !== undefined && best < input.targetEpsilon * (1 - 2e-5)) {
+    const [{ h, tilted }] = candidateSteps(input, bestDirection, 4 * maxPoints);
+    best = Math.max(best, directionLower(input, tilted, h, 4 * maxPoints));
+  }
+  return best;
 }
