@@ -7,11 +7,17 @@
  * the tightness of both upper bounds is visible. Target (issue 4): faster than dp_accounting at
  * equal or better tightness.
  *
+ * Then noise calibration (issue 16: "PLD noise calibration is 1.0-1.8x slower than
+ * dp_accounting's"): the smallest z for DP-SGD at q = 0.01 over 1e3 and 1e4 steps to reach
+ * epsilon 1 at delta 1e-5, by dpfit's `calibrateDpsgd` with the PLD accountant (relative
+ * tolerance 1e-6, as `dpfit calibrate dpsgd --accountant pld`) and by dp_accounting's
+ * `calibrate_dp_mechanism` with its PLD accountant, each timed whole in the same run.
+ *
  * `npm run bench -- pld`, or standalone: `node --import tsx bench/pld.ts`.
  */
 import { pathToFileURL } from 'node:url';
 import { median, runPythonReference } from './reference.js';
-import { dpsgdEvent } from '../src/accounting/calibrate.js';
+import { calibrateDpsgd, dpsgdEvent } from '../src/accounting/calibrate.js';
 import { pldEpsilon, type PldAccountantOptions } from '../src/accounting/pld/accountant.js';
 
 const Q = 0.01;
@@ -32,6 +38,38 @@ for _ in range(3):
     t = time.perf_counter(); eps = run(); times.append(time.perf_counter() - t)
 print(statistics.median(times) * 1000, repr(eps))
 `;
+
+const CALIBRATION_STEPS = [1000, 10_000];
+const PYTHON_CALIBRATION = `
+import time
+import dp_accounting
+from dp_accounting.pld import pld_privacy_accountant as pld
+out = []
+for steps in ${JSON.stringify(CALIBRATION_STEPS)}:
+    make = lambda z: dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(${Q}, dp_accounting.GaussianDpEvent(z)), steps)
+    t = time.perf_counter(); z = dp_accounting.calibrate_dp_mechanism(pld.PLDAccountant, make, 1.0, ${DELTA}); out += [(time.perf_counter() - t) * 1000, z]
+print(*[repr(v) for v in out])
+`;
+
+/** dpfit's and dp_accounting's PLD noise calibrations, timed whole. */
+function runCalibrationBench(): void {
+  process.stdout.write(`noise calibration by PLD: DP-SGD q=${Q}, target epsilon 1 at delta ${DELTA}\n`);
+  const mine = CALIBRATION_STEPS.map((steps) => {
+    const start = performance.now();
+    const result = calibrateDpsgd({ samplingProbability: Q, steps, targetEpsilon: 1, delta: DELTA, accountant: (e, d) => pldEpsilon(e, d), tolerance: 1e-6 });
+    return { steps, ms: performance.now() - start, z: result.noiseMultiplier };
+  });
+  const reference = runPythonReference(PYTHON_CALIBRATION, 600_000);
+  mine.forEach((m, i) => {
+    const line = `  ${String(m.steps).padStart(6)} steps: dpfit ${m.ms.toFixed(0)} ms, z = ${m.z.toPrecision(10)}`;
+    if (reference === undefined) {
+      process.stdout.write(`${line}; dp_accounting not importable by python3 (skipped)\n`);
+      return;
+    }
+    const [ms, z] = [reference[2 * i], reference[2 * i + 1]];
+    process.stdout.write(`${line}; dp_accounting ${ms.toFixed(0)} ms, z = ${z.toPrecision(10)}: dpfit ${(ms / m.ms).toFixed(1)}x ${ms >= m.ms ? 'faster' : 'slower'}, z ${m.z >= z ? '>=' : '<'} dp_accounting's by ${((m.z / z - 1) * 1e6).toFixed(2)} ppm\n`);
+  });
+}
 
 function pythonReference(): { ms: number; epsilon: number } | string {
   const numbers = runPythonReference(PYTHON, 300_000);
@@ -69,6 +107,7 @@ export async function runPldBench(): Promise<void> {
   const reference = pythonReference();
   if (typeof reference === 'string') {
     process.stdout.write(`  dp_accounting PLD  ${reference}\n`);
+    runCalibrationBench();
     return;
   }
   process.stdout.write(`  ${'dp_accounting PLD (grid 1e-4, pessimistic)'.padEnd(44)} ${reference.ms.toFixed(0).padStart(6)} ms median  epsilon ${reference.epsilon.toFixed(6)}\n`);
@@ -79,6 +118,7 @@ export async function runPldBench(): Promise<void> {
       `  ${r.label}: ${speed.toFixed(1)}x ${speed >= 1 ? 'faster' : 'slower'}, epsilon ${tighter ? '<=' : '>'} dp_accounting's (${((r.epsilon / reference.epsilon - 1) * 1e6).toFixed(2)} ppm); target ${speed > 1 && tighter ? 'met' : 'MISSED'}\n`,
     );
   }
+  runCalibrationBench();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runPldBench();
