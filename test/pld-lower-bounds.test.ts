@@ -116,6 +116,52 @@ test('the lower-bound helper is below the exact Gaussian value and close to it (
   assert.ok(lower <= exact && lower >= exact * (1 - 1e-6), `helper ${lower} vs exact ${exact}`);
 });
 
+/**
+ * Exact epsilon(delta) of ONE Poisson-subsampled Gaussian (both directions), by its closed form:
+ * the loss is monotone in the output x (increasing for remove, P = q N(1, z^2) + (1 - q) N(0, z^2),
+ * Q = N(0, z^2); decreasing for add, the pair swapped), so the hockey-stick is a difference of
+ * normal tails at the x where the loss equals epsilon: remove q S((x - 1) / z) + (1 - q - e^eps)
+ * S(x / z) with x = z^2 log(1 + (e^eps - 1) / q) + 1/2 (S the survival function), add Phi(x / z) -
+ * e^eps (q Phi((x - 1) / z) + (1 - q) Phi(x / z)) with x = z^2 log(1 + (e^-eps - 1) / q) + 1/2
+ * (no x when e^-eps <= 1 - q: that direction's loss never exceeds eps). Bisection on epsilon.
+ */
+function oneStepEpsilon(q: number, z: number, delta: number): number {
+  const S = (t: number) => Math.exp(normalLogCdf(-t));
+  const remove = (e: number) => {
+    const x = z * z * Math.log1p(Math.expm1(e) / q) + 0.5;
+    return q * S((x - 1) / z) + (1 - q) * S(x / z) - Math.exp(e) * S(x / z);
+  };
+  const add = (e: number) => {
+    if (Math.exp(-e) <= 1 - q) return 0;
+    const x = z * z * Math.log1p(Math.expm1(-e) / q) + 0.5;
+    const Phi = (t: number) => Math.exp(normalLogCdf(t));
+    return Phi(x / z) - Math.exp(e) * (q * Phi((x - 1) / z) + (1 - q) * Phi(x / z));
+  };
+  const curve = (e: number) => Math.max(remove(e), add(e));
+  let lo = 0;
+  let hi = 1;
+  while (curve(hi) > delta) hi *= 2;
+  for (let i = 0; i < 200; i++) {
+    const mid = 0.5 * (lo + hi);
+    if (curve(mid) > delta) lo = mid;
+    else hi = mid;
+  }
+  return hi; // the upper end: delta(hi) <= delta
+}
+
+test('the lower-bound helper is below the exact one-step value and within 2e-5 of it (q < 1)', () => {
+  for (const [q, z, delta] of [
+    [0.01, 1, 1e-5],
+    [0.5, 0.5, 1e-10],
+    [0.9, 2, 1e-3],
+    [1e-4, 0.3, 1e-12],
+  ] as const) {
+    const exact = oneStepEpsilon(q, z, delta);
+    const lower = poissonGaussianEpsilonLower({ samplingProbability: q, noiseMultiplier: z, steps: 1, delta, targetEpsilon: exact, maxPoints: 1 << 16 });
+    assert.ok(lower <= exact && lower >= exact * (1 - 2e-5), `q = ${q}, z = ${z}, delta ${delta}: helper ${lower} vs exact ${exact} (${1 - lower / exact})`);
+  }
+});
+
 test('queries agree: delta(epsilon(d)) <= d, and curve points equal later point queries', () => {
   const accountant = new PldAccountant().compose(sampled(0.01, 1), 200);
   for (const d of [1e-2, 1e-5, 1e-9, 1e-12]) {
