@@ -20,7 +20,7 @@ import { openSqlEngine, redactUrl, type SqlEngine } from '../src/data/node/sql-e
 import { DataFormatError, InvalidParameterError } from '../src/errors.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
 import { clippedSumRoundingBound } from '../src/learners/glm/per-example.js';
-import { sqlSumRoundingSlack, trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { encodedRowsSql, partitionedGradientSumSql, schemaEncodingSql, sqlSumRoundingSlack, trainDpGdInSql } from '../src/learners/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';
 import { startPostgres, type PostgresCluster } from './helpers/postgres-cluster.js';
 
@@ -178,6 +178,54 @@ describe('DP-GD pushed into PostgreSQL', () => {
     const engine = await openSqlEngine(pg.url);
     const got = await trainDpGdInSql(engine, schema, 'SELECT * FROM people_parted', { ...options, rng: seededRng(5) });
     assertSameRelease(got);
+  });
+
+  it('two servers with aggregate push-down (--partition-key): postgres_fdw ships each partition\'s sums, the same model', async (t) => {
+    if (typeof pg === 'string') return t.skip(pg);
+    if (typeof shard === 'string') return t.skip(shard);
+    const d = schemaEncodingSql(schema, 'SELECT 1').d;
+    // Each server holds its rows (even row numbers here, odd ones on the shard) and a view of their
+    // encoding (dpfit's encodedRowsSql, with the partition key as a constant column).
+    pg.psql(`CREATE TABLE pd_all (${TABLE}, id SERIAL)`);
+    execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy pd_all (age, income, hours, city, y) FROM '${csv}' WITH (FORMAT csv, HEADER true, NULL '')`, pg.url]);
+    pg.psql('CREATE TABLE pd_local AS SELECT age, income, hours, city, y FROM pd_all WHERE id % 2 = 0');
+    shard.psql(`CREATE TABLE pd_local (${TABLE})`);
+    execFileSync('sh', ['-c', `psql -X -q -v ON_ERROR_STOP=1 -c "\\copy (SELECT age, income, hours, city, y FROM pd_all WHERE id % 2 = 1) TO STDOUT WITH (FORMAT csv)" '${pg.url}' | psql -X -q -v ON_ERROR_STOP=1 -c "\\copy pd_local FROM STDIN WITH (FORMAT csv)" '${shard.url}'`]);
+    for (const [server, part] of [[pg, 0], [shard, 1]] as const) server.psql(`CREATE VIEW pd_encoded AS SELECT e.*, ${part} AS part FROM (${encodedRowsSql(schema, 'SELECT * FROM pd_local')}) AS e`);
+    // The coordinator (here the first server, which reaches its own view through a loopback
+    // server): a table partitioned by part whose partitions are the servers' views.
+    const columns = `${Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, part INT NOT NULL`;
+    pg.psql(`CREATE EXTENSION IF NOT EXISTS postgres_fdw;
+      CREATE SERVER pd_self FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${pg.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2');
+      CREATE SERVER pd_shard FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${shard.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2');
+      CREATE USER MAPPING FOR CURRENT_USER SERVER pd_self OPTIONS (user 'postgres');
+      CREATE USER MAPPING FOR CURRENT_USER SERVER pd_shard OPTIONS (user 'postgres');
+      CREATE TABLE pd_parted (${columns}) PARTITION BY LIST (part);
+      CREATE FOREIGN TABLE pd_part0 PARTITION OF pd_parted FOR VALUES IN (0) SERVER pd_self OPTIONS (table_name 'pd_encoded');
+      CREATE FOREIGN TABLE pd_part1 PARTITION OF pd_parted FOR VALUES IN (1) SERVER pd_shard OPTIONS (table_name 'pd_encoded');`);
+    const engine = await openSqlEngine(pg.url);
+    let queries = 0;
+    const got = await trainDpGdInSql(engine, schema, 'SELECT * FROM pd_parted', { ...options, rng: seededRng(5), partitionKey: 'part', onQuery: () => queries++ });
+    assert.equal(queries, options.steps);
+    assert.equal(got.check.n, (await loadDataset(csv, schema)).dataset.n);
+    assertSameRelease(got);
+    // The plan: one aggregate per partition, each shipped whole (its Remote SQL sums and groups);
+    // no Remote SQL fetches rows, so no row crosses servers.
+    const theta = Float64Array.from({ length: d }, (_, j) => (j % 3) - 1);
+    const plan = pg.psql(partitionedGradientSumSql(d, 'SELECT * FROM pd_parted', 'part', 'logistic', theta, 1).replace('; SELECT ', '; EXPLAIN VERBOSE SELECT '));
+    const remote = plan.split('\n').filter((line) => line.includes('Remote SQL:'));
+    assert.equal(remote.length, 2, plan.slice(0, 2000));
+    for (const line of remote) {
+      assert.match(line, /Remote SQL: SELECT sum\(/);
+      assert.match(line, /FROM public\.pd_encoded GROUP BY/);
+    }
+    assert.equal(plan.split('\n').filter((line) => /Relations: Aggregate on \(public\.pd_part[01] /.test(line)).length, 2);
+    // An encoded row the schema refuses (here a missing label) is refused before any step.
+    const ys = 'CASE WHEN f0 > 0.5 THEN NULL ELSE y END AS y';
+    await assert.rejects(
+      trainDpGdInSql(engine, schema, `SELECT ${Array.from({ length: d }, (_, j) => `f${j}`).join(', ')}, ${ys}, part FROM pd_parted`, { ...options, rng: seededRng(5), partitionKey: 'part' }),
+      (e: unknown) => e instanceof DataFormatError && /missing or non-finite/.test(e.message),
+    );
   });
 
   it('a server that is not there is one line naming the URL without its password', async () => {

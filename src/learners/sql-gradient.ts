@@ -30,15 +30,27 @@
  * or anything at least as accurate (Kahan's and pairwise sums are), and no overflow (every term
  * is <= B in norm). It grows like n^2 u C: 2e-4 C at n = 1e6, which costs ~1e-4 of the noise.
  *
- * postgres_fdw partitions (several servers as one dataset). The query runs unchanged against a
- * partitioned table whose partitions are foreign tables, and the any-order bound covers how the
- * servers' rows are combined. Measured limit (PostgreSQL 15, EXPLAIN VERBOSE): the OFFSET 0
- * fences keep the per-row work from being recomputed, but they also keep postgres_fdw from
- * shipping the aggregate: the remote partition's rows travel to the coordinating server (still
- * inside the database, never to dpfit) and are aggregated there. Shipping the sums to each server
- * needs the unfenced form `SELECT part, sum(<per-row expression>) ... GROUP BY part` with
- * enable_partitionwise_aggregate (checked to push down), whose expression text grows like d^2 per
- * sum with "normalize": not done yet.
+ * postgres_fdw partitions (several servers as one dataset). The fenced query runs unchanged
+ * against a partitioned table whose partitions are foreign tables, but (PostgreSQL 15, EXPLAIN
+ * VERBOSE) its OFFSET 0 fences keep postgres_fdw from shipping the aggregate: the remote rows
+ * travel to the coordinating server (still inside the database, never to dpfit). The push-down
+ * form (`partitionKey`, `partitionedGradientSumSql`) ships it: each server holds a VIEW of its
+ * rows already encoded (`encodedRowsSql`: columns f0..f{d-1}, y, plus the partition key), the
+ * coordinator a table partitioned by that key whose partitions are foreign tables on those
+ * views, and each step is `SELECT sum(...), ..., key FROM (query) GROUP BY key` with
+ * enable_partitionwise_aggregate, no fences and only CASE for clamps (postgres_fdw 15 does not
+ * ship least/greatest/COALESCE), so that every partition's aggregate is one remote query
+ * (`Remote SQL: SELECT sum(...) ... GROUP BY`, checked in test/train-sql.test.ts) and only d + 2
+ * numbers per server cross. Without fences PostgreSQL evaluates the per-row values (margin,
+ * threshold) once per sum: 2d^2-4d^2 products per row instead of ~2d, spread over the servers.
+ * Privacy of this form: dpfit trusts nothing of the view but its values f and y (the check query
+ * refuses NULL and non-finite ones, and one class): the threshold and the clamp are dpfit's SQL.
+ * Coordinate j of a_i is c_ij f_ij with c_ij = clamp(g_ij, -t_ij, t_ij) computed inside sum j;
+ * the c_ij of different j are the same IEEE evaluation of the same expression on the same
+ * server, and the bound above needs even less: each |c_ij| <= t_ij = fl(K / fl(sqrt(ss_ij))) with
+ * ss_ij a computed sum of squares of the same f_i, so ||a_i|| <= B as before whatever server
+ * computes row i. The sum is per partition on its server, then the partials are added by dpfit:
+ * still one summation tree over the n terms, so `sqlSumRoundingSlack` covers it unchanged.
  *
  * The step's noise is then planned exactly as in memory (`setUpDpGd` with this slack), so the
  * release and its event are those of `trainDpGd`; the model equals the in-memory one for the
@@ -247,6 +259,85 @@ export function clippedGradientSumSql(encoded: EncodingSql, lossName: string, th
   return `SELECT ${sums}, sum(clipped) FROM (${clipped}) AS cl`;
 }
 
+/**
+ * The encoded rows of `query` as one SELECT (columns f0..f{d-1}, y): what each server of a
+ * partitioned dataset holds as a view for `partitionedGradientSumSql` (module comment). Add the
+ * partition key as a column, e.g. `CREATE VIEW people_encoded AS SELECT e.*, 1 AS part FROM (<this>) AS e`.
+ */
+export function encodedRowsSql(schema: Schema, query: string): string {
+  return schemaEncodingSql(schema, query).rows;
+}
+
+/** The partition key, checked: a plain column name (it is quoted as an identifier). */
+function partitionColumn(partitionKey: string): string {
+  if (partitionKey.trim() === '' || partitionKey.length > 63) throw new InvalidParameterError('--partition-key', partitionKey, 'a column name of 1 to 63 characters');
+  return sqlIdentifier(partitionKey);
+}
+
+/**
+ * One step's clipped gradient sums for a partitioned table whose partitions are foreign tables
+ * (postgres_fdw), one row per partition: `query` returns the encoded rows (f0..f{d-1}, y and the
+ * partition key; `encodedRowsSql` in a view on each server). No fences: every per-row value is
+ * written out inside each sum (clip threshold and margin: about 2d products per sum, 2d^2 per
+ * row), so that PostgreSQL's partitionwise aggregation plans one full aggregate per partition and
+ * postgres_fdw ships it (`Remote SQL: SELECT part, sum(...) ... GROUP BY part`): the rows never
+ * leave their server, only d + 2 numbers per partition do. PostgreSQL only (the SET).
+ */
+export function partitionedGradientSumSql(d: number, query: string, partitionKey: string, lossName: string, theta: Float64Array, clipNorm: number): string {
+  if (theta.length !== d) throw new InvalidParameterError('theta.length', theta.length, `d = ${d}`);
+  if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
+  const key = partitionColumn(partitionKey);
+  const z = `(${Array.from({ length: d }, (_, j) => `f${j} * ${sqlNumber(theta[j])}`).join(' + ')})`;
+  const ss = `(${Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ')})`;
+  // postgres_fdw (15) ships CASE but not least/greatest/COALESCE/NULLIF: every clamp is a CASE.
+  const t = `(CASE WHEN ${ss} > ${sqlNumber(0)} THEN ${sqlNumber(clipNorm * CLIP_SAFETY)} / sqrt(${ss}) ELSE ${sqlNumber(0)} END)`;
+  let c: string;
+  let clipped: string;
+  if (lossName === 'logistic') {
+    // g = -y / (1 + exp(y z)) = -y s with s = 1 / (1 + exp(y z)) in [0, 1] (negation and the
+    // factor y = +-1 are exact), so clamp(g, -t, t) = -y min(s, t): the fenced form's value.
+    const ys = `(CASE WHEN y = 1 THEN ${sqlNumber(1)} ELSE ${sqlNumber(-1)} END)`;
+    const e = `(${ys} * ${z})`;
+    const sig = `(${sqlNumber(1)} / (${sqlNumber(1)} + exp(CASE WHEN abs(${e}) <= ${sqlNumber(700)} THEN ${e} WHEN ${e} > ${sqlNumber(0)} THEN ${sqlNumber(700)} ELSE ${sqlNumber(-700)} END)))`;
+    c = `(-${ys} * CASE WHEN ${sig} > ${t} THEN ${t} ELSE ${sig} END)`;
+    clipped = `CASE WHEN ${sig} > ${t} THEN 1 ELSE 0 END`;
+  } else if (lossName === 'linear') {
+    const g = `(${z} - y)`;
+    c = `(CASE WHEN ${g} > ${t} THEN ${t} WHEN ${g} < -${t} THEN -${t} ELSE ${g} END)`;
+    clipped = `CASE WHEN ${g} > ${t} OR ${g} < -${t} THEN 1 ELSE 0 END`;
+  } else {
+    throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
+  }
+  const sums = Array.from({ length: d }, (_, j) => `sum(${c} * f${j})`).join(', ');
+  return `SET enable_partitionwise_aggregate = on; SELECT ${sums}, sum(${clipped}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
+}
+
+/** The checks of a partitioned encoded query, one row per partition: rows, rows with a missing or non-finite value, min(y), max(y). */
+export function partitionedCheckSql(d: number, query: string, partitionKey: string): string {
+  const key = partitionColumn(partitionKey);
+  const bad = [...Array.from({ length: d }, (_, j) => `f${j}`), 'y'].map((c) => `${c} IS NULL OR NOT (abs(${c}) <= ${sqlNumber(Number.MAX_VALUE)})`).join(' OR ');
+  return `SET enable_partitionwise_aggregate = on; SELECT count(*), count(*) FILTER (WHERE ${bad}), min(y), max(y), ${key} FROM (${query}) AS r GROUP BY ${key}`;
+}
+
+/** Runs `partitionedCheckSql`: n, and the refusals of an encoded query (missing or non-finite values, one class only). */
+export async function checkPartitionedRows(runner: SqlRunner, d: number, query: string, partitionKey: string, lossName: string): Promise<PushDownCheck> {
+  const rows = await runner.query(partitionedCheckSql(d, query, partitionKey));
+  let n = 0;
+  let bad = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const row of rows) {
+    n += Number(row[0]);
+    bad += Number(row[1]);
+    if (row[2] !== null) lo = Math.min(lo, Number(row[2]));
+    if (row[3] !== null) hi = Math.max(hi, Number(row[3]));
+  }
+  if (bad > 0) throw new DataFormatError(runner.name, `${bad} encoded row(s) with a missing or non-finite value in f0..f${d - 1} or y (a missing value under "error", or a label neither positive nor negative)`);
+  if (n <= 0) throw new DataFormatError(runner.name, 'the query returns no rows to train on');
+  if (lossByName(lossName).labels === 'signed' && !(lo < hi)) throw new InvalidParameterError('labels', 1, 'two classes (the labels have only one)');
+  return { n, droppedRows: undefined };
+}
+
 /** A cell of a sum as the double it stands for (NULL: an empty sum, 0). */
 function cellNumber(cell: string | null, what: string): number {
   if (cell === null || cell === '') return 0;
@@ -258,12 +349,19 @@ function cellNumber(cell: string | null, what: string): number {
 export interface PushDownOptions extends DpGdOptions {
   /** Called with each step's SQL time in milliseconds (benchmarks). */
   readonly onQuery?: (milliseconds: number) => void;
+  /**
+   * PostgreSQL with a table partitioned by this column (e.g. postgres_fdw foreign partitions on
+   * other servers): the query returns the ENCODED rows (`encodedRowsSql`, a view on each server)
+   * and each step is `partitionedGradientSumSql`, one aggregate shipped to each partition's server.
+   */
+  readonly partitionKey?: string;
 }
 
 /** What the check query found: n, and the owner's private diagnostics. */
 export interface PushDownCheck {
   readonly n: number;
-  readonly droppedRows: number;
+  /** Rows dropped by "dropRow" policies (unknown when the query's rows are already encoded: the views drop them). */
+  readonly droppedRows: number | undefined;
 }
 
 /** Runs the encoding's checks: the same refusals as loading the rows (`applySchema`, `dataForLoss`). */
@@ -290,9 +388,10 @@ export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql, 
 export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: string, options: PushDownOptions): Promise<TrainResult & { check: PushDownCheck }> {
   const lossName = options.loss ?? 'logistic';
   const encoded = schemaEncodingSql(schema, query);
-  const check = await checkEncodedRows(runner, encoded, lossName);
-  const { n } = check;
   const d = encoded.d;
+  const partitionKey = options.partitionKey;
+  const check = partitionKey === undefined ? await checkEncodedRows(runner, encoded, lossName) : await checkPartitionedRows(runner, d, query, partitionKey, lossName);
+  const { n } = check;
   const clipNorm = options.clipNorm;
   if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
   const named = { ...options, featureNames: options.featureNames ?? encoded.featureNames };
@@ -302,11 +401,12 @@ export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: s
   let clippedFraction = 0;
   for (let t = 0; t < run.steps; t++) {
     const started = performance.now();
-    const rows = await runner.query(clippedGradientSumSql(encoded, run.loss.name, theta, clipNorm));
+    const sql = partitionKey === undefined ? clippedGradientSumSql(encoded, run.loss.name, theta, clipNorm) : partitionedGradientSumSql(d, query, partitionKey, run.loss.name, theta, clipNorm);
+    const rows = await runner.query(sql);
     options.onQuery?.(performance.now() - started);
     gradient.fill(0);
     let clippedCount = 0;
-    // One row, or one per group (partitions): their sums added here, in the order returned (covered by the any-order bound).
+    // One row, or one per partition: their sums added here, in the order returned (covered by the any-order bound).
     for (const row of rows) {
       for (let j = 0; j < d; j++) gradient[j] += cellNumber(row[j], `sum ${j}`);
       clippedCount += cellNumber(row[d], 'the clipped count');
