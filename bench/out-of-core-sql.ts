@@ -1,14 +1,19 @@
 /**
  * Issue 16's out-of-core and SQL acceptance, measured (not a timed test):
  *
- *   node --import tsx bench/out-of-core-sql.ts [--rows N] [--cap SIZE] [--sql-rows N] [--steps T]
+ *   node --import tsx bench/out-of-core-sql.ts [--rows N] [--cap SIZE] [--sql-rows N] [--steps T] [--sql-only]
  *
  * 1. Out of core: a Parquet file of N x 20 random doubles (written by DuckDB) at least 3x larger
  *    than the cap; `dpfit train --method dpgd --max-memory CAP` runs as a child under
  *    /usr/bin/time, which reports its peak RSS. Equality with the in-memory run is the
  *    job of test/train-out-of-core.test.ts (same model bit for bit on files that fit).
  * 2. SQL: one DP-GD step's aggregate query in one PostgreSQL server and in two servers joined by a
- *    postgres_fdw partition (throw-away clusters, as the tests start them), and in DuckDB.
+ *    postgres_fdw partition (throw-away clusters, as the tests start them), and in DuckDB. Two
+ *    servers twice: the fenced query (the remote half's rows travel to the coordinator, which
+ *    sums them) and the aggregate push-down (`--partition-key`: each server sums its half of
+ *    its encoded view, asynchronously; only the sums cross), beside the same unfenced form on one
+ *    server (its view, one group) to separate the form's cost from the split's gain.
+ *    `--sql-only` skips part 1.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -18,7 +23,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parseSchema } from '../src/data/schema.js';
 import { parseMemorySize } from '../src/data/node/stream-rows.js';
 import { openSqlEngine } from '../src/data/node/sql-engine.js';
-import { trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { encodedRowsSql, trainDpGdInSql } from '../src/learners/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';
 import { startPostgres } from '../test/helpers/postgres-cluster.js';
 
@@ -31,6 +36,7 @@ const rows = Number(flag('--rows', '5000000'));
 const cap = flag('--cap', '256MB');
 const sqlRows = Number(flag('--sql-rows', '200000'));
 const steps = Number(flag('--steps', '2'));
+const sqlOnly = args.includes('--sql-only');
 const D = 20;
 const dir = mkdtempSync(join(tmpdir(), 'dpfit-bench-ooc-'));
 const columns = Array.from({ length: D }, (_, j) => `x${j}`);
@@ -46,6 +52,7 @@ const select = (n: number) => `SELECT ${columns.map((c) => `random() * 2 - 1 AS 
 
 try {
   // 1. Out of core.
+  if (!sqlOnly) {
   const parquet = join(dir, 'big.parquet');
   {
     const instance = await DuckDBInstance.create(':memory:');
@@ -65,6 +72,7 @@ try {
   console.log(`  dpfit train --method dpgd --steps ${steps} --max-memory ${cap}: exit ${run.status}, ${seconds.toFixed(1)} s (${steps + 1} passes), peak RSS ${(peakKb / 1024).toFixed(0)} MiB = ${((peakKb * 1024) / capBytes).toFixed(2)}x the cap`);
   if (run.status !== 0) console.log(run.stderr.split('\n').slice(-3).join('\n'));
   rmSync(parquet);
+  }
 
   // 2. SQL step time: DuckDB file, one PostgreSQL server, two through postgres_fdw.
   const [a, b] = await Promise.all([startPostgres(), startPostgres()]);
@@ -79,12 +87,14 @@ try {
   }
   const parsed = parseSchema(schema);
   const options = { loss: 'logistic', clipNorm: 1, steps: 3, learningRate: 1, noiseMultiplier: 1, delta: 1e-6 };
-  const time = async (url: string, query: string): Promise<string> => {
+  const medians: Record<string, number> = {};
+  const time = async (url: string, query: string, partitionKey?: string): Promise<string> => {
     const engine = await openSqlEngine(url);
     const ms: number[] = [];
-    await trainDpGdInSql(engine, parsed, query, { ...options, rng: seededRng(1), onQuery: (t) => ms.push(t) });
+    await trainDpGdInSql(engine, parsed, query, { ...options, rng: seededRng(1), onQuery: (t) => ms.push(t), ...(partitionKey === undefined ? {} : { partitionKey }) });
     await engine.close();
     ms.sort((p, q) => p - q);
+    medians[`${url} ${query} ${partitionKey}`] = ms[Math.floor(ms.length / 2)];
     return `median step ${ms[Math.floor(ms.length / 2)].toFixed(0)} ms`;
   };
   console.log(`SQL push-down, ${sqlRows} x ${D}, one aggregate query per step (psql per query for PostgreSQL):`);
@@ -105,8 +115,24 @@ try {
       CREATE FOREIGN TABLE parted_odd PARTITION OF parted FOR VALUES IN (1) SERVER shard OPTIONS (table_name 't_odd');
       INSERT INTO parted_even SELECT * FROM t WHERE part = 0; ANALYZE parted_even;`);
     b.psql('ANALYZE t_odd');
+    // The push-down setup: each server's half as a view of its encoded rows (plus the key), the
+    // coordinator's partitions foreign tables on those views (its own through a loopback server).
+    a.psql(`CREATE VIEW t_enc_all AS SELECT e.*, 0 AS part FROM (${encodedRowsSql(parsed, 'SELECT * FROM t')}) AS e;
+      CREATE VIEW t_enc AS SELECT e.*, 0 AS part FROM (${encodedRowsSql(parsed, 'SELECT * FROM t WHERE part = 0')}) AS e`);
+    b.psql(`CREATE VIEW t_enc AS SELECT e.*, 1 AS part FROM (${encodedRowsSql(parsed, 'SELECT * FROM t_odd')}) AS e`);
+    const encodedColumns = `${Array.from({ length: D }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, part INTEGER NOT NULL`;
+    a.psql(`CREATE SERVER self FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${a.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2', options '-c jit=off');
+      ALTER SERVER shard OPTIONS (ADD async_capable 'true', ADD fdw_tuple_cost '0.2', ADD options '-c jit=off');
+      CREATE USER MAPPING FOR CURRENT_USER SERVER self OPTIONS (user 'postgres');
+      CREATE TABLE pushed (${encodedColumns}) PARTITION BY LIST (part);
+      CREATE FOREIGN TABLE pushed_even PARTITION OF pushed FOR VALUES IN (0) SERVER self OPTIONS (table_name 't_enc');
+      CREATE FOREIGN TABLE pushed_odd PARTITION OF pushed FOR VALUES IN (1) SERVER shard OPTIONS (table_name 't_enc');`);
     console.log(`  PostgreSQL, one server:          ${await time(a.url, 'SELECT * FROM t')}`);
-    console.log(`  PostgreSQL, two (postgres_fdw):  ${await time(a.url, 'SELECT * FROM parted')}`);
+    console.log(`  PostgreSQL, two (postgres_fdw):  ${await time(a.url, 'SELECT * FROM parted')} (fenced: the odd rows travel to the coordinator)`);
+    console.log(`  one server, push-down form:      ${await time(a.url, 'SELECT * FROM t_enc_all', 'part')} (its encoded view, one group: the unfenced form's cost)`);
+    console.log(`  two servers, aggregate push-down: ${await time(a.url, 'SELECT * FROM pushed', 'part')} (--partition-key part: each server sums its half)`);
+    const m = Object.values(medians);
+    console.log(`  two-server push-down / one server: ${(m[4] / m[1]).toFixed(2)}x; / one server with the same form: ${(m[4] / m[3]).toFixed(2)}x (the servers share this machine's ${(await import('node:os')).availableParallelism()} CPUs)`);
     a.stop();
     b.stop();
   }

@@ -196,8 +196,8 @@ describe('DP-GD pushed into PostgreSQL', () => {
     // server): a table partitioned by part whose partitions are the servers' views.
     const columns = `${Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, part INT NOT NULL`;
     pg.psql(`CREATE EXTENSION IF NOT EXISTS postgres_fdw;
-      CREATE SERVER pd_self FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${pg.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2');
-      CREATE SERVER pd_shard FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${shard.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2');
+      CREATE SERVER pd_self FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${pg.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2', options '-c jit=off');
+      CREATE SERVER pd_shard FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${shard.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2', options '-c jit=off');
       CREATE USER MAPPING FOR CURRENT_USER SERVER pd_self OPTIONS (user 'postgres');
       CREATE USER MAPPING FOR CURRENT_USER SERVER pd_shard OPTIONS (user 'postgres');
       CREATE TABLE pd_parted (${columns}) PARTITION BY LIST (part);

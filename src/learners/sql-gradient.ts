@@ -309,7 +309,8 @@ export function partitionedGradientSumSql(d: number, query: string, partitionKey
     throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
   }
   const sums = Array.from({ length: d }, (_, j) => `sum(${c} * f${j})`).join(', ');
-  return `SET enable_partitionwise_aggregate = on; SELECT ${sums}, sum(${clipped}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
+  // jit off: LLVM compiling this O(d^2) expression takes seconds per query (d = 20: 3.1 s against 0.6 s without).
+  return `SET enable_partitionwise_aggregate = on; SET jit = off; SELECT ${sums}, sum(${clipped}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
 }
 
 /** The checks of a partitioned encoded query, one row per partition: rows, rows with a missing or non-finite value, min(y), max(y). */

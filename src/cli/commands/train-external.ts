@@ -7,6 +7,8 @@
  * - `--db URL --query SQL`: a DuckDB database file or a PostgreSQL server. With `--method dpgd`
  *   the clipped gradient sum runs inside the database, one aggregate query per step, the
  *   schema's encoding written in SQL (`learners/sql-gradient.ts`): the rows never leave it.
+ *   `--partition-key COL` ships each step's sums to every postgres_fdw partition's server (the
+ *   servers hold views of their encoded rows, printed by `--encoding-sql`).
  *   Every other method reads the query's rows through the engine and encodes them in dpfit, as
  *   a file.
  */
@@ -23,6 +25,8 @@ export interface ExternalFlags {
   db?: string;
   query?: string;
   maxMemory?: string;
+  partitionKey?: string;
+  encodingSql?: boolean;
 }
 
 /** What an external run gives the command: a prepared table (then trained as usual), or a finished run. */
@@ -43,6 +47,9 @@ export function checkExternalFlags(flags: TrainFlags & ExternalFlags): void {
   }
   if ((flags.maxMemory !== undefined || (hasDb && flags.method === 'dpgd')) && flags.tune !== undefined) {
     throw new InvalidParameterError('--tune', flags.tune, 'not given with --max-memory or the SQL push-down (tuning trains several runs on rows in memory)');
+  }
+  if (flags.partitionKey !== undefined && !(hasDb && /^postgres(ql)?:\/\//i.test(flags.db as string) && flags.method === 'dpgd')) {
+    throw new InvalidParameterError('--partition-key', flags.partitionKey, 'given only with --db postgres://... and --method dpgd (the aggregate shipped to each postgres_fdw partition)');
   }
   if (hasDb && flags.method === 'dpgd' && flags.loss !== 'logistic' && flags.loss !== 'linear') {
     throw new InvalidParameterError('--loss', flags.loss, '"logistic" or "linear" with --db and --method dpgd (the losses written in SQL)');
@@ -84,11 +91,12 @@ export async function trainExternal(
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
         return { kind: 'prepared', prepared: applySchema(table, schema) };
       }
-      const { trainDpGdInSql, schemaEncodingSql, checkEncodedRows } = await import('../../learners/sql-gradient.js');
+      const { trainDpGdInSql, schemaEncodingSql, checkEncodedRows, checkPartitionedRows } = await import('../../learners/sql-gradient.js');
       const encoded = schemaEncodingSql(schema, flags.query as string);
-      const { n } = await checkEncodedRows(engine, encoded, flags.loss);
+      const partitionKey = flags.partitionKey;
+      const { n } = partitionKey === undefined ? await checkEncodedRows(engine, encoded, flags.loss) : await checkPartitionedRows(engine, encoded.d, flags.query as string, partitionKey, flags.loss);
       context.checkLimits(n);
-      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? defaultMethodOptions('dpgd', { n, d: encoded.d }).steps });
+      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? defaultMethodOptions('dpgd', { n, d: encoded.d }).steps, ...(partitionKey === undefined ? {} : { partitionKey }) });
       return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: result.check.n, d: encoded.d, data: { droppedRows: result.check.droppedRows }, mode: `inside ${engine.kind === 'postgres' ? 'PostgreSQL' : 'DuckDB'}` };
     } finally {
       await engine.close();

@@ -131,6 +131,14 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--data <FILE>', 'training data (CSV, Parquet or LIBSVM; or --db)')
     .option('--db <URL>', 'train from a database: postgres://... (PostgreSQL, through psql) or duckdb:FILE; with --method dpgd the gradient sums run inside it')
     .option('--query <SQL>', 'with --db: the SELECT whose rows are the training data')
+    .option(
+      '--partition-key <COL>',
+      'with --db postgres://... and --method dpgd: --query reads a table partitioned by COL whose partitions are postgres_fdw foreign tables, ' +
+        "one per server, on each server's view of its rows ENCODED by the schema (columns f0..f{d-1}, y, COL: the SELECT printed by --encoding-sql, " +
+        "plus COL as a constant); each step's sums are then computed on every server (enable_partitionwise_aggregate; give the foreign servers " +
+        "fdw_tuple_cost '0.2' (PostgreSQL 17's default) so that the planner ships them, async_capable 'true' so that they run at once, and options '-c jit=off')",
+    )
+    .option('--encoding-sql', "print the SELECT that encodes --query's rows by --schema (the view each server holds for --partition-key) and exit")
     .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
@@ -221,6 +229,12 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
     .action(async (flags: TrainFlags & ExternalFlags & { model?: string }, command: Command) => {
       takeDeprecatedModelFlag(flags, command, io);
       const schemaPath = requireSchemaFlag(flags.schema);
+      if (flags.encodingSql === true) {
+        if (flags.query === undefined) throw new InvalidParameterError('--query', undefined, 'given with --encoding-sql: the SELECT of one server\'s rows');
+        const { encodedRowsSql } = await import('../../learners/sql-gradient.js');
+        io.stdout(`${encodedRowsSql(await readSchemaFile(schemaPath), flags.query)}\n`);
+        return;
+      }
       // Everything the flags alone decide, then every output path: before any file is read or any budget spent.
       checkMethodFlags(flags);
       checkExternalFlags(flags);

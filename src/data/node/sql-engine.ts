@@ -5,8 +5,8 @@
  *   through the optional `@duckdb/node-api`;
  * - PostgreSQL (`postgres://...`, `postgresql://...`, libpq URIs), through Debian's `psql` client
  *   run as a child process (no npm client needed; the `pg@8` package could replace it later).
- *   Every query is one `psql` run with `extra_float_digits = 3`, so each double crosses as its
- *   shortest round-trip text and `Number()` gives back the server's double exactly.
+ *   Every query is one `psql` run (the SQL on its stdin) with `extra_float_digits = 3`, so each
+ *   double crosses as its shortest round-trip text and `Number()` gives back the server's double exactly.
  *
  * Two uses: `readTable` returns a query's rows as a `RawTable` (then encoded by dpfit like a
  * file: `applySchema`), and `query` runs the aggregate queries of the SQL push-down
@@ -44,8 +44,10 @@ export function engineKind(url: string): 'duckdb' | 'postgres' {
 /** Runs psql once; resolves with stdout, or a one-line DataFormatError with the server's message. */
 function runPsql(url: string, sql: string, name: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('psql', ['-X', '-q', '-A', '-t', '-F', '\x1f', '-v', 'ON_ERROR_STOP=1', '-c', 'SET extra_float_digits = 3', '-c', sql, url], {
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // The SQL goes through stdin, not argv: a push-down step over d features is O(d^2) text
+    // (hundreds of kB for d ~ 20), beyond Linux's 128 kB limit on one argument.
+    const child = spawn('psql', ['-X', '-q', '-A', '-t', '-F', '\x1f', '-v', 'ON_ERROR_STOP=1', '-f', '-', url], {
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, PGCONNECT_TIMEOUT: process.env.PGCONNECT_TIMEOUT ?? '10' },
     });
     const out: Buffer[] = [];
@@ -55,6 +57,8 @@ function runPsql(url: string, sql: string, name: string): Promise<Buffer> {
     child.on('error', (error: NodeJS.ErrnoException) => {
       reject(new DataFormatError(name, error.code === 'ENOENT' ? 'PostgreSQL needs the psql client (Debian: apt-get install postgresql-client)' : error.message));
     });
+    child.stdin.on('error', () => {}); // psql gone early (a connection error): reported by 'close'
+    child.stdin.end(`SET extra_float_digits = 3;\n${sql};\n`);
     child.on('close', (code) => {
       if (code === 0) return resolve(Buffer.concat(out));
       const message = Buffer.concat(err).toString('utf8').split('\n').find((l) => l.trim() !== '') ?? `psql exited with status ${code}`;
