@@ -231,9 +231,8 @@ export function schemaEncodingSql(schema: Schema, query: string): EncodingSql {
 /**
  * The aggregate query of one DP-GD step: per row the margin z = f . theta, the loss derivative,
  * the clip threshold t = K / sqrt(||f||^2) and c = clamp(f'(z), -t, t); then
- * SELECT sum(c f_0), ..., sum(c f_{d-1}), count of clipped rows. `groupBy` (a column of the
- * encoded query's source, e.g. a partition key) returns one row per group instead, for engines
- * that push whole aggregates down to each partition's server only when grouped by its key.
+ * SELECT sum(c f_0), ..., sum(c f_{d-1}), count of clipped rows; each layer fenced (OFFSET 0)
+ * so that every per-row value is computed once (`partitionedGradientSumSql` for postgres_fdw).
  */
 export function clippedGradientSumSql(encoded: EncodingSql, lossName: string, theta: Float64Array, clipNorm: number): string {
   const d = encoded.d;
