@@ -162,7 +162,12 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
     curvatureBound: loss.curvatureBound,
   };
   const nonPrivate = target.kind !== 'target' && target.noiseMultiplier === 0;
-  const obstacle = lastIterate === false ? 'it was turned off (lastIterate: false)' : latticeSgdObstacle(settings);
+  const obstacle =
+    lastIterate === false
+      ? 'it was turned off (lastIterate: false)'
+      : options.continuousNoise
+        ? 'continuous floating-point noise was asked for (continuousNoise), and the lattice iteration draws exact discrete noise'
+        : latticeSgdObstacle(settings);
   if (lastIterate === true && obstacle !== undefined) throw new InvalidParameterError('lastIterate', true, `usable only when its conditions hold: ${obstacle}`);
   if (obstacle === undefined && !nonPrivate) {
     const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
