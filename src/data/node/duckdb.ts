@@ -79,6 +79,21 @@ export interface Selected {
   numericSource: boolean;
 }
 
+/**
+ * @internal The columns to read: every column whose wanted kind is not 'skip', as numeric or
+ * categorical, and whether its source stores numbers (`numericSource(j)`, e.g. a Parquet column
+ * of a NUMERIC_SOURCE type). Shared by the Parquet and CSV readers, streaming and SQL engines.
+ */
+export function selectedColumns(names: readonly string[], wanted: readonly (CsvColumnType | 'infer')[], numericSource: (j: number) => boolean): Selected[] {
+  const selected: Selected[] = [];
+  names.forEach((name, j) => {
+    const kind = wanted[j];
+    if (kind === 'skip') return;
+    selected.push({ name, kind: kind === 'categorical' ? 'categorical' : 'numeric', numericSource: numericSource(j) });
+  });
+  return selected;
+}
+
 /** @internal (also used by `stream-rows.ts`) */
 export const NUMERIC_SOURCE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|BOOLEAN)$/i;
 
@@ -295,12 +310,7 @@ export async function readParquetFile(path: string, options: CsvOptions & DuckDb
     const missing = options.missing ?? ['', '?'];
     const wanted = kinds(path, names, types, options.columnTypes, options.optionalColumns);
     await inferTextColumns(connection, from, names, wanted, missing);
-    const selected: Selected[] = [];
-    names.forEach((name, j) => {
-      const kind = wanted[j];
-      if (kind === 'skip') return;
-      selected.push({ name, kind: kind === 'categorical' ? 'categorical' : 'numeric', numericSource: NUMERIC_SOURCE.test(types[j]) });
-    });
+    const selected = selectedColumns(names, wanted, (j) => NUMERIC_SOURCE.test(types[j]));
     return collect(connection, path, from, selected, missing);
   }, { source: path, purpose: 'reading Parquet files' });
 }
@@ -354,12 +364,7 @@ export async function readCsvWithDuckDb(path: string, options: CsvOptions & Duck
     } catch (error) {
       throw error instanceof DataFormatError ? error : duckDbError(path, error);
     }
-    const selected: Selected[] = [];
-    names.forEach((name, j) => {
-      const kind = wanted[j];
-      if (kind === 'skip') return;
-      selected.push({ name, kind: kind === 'categorical' ? 'categorical' : 'numeric', numericSource: false });
-    });
+    const selected = selectedColumns(names, wanted, () => false);
     return collect(connection, path, from, selected, missing);
   }, { source: path, purpose: 'reading this CSV file with DuckDB' });
 }

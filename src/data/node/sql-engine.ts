@@ -18,7 +18,7 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import type { SqlRunner } from '../../learners/sql-gradient.js';
 import { parseCsv, type CsvOptions } from '../csv.js';
 import type { RawTable } from '../table.js';
-import { collect, duckDbError, inferTextColumns, kinds, NUMERIC_SOURCE, type Selected } from './duckdb.js';
+import { collect, duckDbError, inferTextColumns, kinds, NUMERIC_SOURCE, selectedColumns } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { requireFile } from './read.js';
 
@@ -113,12 +113,7 @@ async function duckDbEngine(url: string): Promise<SqlEngine> {
       const missing = csv.missing ?? ['', '?'];
       const wanted = kinds(path, names, types, csv.columnTypes, csv.optionalColumns);
       await inferTextColumns(connection, from, names, wanted, missing);
-      const selected: Selected[] = [];
-      names.forEach((name, j) => {
-        const kind = wanted[j];
-        if (kind === 'skip') return;
-        selected.push({ name, kind: kind === 'categorical' ? 'categorical' : 'numeric', numericSource: NUMERIC_SOURCE.test(types[j]) });
-      });
+      const selected = selectedColumns(names, wanted, (j) => NUMERIC_SOURCE.test(types[j]));
       return collect(connection, path, `${from} AS q`, selected, missing);
     },
     async close() {

@@ -22,7 +22,7 @@ import type { CsvOptions } from '../csv.js';
 import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema.js';
 import type { RawColumn, RawTable } from '../table.js';
 import {
-  copyDoubles, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectSql, sqlString, type Selected,
+  copyDoubles, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, type Selected,
 } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { detectFormat, requireFile } from './read.js';
@@ -178,12 +178,7 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
     } catch (error) {
       throw error instanceof DataFormatError ? error : duckDbError(path, error);
     }
-    const selected: Selected[] = [];
-    names.forEach((name, j) => {
-      const kind = wanted[j];
-      if (kind === 'skip') return;
-      selected.push({ name, kind: kind === 'categorical' ? 'categorical' : 'numeric', numericSource: format === 'parquet' && NUMERIC_SOURCE.test(types[j]) });
-    });
+    const selected = selectedColumns(names, wanted, (j) => format === 'parquet' && NUMERIC_SOURCE.test(types[j]));
     const sql = selectSql(selected, from, missingTokens);
     const missing = new Set(missingTokens.map((t) => t.trim()));
 
