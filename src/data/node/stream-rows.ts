@@ -19,6 +19,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import type { RowSource } from '../../learners/streamed-gradient.js';
 import type { CsvOptions } from '../csv.js';
+import { addPrivateDiagnostics } from '../feature-store.js';
 import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema.js';
 import type { RawColumn, RawTable } from '../table.js';
 import {
@@ -55,20 +56,6 @@ export function parseMemorySize(flag: string, text: string): number {
   const bytes = m === null ? NaN : Number(m[1]) * units[(m[2] ?? 'b').toLowerCase()];
   if (!(bytes >= 64 * 2 ** 20 && Number.isFinite(bytes))) throw new InvalidParameterError(flag, text, 'a size of at least 64MiB, e.g. 256MB or 2GiB');
   return Math.floor(bytes);
-}
-
-/** Sums of the per-chunk private diagnostics. */
-function addDiagnostics(total: PrivateDiagnostics | undefined, part: PrivateDiagnostics): PrivateDiagnostics {
-  if (total === undefined) return part;
-  const add = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k] ?? 0)]));
-  return {
-    rowsRead: total.rowsRead + part.rowsRead,
-    droppedRows: total.droppedRows + part.droppedRows,
-    clipped: add(total.clipped, part.clipped),
-    other: add(total.other, part.other),
-    missing: add(total.missing, part.missing),
-    ...(total.positives !== undefined ? { positives: total.positives + (part.positives ?? 0) } : {}),
-  };
 }
 
 /** An error about row r of a chunk, renumbered to the row of the file. */
@@ -221,7 +208,7 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
     await pass((_x, y, rows, part) => {
       n += rows;
       for (let i = 0; i < rows && labels.size <= 64; i++) labels.add(y[i]);
-      diagnostics = addDiagnostics(diagnostics, part);
+      diagnostics = addPrivateDiagnostics(diagnostics, part);
     });
     if (diagnostics === undefined) throw new DataFormatError(path, 'the file has no data rows');
     // The width and names do not depend on the rows: the schema's encoding of an empty table.
