@@ -15,7 +15,8 @@ import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { InvalidParameterError, UnsupportedEventError } from '../src/errors.js';
 import { lossByName } from '../src/learners/losses.js';
-import { latticeClipThresholds, latticeMap, latticeScratch, latticeSgdObstacle, planLatticeSgd, type LatticeSgdSettings } from '../src/learners/lattice-sgd.js';
+import { clipThresholds } from '../src/learners/glm/clip-thresholds.js';
+import { latticeMap, latticeScratch, latticeSgdObstacle, planLatticeSgd, type LatticeSgdSettings } from '../src/learners/lattice-sgd.js';
 import { trainShuffledSgd } from '../src/learners/shuffled-sgd.js';
 import { seededRng } from '../src/random/rng.js';
 
@@ -60,7 +61,7 @@ test('the computed lattice map is non-expansive up to the stated slack, and two 
     };
     assert.equal(latticeSgdObstacle(settings), undefined);
     const plan = planLatticeSgd(settings, 1);
-    const thresholds = latticeClipThresholds(data, settings.clipNorm);
+    const thresholds = clipThresholds(data, settings.clipNorm).values;
     const scratch = latticeScratch(d);
     const h = plan.granularity;
     const point = fc.array(fc.double({ min: -4, max: 4, noNaN: true }), { minLength: d, maxLength: d });
@@ -100,7 +101,7 @@ test('past the non-expansive step size the map expands, and the learner refuses 
   const scratch = latticeScratch(1);
   const g = (settings: LatticeSgdSettings, u: number) => {
     const out = new Float64Array(1);
-    latticeMap(badPlan, settings, loss, data, latticeClipThresholds(data, settings.clipNorm), 0, Float64Array.of(Math.round(u / h)), scratch, out);
+    latticeMap(badPlan, settings, loss, data, clipThresholds(data, settings.clipNorm).values, 0, Float64Array.of(Math.round(u / h)), scratch, out);
     return out[0];
   };
   const stretch = Math.abs(g(bad, 1) - g(bad, 0.5)) / Math.round(0.5 / h);

@@ -55,7 +55,6 @@ import { gaussianEvent, shuffledLastIterateEvent, type GaussianEvent, type Shuff
 import { InvalidParameterError } from '../errors.js';
 import { fillDiscreteGaussian } from '../random/exact.js';
 import type { Rng } from '../random/rng.js';
-import { clipThreshold } from './glm/clipped-gradient.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
 
 const U = Number.EPSILON / 2;
@@ -194,18 +193,6 @@ export function planLatticeSgd(settings: LatticeSgdSettings, noiseMultiplier: nu
   return { granularity: h, noiseParameter, floatError, decay: 1 - eta * lambda, stepShift, perStepSlack, epochEvent, stepEvent };
 }
 
-/** Per-row data the steps reuse: the clip thresholds t_i = C / ||x_i|| (public functions of the row and C). */
-export function latticeClipThresholds(data: GlmData, clipNorm: number): Float64Array {
-  const { x, n, d } = data;
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let ss = 0;
-    for (let j = 0; j < d; j++) ss += x[i * d + j] * x[i * d + j];
-    out[i] = clipThreshold(clipNorm, Math.sqrt(ss));
-  }
-  return out;
-}
-
 /** Scratch buffers of a run (length d each). */
 export interface LatticeScratch {
   readonly projected: Float64Array;
@@ -218,7 +205,8 @@ export function latticeScratch(d: number): LatticeScratch {
 
 /**
  * The deterministic part of a step on row i: out = round(v / h) for v the computed
- * a Pi_r(h k) - eta c x_i (the map G of the file comment, before the noise). Returns whether the
+ * a Pi_r(h k) - eta c x_i (the map G of the file comment, before the noise). `thresholds` are the
+ * rows' clip thresholds t_i = C / ||x_i|| (`clipThresholds(data, C).values`). Returns whether the
  * example's gradient was clipped (a diagnostic for the data owner, not part of any release).
  */
 export function latticeMap(

@@ -52,7 +52,8 @@ import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
 import { checkedRowNormBound } from './glm/data.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmLoss } from './glm/types.js';
-import { latticeClipThresholds, latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdSettings } from './lattice-sgd.js';
+import { clipThresholds } from './glm/clip-thresholds.js';
+import { latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdSettings } from './lattice-sgd.js';
 import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
@@ -275,7 +276,7 @@ function trainOnLattice(loss: GlmLoss, data: GlmData, settings: LatticeSgdSettin
   const { noiseMultiplier, partialEpochs, delta, rng, options, shape } = run;
   const { n, d, stepsPerEpoch } = settings;
   const plan = planLatticeSgd(settings, noiseMultiplier);
-  const thresholds = latticeClipThresholds(data, settings.clipNorm);
+  const thresholds = clipThresholds(data, settings.clipNorm).values;
   const scratch = latticeScratch(d);
   const k = new Float64Array(d);
   const theta = new Float64Array(d);
