@@ -8,22 +8,7 @@
  */
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import type { DpEvent } from '../src/accounting/events.js';
-import { normalLogCdf } from '../src/math/normal.js';
-import { poissonGaussianEpsilonLower } from '../test/helpers/pld-lower-bound.js';
-
-function gaussianEpsilon(mu: number, delta: number): number {
-  const curve = (e: number) => Math.exp(normalLogCdf(-e / mu + mu / 2)) - Math.exp(e + normalLogCdf(-e / mu - mu / 2));
-  if (curve(0) <= delta) return 0;
-  let lo = 0;
-  let hi = 1;
-  while (curve(hi) > delta) hi *= 2;
-  for (let i = 0; i < 200; i++) {
-    const mid = 0.5 * (lo + hi);
-    if (curve(mid) > delta) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
+import { gaussianEpsilon, poissonGaussianEpsilonLower } from '../test/helpers/pld-lower-bound.js';
 
 /** Mulberry32: a fixed, seeded sweep. */
 function rng(seed: number): () => number {

@@ -15,28 +15,13 @@ import { test } from 'node:test';
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import type { DpEvent } from '../src/accounting/events.js';
 import { normalLogCdf } from '../src/math/normal.js';
-import { poissonGaussianEpsilonLower } from './helpers/pld-lower-bound.js';
+import { gaussianEpsilon, poissonGaussianEpsilonLower } from './helpers/pld-lower-bound.js';
 
 const sampled = (q: number, z: number) => ({ kind: 'poissonSampled', samplingProbability: q, event: { kind: 'gaussian', noiseMultiplier: z } }) as unknown as DpEvent;
 
 function assertWithin(lower: number, value: number, label: string): void {
   assert.ok(lower <= value, `${label}: dpfit ${value} below the lower bound ${lower}`);
   assert.ok(value <= lower * (1 + 1e-4) + 1e-12, `${label}: dpfit ${value} more than 1e-4 above the lower bound ${lower} (${value / lower - 1})`);
-}
-
-/** Exact epsilon of a mu-GDP pair (the T-fold Gaussian) at delta: bisection on the exact curve. */
-function gaussianEpsilon(mu: number, delta: number): number {
-  const curve = (e: number) => Math.exp(normalLogCdf(-e / mu + mu / 2)) - Math.exp(e + normalLogCdf(-e / mu - mu / 2));
-  let lo = 0;
-  let hi = 1;
-  while (curve(hi) > delta) hi *= 2;
-  if (curve(0) <= delta) return 0;
-  for (let i = 0; i < 200; i++) {
-    const mid = 0.5 * (lo + hi);
-    if (curve(mid) > delta) lo = mid;
-    else hi = mid;
-  }
-  return lo; // the lower end: delta(lo) > delta
 }
 
 test('Gaussian compositions: epsilon within 1e-4 above the exact value', () => {

@@ -34,7 +34,7 @@
  * coarse grid, once on the grid it suggests), and a few grids around that are tried: the largest
  * result (each valid) is returned. For q = 1 the grid covers x within 14 z of the means.
  */
-import { normalLogSf } from '../../src/math/normal.js';
+import { normalLogCdf, normalLogSf } from '../../src/math/normal.js';
 
 export interface LowerBoundInput {
   readonly samplingProbability: number;
@@ -443,4 +443,23 @@ export function poissonGaussianEpsilonLower(input: LowerBoundInput): number {
     best = Math.max(best, directionLower(input, tilted, h, 4 * maxPoints));
   }
   return best;
+}
+
+/**
+ * Exact epsilon of a mu-GDP pair (T Gaussians of multiplier z: mu = sqrt(T) / z) at delta, by
+ * bisection on the exact curve Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2); the lower end of the
+ * final bracket, so a lower bound for the tests and the sweep.
+ */
+export function gaussianEpsilon(mu: number, delta: number): number {
+  const curve = (e: number) => Math.exp(normalLogCdf(-e / mu + mu / 2)) - Math.exp(e + normalLogCdf(-e / mu - mu / 2));
+  if (curve(0) <= delta) return 0;
+  let lo = 0;
+  let hi = 1;
+  while (curve(hi) > delta) hi *= 2;
+  for (let i = 0; i < 200; i++) {
+    const mid = 0.5 * (lo + hi);
+    if (curve(mid) > delta) lo = mid;
+    else hi = mid;
+  }
+  return lo; // delta(lo) > delta
 }
