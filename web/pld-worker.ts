@@ -6,9 +6,8 @@
  */
 import { calibrateDpsgd } from '../src/accounting/calibrate.js';
 import type { DpEvent } from '../src/accounting/events.js';
-import { PldAccountant, pldEpsilon } from '../src/accounting/pld/accountant.js';
+import { PldAccountant, pldEpsilon, pldFallbackWarning } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
-import { UnsupportedEventError } from '../src/errors.js';
 import type { CalibrationResult, PldResult, WorkerRequest, WorkerResponse } from './protocol.js';
 
 interface WorkerScope {
@@ -21,15 +20,8 @@ const scope = self as unknown as WorkerScope;
 function pld(event: DpEvent, delta: number, curveEpsilons: readonly number[]): PldResult {
   const accountant = new PldAccountant();
   if (!accountant.supports(event)) {
-    let reason = 'an unsupported sub-event';
-    try {
-      new PldAccountant().compose(event);
-    } catch (error) {
-      if (error instanceof UnsupportedEventError) reason = error.message;
-      else throw error;
-    }
     const g = new RdpAccountant().compose(event).getEpsilon(delta);
-    return { guarantee: { ...g, warnings: [...g.warnings, `the PLD accountant cannot account this event (${reason}): accounted by RDP instead`] } };
+    return { guarantee: { ...g, warnings: [...g.warnings, pldFallbackWarning(event)] } };
   }
   accountant.compose(event);
   const guarantee = accountant.getEpsilon(delta);

@@ -38,7 +38,7 @@
  * Gaussians are merged into one (exactly, up to rounding outward). `onProgress` reports the work
  * of long queries.
  */
-import { DpfitError, InvalidParameterError, NumericalError } from '../../errors.js';
+import { DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
 import { containsGriddedDiscreteNoise, continuousLowerSurrogate } from '../discrete-coupling.js';
 import { someEvent, type DpEvent } from '../events.js';
@@ -747,4 +747,19 @@ export function pldEpsilon(event: DpEvent, delta: number, options: PldAccountant
 /** delta of one event at epsilon by the PLD accountant. */
 export function pldDelta(event: DpEvent, epsilon: number, options: PldAccountantOptions = {}): PldGuarantee {
   return new PldAccountant(options).compose(event).getDelta(epsilon);
+}
+
+/**
+ * The warning of a caller that accounts `event` by RDP because the PLD accountant does not support
+ * it (`supports(event)` is false), with the PLD accountant's own reason (its UnsupportedEventError).
+ */
+export function pldFallbackWarning(event: DpEvent): string {
+  let reason = 'an unsupported sub-event';
+  try {
+    new PldAccountant().compose(event);
+  } catch (error) {
+    if (error instanceof UnsupportedEventError) reason = error.message;
+    else throw error;
+  }
+  return `the PLD accountant cannot account this event (${reason}): accounted by RDP instead`;
 }

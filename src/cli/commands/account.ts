@@ -8,9 +8,9 @@ import { dpsgdScheduleFromEpochs } from '../../accounting/dpsgd-schedule.js';
 import { eventToJson, type DpEvent } from '../../accounting/events.js';
 import { describeEvent } from '../../accounting/event-description.js';
 import type { PrivacyGuarantee } from '../../accounting/guarantee.js';
-import { InvalidParameterError, UnsupportedEventError } from '../../errors.js';
+import { InvalidParameterError } from '../../errors.js';
 import { pureEpsilon } from '../../accounting/pure-dp.js';
-import { PldAccountant, pldEpsilon } from '../../accounting/pld/accountant.js';
+import { PldAccountant, pldEpsilon, pldFallbackWarning } from '../../accounting/pld/accountant.js';
 import { RdpAccountant } from '../../accounting/rdp/accountant.js';
 import { neighboringRelationOf } from '../../accounting/neighboring.js';
 import { privacyCurveChart, renderVegaLite, type PrivacyCurve } from '../../report/vega-chart.js';
@@ -122,15 +122,7 @@ function accountantFor(flags: AccountingFlags, event?: DpEvent, onProgress?: (do
     const pld = new PldAccountant(progress);
     if (event === undefined || pld.supports(event)) return pld;
     const rdp = new RdpAccountant({ orders: flags.orders, allowConjecture: flags.allowConjecture, ...progress });
-    // The PLD accountant's own reason for this event (its UnsupportedEventError), not a guess.
-    let reason = 'an unsupported sub-event';
-    try {
-      new PldAccountant().compose(event);
-    } catch (error) {
-      if (error instanceof UnsupportedEventError) reason = error.message;
-      else throw error;
-    }
-    const warning = `the PLD accountant cannot account this event (${reason}): accounted by RDP instead`;
+    const warning = pldFallbackWarning(event);
     const withWarning = (g: PrivacyGuarantee): PrivacyGuarantee => ({ ...g, warnings: [...g.warnings, warning] });
     const fallback: Accountant = {
       compose: (e, count) => (rdp.compose(e, count), fallback),
