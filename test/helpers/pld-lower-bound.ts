@@ -28,11 +28,16 @@
  * the largest negative bin, at least (T + 8 log2 n) eps times the largest bin); negative results
  * are dropped. epsilon is then the exact inverse of the resulting lower curve.
  *
- * Grid step. Any h gives a valid bound; accuracy needs h small against the spread of the tilted
- * composition and the window (about 36 tilted standard deviations) must fit in n points. The
- * spread is measured on the step itself (the tilted variance T K''(lambda)), twice (once on a
- * coarse grid, once on the grid it suggests), and a few grids around that are tried: the largest
- * result (each valid) is returned. For q = 1 the grid covers x within 14 z of the means.
+ * Grid step and tilt. Any h and any tilt give a valid bound; accuracy needs h small against the
+ * spread of the (tilted) composition, and the window must fit in n points. The tilt is the smallest
+ * that puts the target within 3 tilted spreads of the tilted mean (enough against the FFT's
+ * rounding), capped where the tilted spread reaches twice the untilted one: at small q the heavy
+ * right tail would otherwise dominate the tilted composition and force a window (and so a grid
+ * step) far too wide for the narrow bulk that makes delta. The window is where the Chernoff tails
+ * fall below 1e-13 of the bins at the target; the spread and that window are measured on the step
+ * itself (the tilted variance T K''(lambda)), twice (once on a coarse grid, once on the grid it
+ * suggests), and a few grids around that are tried: the largest result (each valid) is returned.
+ * For q = 1 the grid covers x within 14 z of the means.
  */
 import { normalLogCdf, normalLogSf } from '../../src/math/normal.js';
 
@@ -124,6 +129,7 @@ interface GridPld {
   index: Float64Array;
   mass: Float64Array;
   logMass: Float64Array;
+  maxLogMass: number;
 }
 
 /**
@@ -201,7 +207,16 @@ function pool(atoms: Atom[], h: number, sweep: 'up' | 'down'): GridPld {
   }
   if (!Number.isNaN(target)) emit(sweep === 'up' ? target - 1 : target, mass); // rounded down
   const m = Float64Array.from(masses);
-  return { offset, index: Float64Array.from(index), mass: m, logMass: m.map(Math.log) };
+  const logMass = m.map(Math.log);
+  // Sorted by index (the 'down' sweep emits decreasing indices).
+  const order = index.map((_, j) => j).sort((a, b) => index[a] - index[b]);
+  return {
+    offset,
+    index: Float64Array.from(order, (j) => index[j]),
+    mass: Float64Array.from(order, (j) => m[j]),
+    logMass: Float64Array.from(order, (j) => logMass[j]),
+    maxLogMass: logMass.reduce((a, b) => Math.max(a, b), -Infinity),
+  };
 }
 
 /** In-place radix-2 FFT (sign -1 forward, +1 inverse without the 1/n). */
@@ -242,28 +257,68 @@ function fft(re: Float64Array, im: Float64Array, sign: number): void {
   }
 }
 
-/** log sum_j m_j e^{t s_j} (log-sum-exp). */
-function logMgf(p: GridPld, h: number, t: number): number {
-  let top = -Infinity;
+/**
+ * log sum_j m_j e^{t s_j} (log-sum-exp) and the tilted mean and variance of the loss s. One pass
+ * scaled by an upper bound on the largest term (no overflow), a second with the exact largest when
+ * that bound underflowed every term.
+ */
+function tiltedMoments(p: GridPld, h: number, t: number): { K: number; mean: number; variance: number } {
   const th = t * h;
-  for (let j = 0; j < p.index.length; j++) top = Math.max(top, th * p.index[j] + p.logMass[j]);
-  let acc = 0;
-  for (let j = 0; j < p.index.length; j++) acc += Math.exp(th * p.index[j] + p.logMass[j] - top);
-  return t * p.offset + top + Math.log(acc);
+  const n = p.index.length;
+  let top = Math.max(th * p.index[0], th * p.index[n - 1]) + p.maxLogMass;
+  const ref = p.index[n >> 1]; // moments about a middle index (no cancellation)
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let acc = 0;
+    let first = 0;
+    let second = 0;
+    for (let j = 0; j < n; j++) {
+      const w = Math.exp(th * p.index[j] + p.logMass[j] - top);
+      const i = p.index[j] - ref;
+      acc += w;
+      first += w * i;
+      second += w * i * i;
+    }
+    if (acc > 1e-200 || attempt === 1) {
+      const meanIndex = first / acc;
+      return { K: t * p.offset + top + Math.log(acc), mean: p.offset + (ref + meanIndex) * h, variance: Math.max(0, second / acc - meanIndex * meanIndex) * h * h };
+    }
+    top = -Infinity;
+    for (let j = 0; j < n; j++) top = Math.max(top, th * p.index[j] + p.logMass[j]);
+  }
+  throw new Error('unreachable');
 }
 
-/** Minimum of a convex function of t > 0 (golden section on log t). */
+/** log sum_j m_j e^{t s_j}. */
+function logMgf(p: GridPld, h: number, t: number): number {
+  return tiltedMoments(p, h, t).K;
+}
+
+/** Minimum of a convex function of t > 0 (golden section on log t, one new value per step). */
 function minimizePositive(f: (t: number) => number): number {
+  const r = (Math.sqrt(5) - 1) / 2;
   let lo = Math.log(1e-6);
   let hi = Math.log(1e6);
   const g = (a: number) => f(Math.exp(a));
-  for (let i = 0; i < 45; i++) {
-    const m1 = lo + (hi - lo) * 0.382;
-    const m2 = lo + (hi - lo) * 0.618;
-    if (g(m1) < g(m2)) hi = m2;
-    else lo = m1;
+  let m1 = hi - r * (hi - lo);
+  let m2 = lo + r * (hi - lo);
+  let g1 = g(m1);
+  let g2 = g(m2);
+  for (let i = 0; i < 34; i++) {
+    if (g1 < g2) {
+      hi = m2;
+      m2 = m1;
+      g2 = g1;
+      m1 = hi - r * (hi - lo);
+      g1 = g(m1);
+    } else {
+      lo = m1;
+      m1 = m2;
+      g1 = g2;
+      m2 = lo + r * (hi - lo);
+      g2 = g(m2);
+    }
   }
-  return Math.min(g(lo), g(hi));
+  return Math.min(g1, g2, g(lo), g(hi)); // each a value at some t > 0: a valid Chernoff bound
 }
 
 interface Tilted {
@@ -275,7 +330,39 @@ interface Tilted {
   spread: number;
 }
 
-/** The step on grid h and its saddle-point tilt (undefined when this direction cannot reach the target). */
+/** Log of the Chernoff bound on the tilted composition's mass beyond centre + side x (side 1: above, -1: below). */
+function chernoffTail(T: number, K: (t: number) => number, lambda: number, centreOffset: number, side: 1 | -1): number {
+  const K0 = K(lambda);
+  return minimizePositive((t) => T * (K(lambda + side * t) - K0) - t * centreOffset);
+}
+
+/**
+ * Half-width of a window around the tilted mean (at least 12 spreads) whose Chernoff tails are
+ * negligible against the tilted bins at the target (about e^{-k^2/2} h / spread at k spreads from
+ * the mean): below 1e-13 of them, and below e^-30.
+ */
+function windowHalfWidth(input: LowerBoundInput, tilted: Tilted, h: number): number {
+  const T = input.steps;
+  const centre = T * tilted.mean(tilted.lambda);
+  const k = Math.max(0, (input.targetEpsilon - centre) / tilted.spread);
+  const threshold = Math.min(-30, Math.log((1e-13 * h) / tilted.spread) - (k * k) / 2);
+  let width = Math.max(16 * h, 12 * tilted.spread);
+  for (let i = 0; i < 40; i++) {
+    const high = chernoffTail(T, tilted.K, tilted.lambda, centre + width, 1);
+    const low = chernoffTail(T, tilted.K, tilted.lambda, -(centre - width), -1);
+    if (Math.max(low, high) < threshold) break;
+    width *= 1.5;
+  }
+  return width;
+}
+
+/**
+ * The step on grid h and its tilt (undefined when this direction cannot reach the target). The
+ * tilt is the saddle point of the target, lowered when there the tilted spread exceeds twice the
+ * untilted one: a heavy right tail (small q) then dominates the tilted composition, whose window
+ * would have to be far wider than the bulk that makes delta, at the cost of a grid too coarse for
+ * it (any tilt gives a valid bound; this one only keeps the FFT's window and rounding small).
+ */
 function tiltedStep(input: LowerBoundInput, direction: 'remove' | 'add', h: number): Tilted | undefined {
   const { samplingProbability: q, noiseMultiplier: z, steps: T, delta, targetEpsilon } = input;
   const step = pool(contractedAtoms(q, z, h, direction, Math.log((1e-9 * delta) / T)), h, direction === 'remove' ? 'up' : 'down');
@@ -284,10 +371,9 @@ function tiltedStep(input: LowerBoundInput, direction: 'remove' | 'add', h: numb
   if (!(T * top > targetEpsilon)) return undefined;
   const K = (t: number) => logMgf(step, h, t);
   // Saddle point: the tilt lambda with T K'(lambda) = target (bisection on the tilted mean).
-  const mean = (t: number) => {
-    const d = 1e-6 / Math.max(1, h * 1e3) ;
-    return (K(t + d) - K(t - d)) / (2 * d);
-  };
+  const mean = (t: number) => tiltedMoments(step, h, t).mean;
+  // Tilted standard deviation of the composition.
+  const spreadAt = (t: number) => Math.sqrt(T * tiltedMoments(step, h, t).variance);
   let lambda = 0;
   if (T * mean(0) < targetEpsilon) {
     let lo = 0;
@@ -299,16 +385,24 @@ function tiltedStep(input: LowerBoundInput, direction: 'remove' | 'add', h: numb
       else hi = mid;
     }
     lambda = 0.5 * (lo + hi);
+    // The smallest tilt that puts the target within 3 tilted spreads of the tilted mean (there the
+    // FFT's relative rounding is already negligible), and at most the largest one whose spread is
+    // twice the untilted one, unless the target is then more than 8 spreads away.
+    const distance = (t: number) => (targetEpsilon - T * mean(t)) / spreadAt(t);
+    const limit = 2 * spreadAt(0);
+    let a = 0;
+    let b = lambda;
+    if (distance(0) <= 3) b = 0;
+    for (let i = 0; i < 24 && b > 0; i++) {
+      const mid = 0.5 * (a + b);
+      if (distance(mid) > 3 && spreadAt(mid) <= limit) a = mid;
+      else b = mid;
+    }
+    const capped = b > 0 && spreadAt(b) <= limit ? b : a;
+    // Still far from the target at the cap: the tail itself makes delta (few steps), tilt fully.
+    if (distance(capped) <= 8) lambda = capped;
   }
-  // Tilted variance of one step, directly: sum r_j (s_j - m)^2.
-  const K0 = K(lambda);
-  const m = mean(lambda);
-  let v = 0;
-  for (let j = 0; j < step.index.length; j++) {
-    const s = step.offset + step.index[j] * h;
-    v += Math.exp(lambda * s + step.logMass[j] - K0) * (s - m) ** 2;
-  }
-  return { step, lambda, K, mean, spread: Math.sqrt(T * v) };
+  return { step, lambda, K, mean, spread: spreadAt(lambda) };
 }
 
 /** The lower bound on epsilon of one direction from a tilted step on grid h with FFT size at most maxPoints. */
@@ -317,23 +411,13 @@ function directionLower(input: LowerBoundInput, tilted: Tilted, h: number, maxPo
   const { step, lambda, K, mean } = tilted;
   const K0 = K(lambda);
   // Window of the tilted composition: Chernoff bounds on both sides below 1e-40 (relative).
-  const tail = (x: number, side: 1 | -1) => minimizePositive((t) => T * (K(lambda + side * t) - K0) - side * t * x);
+  const tail = (x: number, side: 1 | -1) => chernoffTail(T, K, lambda, side * x, side);
   const centre = T * mean(lambda);
-  let width = Math.max(16 * h, 12 * tilted.spread);
-  let lowTail = 0;
-  let highTail = 0;
-  for (;;) {
-    lowTail = tail(centre - width, -1);
-    highTail = tail(centre + width, 1);
-    if (Math.max(lowTail, highTail) < -92) break;
-    if (1.5 * width > (maxPoints / 2 - 4) * h) {
-      width = (maxPoints / 2 - 4) * h; // the largest window: its Chernoff bounds are subtracted below
-      lowTail = tail(centre - width, -1);
-      highTail = tail(centre + width, 1);
-      break;
-    }
-    width *= 1.5;
-  }
+  // The window (the largest that fits when the one with negligible tails does not: its Chernoff
+  // bounds are subtracted below).
+  const width = Math.min(windowHalfWidth(input, tilted, h), (maxPoints / 2 - 4) * h);
+  const lowTail = tail(centre - width, -1);
+  const highTail = tail(centre + width, 1);
   let n = 2;
   while (n < (2 * width) / h + 2) n *= 2;
   const aliased = Math.exp(lowTail) + Math.exp(highTail); // tilted mass outside the window
@@ -403,10 +487,10 @@ function candidateSteps(input: LowerBoundInput, direction: 'remove' | 'add', max
   const coarse = Math.max(1e-12, Math.min(input.targetEpsilon / 4e4, input.targetEpsilon / (100 * input.steps)));
   const first = tiltedStep(input, direction, coarse);
   if (first === undefined) return [];
-  let h = Math.min(coarse, (36 * first.spread) / maxPoints);
+  let h = Math.min(coarse, Math.max(36 * first.spread, 2.02 * windowHalfWidth(input, first, coarse)) / maxPoints);
   const second = tiltedStep(input, direction, h);
   if (second === undefined) return [];
-  h = Math.max((36 * second.spread) / maxPoints, 1e-12);
+  h = Math.max(Math.max(36 * second.spread, 2.02 * windowHalfWidth(input, second, h)) / maxPoints, 1e-12);
   const out: { h: number; tilted: Tilted }[] = [];
   for (const f of [1, 4]) {
     const t = tiltedStep(input, direction, f * h);
