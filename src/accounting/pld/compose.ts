@@ -307,8 +307,18 @@ export function composePlds(terms: readonly CompositionTerm[], options: ComposeO
       const noise = Math.max(4 * maxNegative, totalCount * Number.EPSILON * maxAbs, 4 * Number.EPSILON * maxAbs);
       return { masses, noise };
     };
-    const p = rotate(re, true);
-    const o = rotate(im, false);
+    // The composition's finite part has no mass above the sum of the mechanisms' largest losses:
+    // the bins there hold only rounding (and mass wrapped around from below the window, whose
+    // losses lie below every epsilon the window answers). Cutting them off keeps their error
+    // bounds out of delta, which otherwise sets a floor (e.g. a direction whose losses stay far
+    // below the other direction's epsilon, yet share its window).
+    const supportEnd = (kind: 'pessimistic' | 'optimistic') => {
+      let top = 0;
+      for (const t of active) top += t.count * lastPositive(pairOf(t, d)[kind]);
+      return top - start + 1;
+    };
+    const p = trimTo(rotate(re, true), supportEnd('pessimistic'));
+    const o = trimTo(rotate(im, false), supportEnd('optimistic'));
     const top = (start + n) * h; // first loss above the window
     const bottom = (start - 1) * h; // last loss below it
     const span = lambda * n * h;
@@ -350,6 +360,18 @@ export function composePlds(terms: readonly CompositionTerm[], options: ComposeO
     });
   });
   return { directions: out, gridSize: n };
+}
+
+/** Index of the last grid point of a PLD carrying mass (its minIndex when none). */
+function lastPositive(pld: DiscretePld): number {
+  for (let j = pld.masses.length - 1; j >= 0; j--) if (pld.masses[j] > 0) return pld.minIndex + j;
+  return pld.minIndex;
+}
+
+/** The first `length` bins (at least 1) when fewer than all. */
+function trimTo<T extends { masses: Float64Array }>(x: T, length: number): T {
+  if (!(length < x.masses.length)) return x;
+  return { ...x, masses: x.masses.slice(0, Math.max(1, length)) };
 }
 
 let scratchBuffers: { re: Float64Array; im: Float64Array } | undefined;
