@@ -35,7 +35,7 @@ export interface FeatureMemory {
   readonly precision: Precision;
   /** Byte offset of x[0]. */
   readonly xOffset: number;
-  /** Bytes per slot; slot s starts at s * slotBytes: thetaSplat (2d f64), z, c, t (WASM_BLOCK each), part (d). */
+  /** Bytes per slot; slot s starts at s * slotBytes: theta (d f64, 2d reserved), z (or y), c, t (WASM_BLOCK each), part (d). */
   readonly slotBytes: number;
   /** Byte offset of the slot locks (SLOTS int32), after the slots. */
   readonly locksOffset: number;

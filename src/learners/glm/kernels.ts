@@ -9,9 +9,26 @@
  * DP-GD and the objective), where the row offset advances by d and no index array is read, and a
  * gathered one (rows indices[start + k], the batches of DP-SGD and shuffled SGD). Both add in the
  * same order, so a pass with indices 0 .. n-1 gives bit-for-bit the same numbers as a full pass.
- * Every per-row sum runs over j = 0 .. d-1 in order; the rows are combined four at a time
- * (c0 x0 + c1 x1 + c2 x2 + c3 x3, then added to out), the remainder one at a time.
+ * A margin is summed in two interleaved halves, z = E + O with E = ((0 + x_0 t_0) + x_2 t_2) + ...
+ * over even j and O the same over odd j (the two lanes of the WebAssembly SIMD kernels, which
+ * compute the same numbers); a squared norm runs over j = 0 .. d-1 in order. The rows are
+ * combined four at a time (c0 x0 + c1 x1 + c2 x2 + c3 x3, then added to out), the remainder one
+ * at a time. The order of a margin does not enter any privacy bound (the clamp bounds every
+ * clipped gradient, whatever its margin); the order of the update does (`per-example.ts`).
  */
+
+/** x_row . theta in the kernels' order (z = E + O, see the module comment), for the row at element offset `o`. */
+export function margin(x: Float64Array, theta: Float64Array, o: number, d: number): number {
+  let e = 0;
+  let f = 0;
+  let j = 0;
+  for (; j + 1 < d; j += 2) {
+    e += x[o + j] * theta[j];
+    f += x[o + j + 1] * theta[j + 1];
+  }
+  if (j < d) e += x[o + j] * theta[j];
+  return e + f;
+}
 
 /**
  * Rows per block: 256 rows x 20 features x 8 bytes = 40 KiB, inside L2, so the update pass reads
@@ -21,9 +38,7 @@ export const BLOCK = 256;
 
 /**
  * For the rows `start .. start + count - 1` (or `indices[start + k]` when given): margins into
- * z, labels into yOut, and (when ss is not null) squared row norms into ss. Four rows per sweep
- * of theta: independent accumulators shorten the add-latency chains and theta is loaded once for
- * four rows.
+ * z, labels into yOut, and (when ss is not null) squared row norms into ss.
  */
 export function marginsBlock(
   x: Float64Array, y: Float64Array, d: number, theta: Float64Array,
@@ -42,106 +57,65 @@ export function marginsBlock(
 
 /** z[k] = x_row . theta and ss[k] = ||x_row||^2 for `count` consecutive rows from element offset `base`. */
 function marginsNormsContiguous(x: Float64Array, d: number, theta: Float64Array, base: number, count: number, z: Float64Array, ss: Float64Array): void {
-  let k = 0;
-  let o0 = base;
-  for (; k + 3 < count; k += 4) {
-    const o1 = o0 + d;
-    const o2 = o1 + d;
-    const o3 = o2 + d;
-    let z0 = 0;
-    let z1 = 0;
-    let z2 = 0;
-    let z3 = 0;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    for (let j = 0; j < d; j++) {
-      const t = theta[j];
-      const a = x[o0 + j];
-      const b = x[o1 + j];
-      const c = x[o2 + j];
-      const e = x[o3 + j];
-      z0 += a * t;
-      z1 += b * t;
-      z2 += c * t;
-      z3 += e * t;
-      s0 += a * a;
-      s1 += b * b;
-      s2 += c * c;
-      s3 += e * e;
-    }
-    z[k] = z0;
-    z[k + 1] = z1;
-    z[k + 2] = z2;
-    z[k + 3] = z3;
-    ss[k] = s0;
-    ss[k + 1] = s1;
-    ss[k + 2] = s2;
-    ss[k + 3] = s3;
-    o0 = o3 + d;
-  }
-  for (; k < count; k++, o0 += d) {
-    let z0 = 0;
+  for (let k = 0, o = base; k < count; k++, o += d) {
+    z[k] = margin(x, theta, o, d);
     let s0 = 0;
     for (let j = 0; j < d; j++) {
-      const a = x[o0 + j];
-      z0 += a * theta[j];
+      const a = x[o + j];
       s0 += a * a;
     }
-    z[k] = z0;
     ss[k] = s0;
   }
 }
 
-/** z[k] = x_row . theta for `count` consecutive rows from element offset `base`. */
+/**
+ * z[k] = x_row . theta for `count` consecutive rows from element offset `base`: two rows per sweep
+ * of theta (four independent accumulators shorten the add-latency chains).
+ */
 export function marginsContiguous(x: Float64Array, d: number, theta: Float64Array, base: number, count: number, z: Float64Array): void {
   let k = 0;
   let o0 = base;
-  for (; k + 3 < count; k += 4) {
+  for (; k + 1 < count; k += 2) {
     const o1 = o0 + d;
-    const o2 = o1 + d;
-    const o3 = o2 + d;
-    let z0 = 0;
-    let z1 = 0;
-    let z2 = 0;
-    let z3 = 0;
-    for (let j = 0; j < d; j++) {
+    let e0 = 0;
+    let f0 = 0;
+    let e1 = 0;
+    let f1 = 0;
+    let j = 0;
+    for (; j + 1 < d; j += 2) {
       const t = theta[j];
-      z0 += x[o0 + j] * t;
-      z1 += x[o1 + j] * t;
-      z2 += x[o2 + j] * t;
-      z3 += x[o3 + j] * t;
+      const u = theta[j + 1];
+      e0 += x[o0 + j] * t;
+      f0 += x[o0 + j + 1] * u;
+      e1 += x[o1 + j] * t;
+      f1 += x[o1 + j + 1] * u;
     }
-    z[k] = z0;
-    z[k + 1] = z1;
-    z[k + 2] = z2;
-    z[k + 3] = z3;
-    o0 = o3 + d;
+    if (j < d) {
+      e0 += x[o0 + j] * theta[j];
+      e1 += x[o1 + j] * theta[j];
+    }
+    z[k] = e0 + f0;
+    z[k + 1] = e1 + f1;
+    o0 = o1 + d;
   }
-  for (; k < count; k++, o0 += d) {
-    let z0 = 0;
-    for (let j = 0; j < d; j++) z0 += x[o0 + j] * theta[j];
-    z[k] = z0;
-  }
+  if (k < count) z[k] = margin(x, theta, o0, d);
 }
 
-/** The gathered form: rows indices[start + k]; the same per-row order of additions. */
+/** The gathered form: rows indices[start + k]; the same per-row orders of additions. */
 function marginsGathered(
   x: Float64Array, d: number, theta: Float64Array, start: number, count: number, indices: ArrayLike<number>,
   z: Float64Array, ss: Float64Array | null,
 ): void {
   for (let k = 0; k < count; k++) {
     const off = indices[start + k] * d;
-    let z0 = 0;
+    z[k] = margin(x, theta, off, d);
+    if (ss === null) continue;
     let s0 = 0;
     for (let j = 0; j < d; j++) {
       const a = x[off + j];
-      z0 += a * theta[j];
       s0 += a * a;
     }
-    z[k] = z0;
-    if (ss !== null) ss[k] = s0;
+    ss[k] = s0;
   }
 }
 

@@ -3,7 +3,11 @@
  * map {0, 1} labels with `toSignedLabels`). f'(z; y) = -y sigma(-y z) with |f'| < 1, and
  * f''(z; y) = sigma(z) sigma(-z) <= 1/4 (at z = 0), so on rows with ||x||_2 <= R the per-example
  * loss has L = R and beta = R^2 / 4 (`003` Sec. 5 uses R = 1 after row normalisation).
+ *
+ * f' uses `deterministicExp` (within 4 ulp of e^x), the exp of the WebAssembly SIMD gradient
+ * kernel, so that every path of a clipped-gradient sum gives the same bits (`per-example.ts`).
  */
+import { deterministicExp } from '../../math/exp.js';
 import type { GlmLoss, MarginDomain } from './types.js';
 
 /** log(1 + exp(t)) without overflow (Mächler 2012 branch points, as `log1pExp` in math). */
@@ -27,7 +31,7 @@ export const logisticLoss: GlmLoss = Object.freeze({
     return softplus(-y * z);
   },
   derivative(z: number, y: number): number {
-    return -y / (1 + Math.exp(y * z)); // -y sigma(-y z)
+    return -y / (1 + deterministicExp(y * z)); // -y sigma(-y z)
   },
   values(z: Float64Array, y: Float64Array, out: Float64Array, count: number): void {
     for (let k = 0; k < count; k++) out[k] = softplus(-y[k] * z[k]);
@@ -35,7 +39,7 @@ export const logisticLoss: GlmLoss = Object.freeze({
   derivatives(z: Float64Array, y: Float64Array, out: Float64Array, count: number): void {
     for (let k = 0; k < count; k++) {
       const yk = y[k];
-      out[k] = -yk / (1 + Math.exp(yk * z[k]));
+      out[k] = -yk / (1 + deterministicExp(yk * z[k]));
     }
   },
   secondDerivative(z: number, _y: number): number {

@@ -14,6 +14,8 @@ import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thr
 import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
 import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, WASM_BLOCK, type FeatureMemory } from './feature-memory.js';
 import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kernels.js';
+import { logisticLoss } from './logistic.js';
+import { GROUP, logisticStepFor } from './wasm-logistic-step.js';
 import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
 import type { WasmKernelExports } from './wasm-kernels.js';
 
@@ -104,9 +106,12 @@ export const CHUNK_ROWS = 32768;
  * The bound covers every path of the sum (issue 16), because each performs exactly the operations
  * above in that order: cached thresholds (`clip-thresholds.ts`: the same squared norm, summed over
  * j in order, the same t); the fused blocks with margins only (`marginsContiguous`); the
- * WebAssembly SIMD kernels (`wasm-kernels.ts`: lanes are rows for the margins and coordinates for
- * the update, each lane doing the scalar kernel's operations in its order, IEEE mul and add, no
- * fused multiply-add; the clamp by pmax/pmin, the scalar comparisons); the worker pool (chunk sums added in chunk order). Float32 storage: a stored
+ * WebAssembly SIMD kernels (`wasm-kernels.ts`: lanes are the even and odd halves of a margin and
+ * coordinates for the update, each lane doing the scalar kernel's operations in its order, IEEE
+ * mul and add, no fused multiply-add; the clamp by pmax/pmin, the scalar comparisons); the fused
+ * logistic pass (`wasm-logistic-step.ts`: the same margins, `deterministicExp` as the JavaScript
+ * derivative, the same clamp, and the update's four-row groups added to out one after the
+ * other); the worker pool (chunk sums added in chunk order). Float32 storage: a stored
  * value widens to float64 exactly, so the pass is the float64 pass on the widened rows; t and the
  * clamp use those rows, so B still bounds every computed term and the same D applies
  * (`test/glm-kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
@@ -193,20 +198,29 @@ function wasmRange(
   const tPtr = cPtr + 8 * WASM_BLOCK;
   const partPtr = tPtr + 8 * WASM_BLOCK;
   const t = new Float64Array(buffer, tPtr, WASM_BLOCK);
-  const thetaSplat = new Float64Array(buffer, thetaPtr, 2 * d);
+  new Float64Array(buffer, thetaPtr, d).set(theta);
   const z = new Float64Array(buffer, zPtr, WASM_BLOCK);
   const c = new Float64Array(buffer, cPtr, WASM_BLOCK);
   const part = new Float64Array(buffer, partPtr, d);
-  for (let j = 0; j < d; j++) {
-    thetaSplat[2 * j] = theta[j];
-    thetaSplat[2 * j + 1] = theta[j];
-  }
   part.set(out);
   const f64 = info.precision === 'float64';
   const rowBytes = d * (f64 ? 8 : 4);
   let clipped = 0;
-  for (let b = start; b < end; b += WASM_BLOCK) {
-    const m = Math.min(WASM_BLOCK, end - b);
+  // The logistic loss has a fused SIMD pass (its deterministic exp is in the kernel): whole groups
+  // of four rows, y and t copied next to it block by block; the rows past the last group below.
+  const fused = loss === logisticLoss ? logisticStepFor(info.memory, d, info.precision) : null;
+  for (let block = start; block < end; block += WASM_BLOCK) {
+    let b = block;
+    let m = Math.min(WASM_BLOCK, end - b);
+    if (fused !== null) {
+      const groups = m - (m % GROUP);
+      z.set(y.subarray(b, b + groups));
+      t.set(thresholds.subarray(b, b + groups));
+      clipped += fused(info.xOffset + b * rowBytes, thetaPtr, zPtr, tPtr, groups, partPtr);
+      if (groups === m) continue;
+      b += groups; // the last block's 1-3 remaining rows (WASM_BLOCK is a multiple of 4)
+      m -= groups;
+    }
     const ptr = info.xOffset + b * rowBytes;
     if (f64) kernels.margins64(ptr, d, thetaPtr, m, zPtr);
     else kernels.margins32(ptr, d, thetaPtr, m, zPtr);

@@ -54,6 +54,16 @@ export function sleb(value: number): number[] {
   }
 }
 
+/** The 8 little-endian bytes of a float64. */
+function f64Bytes(value: number): number[] {
+  return [...new Uint8Array(new Float64Array([value]).buffer)];
+}
+
+/** The 8 little-endian bytes of an int64 holding the 32-bit integer `value`. */
+function i64Bytes(value: number): number[] {
+  return [...new Uint8Array(new BigInt64Array([BigInt(value | 0)]).buffer)];
+}
+
 /** Instructions used by the kernels (Sec. 5.4), as byte lists. memarg: alignment 0 (a hint), offset. */
 const mem = (op: number[], offset = 0): number[] => [...op, 0, ...uleb(offset)];
 const simd = (code: number): number[] => [0xfd, ...uleb(code)];
@@ -75,6 +85,9 @@ export const op = {
   i32Mul: [0x6c],
   i32Shl: [0x74],
   i32LtS: [0x48],
+  i32LtU: [0x49],
+  select: [0x1b],
+  drop: [0x1a],
   i32GeS: [0x4e],
   f32Load: (offset = 0) => mem([0x2a], offset),
   f64Load: (offset = 0) => mem([0x2b], offset),
@@ -107,7 +120,17 @@ export const op = {
   i64x2ExtractLane: (lane: number) => [...simd(0x1d), lane],
   f32x4Add: simd(0xe4),
   f64x2Add: simd(0xf0),
+  f64x2Sub: simd(0xf1),
   f64x2Mul: simd(0xf2),
+  f64x2Div: simd(0xf3),
+  i64x2Add: simd(0xce),
+  i64x2Shl: simd(0xcb),
+  v128AndNot: simd(0x4f),
+  v128Bitselect: simd(0x52),
+  /** v128.const with both f64 lanes equal to `value`. */
+  f64x2Const: (value: number) => [...simd(0x0c), ...f64Bytes(value), ...f64Bytes(value)],
+  /** v128.const with both i64 lanes equal to the 32-bit integer `value` (sign-extended). */
+  i64x2Const: (value: number) => [...simd(0x0c), ...i64Bytes(value), ...i64Bytes(value)],
   f64x2PromoteLowF32x4: simd(0x5f),
   v128Zero: [...simd(0x0c), ...new Array<number>(16).fill(0)],
 };

@@ -5,9 +5,10 @@
  * the scalar JavaScript kernels on the same values (float32 features widened to float64, which is
  * exact), because every lane performs the scalar kernel's operations in the scalar kernel's order:
  *
- * - margins: the SIMD lanes are two ROWS, so each row's sum still runs over j = 0 .. d-1 in order
- *   (z = ((0 + x_0 t_0) + x_1 t_1) + ...); the two rows' elements j, j+1 are brought into lanes by
- *   a shuffle. theta is read pre-splatted (t_j, t_j) from the caller's scratch.
+ * - margins: the lanes are the even and the odd half of a row's sum (the order of `kernels.ts`:
+ *   z = E + O, E = ((0 + x_0 t_0) + x_2 t_2) + ..., O likewise over odd j, an odd d's last term
+ *   added to E's lane), one accumulator per row, four rows per sweep of theta; two rows' halves are
+ *   brought into lanes by a shuffle and added.
  * - update: the lanes are two COORDINATES j, j+1 of out; each lane computes
  *   out_j + (((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j), then remainder rows out_j + c_k x_kj
  *   (skipped when c_k = 0), exactly as `accumulateContiguous`.
@@ -23,9 +24,9 @@ export type Precision = 'float64' | 'float32';
 
 /** The exports of the kernel module; pointers are byte offsets into the shared memory. */
 export interface WasmKernelExports {
-  /** z[k] = x_k . theta for `count` rows from `x` (row stride d elements); `thetaSplat` holds (t_j, t_j) pairs. */
-  margins64(x: number, d: number, thetaSplat: number, count: number, z: number): void;
-  margins32(x: number, d: number, thetaSplat: number, count: number, z: number): void;
+  /** z[k] = x_k . theta for `count` rows from `x` (row stride d elements), in the order of `kernels.ts` (z = E + O). */
+  margins64(x: number, d: number, theta: number, count: number, z: number): void;
+  margins32(x: number, d: number, theta: number, count: number, z: number): void;
   /** out += sum_k c[k] x_k over `count` rows from `x`, four rows at a time (see the module comment). */
   accumulate64(x: number, d: number, count: number, c: number, out: number): void;
   accumulate32(x: number, d: number, count: number, c: number, out: number): void;
@@ -36,73 +37,77 @@ export interface WasmKernelExports {
   streamSum32(p: number, count: number): number;
 }
 
-/** Loads of one element or of two consecutive elements as float64 lanes, for a storage precision. */
-function loads(precision: Precision) {
+/** @internal Loads of one element or of two consecutive elements as float64 lanes, for a storage precision. */
+export function loads(precision: Precision) {
   const bytes = precision === 'float64' ? 8 : 4;
   return {
     bytes,
-    pair: (ptr: number[]): number[] => (precision === 'float64' ? [...ptr, ...op.v128Load()] : [...ptr, ...op.v128Load64Zero(), ...op.f64x2PromoteLowF32x4]),
-    scalar: (ptr: number[]): number[] => (precision === 'float64' ? [...ptr, ...op.f64Load()] : [...ptr, ...op.f32Load(), ...op.f64PromoteF32]),
+    pair: (ptr: number[], offset = 0): number[] => (precision === 'float64' ? [...ptr, ...op.v128Load(offset)] : [...ptr, ...op.v128Load64Zero(offset), ...op.f64x2PromoteLowF32x4]),
+    scalar: (ptr: number[], offset = 0): number[] => (precision === 'float64' ? [...ptr, ...op.f64Load(offset)] : [...ptr, ...op.f32Load(offset), ...op.f64PromoteF32]),
   };
 }
 
-const add = (a: number, b: number): number[] => [...op.get(a), ...op.get(b), ...op.i32Add];
-const inc = (local: number, by: number[]): number[] => [...op.get(local), ...by, ...op.i32Add, ...op.set(local)];
+/** @internal */
+export const add = (a: number, b: number): number[] => [...op.get(a), ...op.get(b), ...op.i32Add];
+/** @internal */
+export const inc = (local: number, by: number[]): number[] => [...op.get(local), ...by, ...op.i32Add, ...op.set(local)];
 
 function marginsFunction(precision: Precision): WasmFunction {
   // params: x 0, d 1, th 2, count 3, z 4; locals:
-  const [k, o, j, rb, p, tp, acc0, acc1, a, b, s, rb2, rb3] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+  const [k, o, j, rb, p, tp, rb2, rb3] = [5, 6, 7, 8, 9, 10, 11, 12];
+  const accs = [13, 14, 15, 16];
+  const tv = 17;
   const L = loads(precision);
-  /** acc += (lanes of a, b) * splat theta at tp + offset. */
-  const fma = (acc: number, lanes: number[], offset: number) => [
-    ...op.get(acc), ...op.get(a), ...op.get(b), ...op.shuffle(lanes), ...op.get(tp), ...op.v128Load(offset), ...op.f64x2Mul, ...op.f64x2Add, ...op.set(acc),
+  const rows = [op.get(p), add(p, rb), add(p, rb2), add(p, rb3)];
+  /** acc <- acc + (x at ptr) * theta pair (lanes: the even and the odd half of the row's sum). */
+  const pairTerm = (acc: number, ptr: number[]) => [...op.get(acc), ...L.pair(ptr), ...op.get(tv), ...op.f64x2Mul, ...op.f64x2Add, ...op.set(acc)];
+  /** acc's lane 0 (the even half) <- + x_{d-1} theta_{d-1}, for odd d. */
+  const tailTerm = (acc: number, ptr: number[]) => [
+    ...op.get(acc), ...op.get(acc), ...op.f64x2ExtractLane(0), ...L.scalar(ptr), ...op.get(tp), ...op.f64Load(), ...op.f64Mul, ...op.f64Add, ...op.f64x2ReplaceLane(0), ...op.set(acc),
   ];
-  const pairRows = (acc: number, first: number[], second: number[]) => [
-    ...L.pair(first), ...op.set(a), ...L.pair(second), ...op.set(b),
-    ...fma(acc, LOW_LANES, 0), ...fma(acc, HIGH_LANES, 16),
-  ];
-  const tailRows = (acc: number, first: number[], second: number[]) => [
-    ...op.get(acc), ...L.scalar(first), ...op.f64x2Splat, ...L.scalar(second), ...op.f64x2ReplaceLane(1),
-    ...op.get(tp), ...op.v128Load(), ...op.f64x2Mul, ...op.f64x2Add, ...op.set(acc),
-  ];
+  /** (E_a + O_a, E_b + O_b) for the rows of accumulators a, b. */
+  const reduce = (a: number, b: number) => [...op.get(a), ...op.get(b), ...op.shuffle(LOW_LANES), ...op.get(a), ...op.get(b), ...op.shuffle(HIGH_LANES), ...op.f64x2Add];
   return {
     name: `margins${precision === 'float64' ? 64 : 32}`,
     params: [I32, I32, I32, I32, I32],
     results: [],
-    locals: [I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, F64, I32, I32],
+    locals: [I32, I32, I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, V128],
     body: [
       op.get(1), op.i32(L.bytes), op.i32Mul, op.set(rb),
       op.get(rb), op.i32(1), op.i32Shl, op.set(rb2),
       op.get(rb2), op.get(rb), op.i32Add, op.set(rb3),
       op.get(0), op.set(o),
-      // Groups of four rows: (rows 0, 1) in acc0, (rows 2, 3) in acc1.
+      // Groups of four rows, one accumulator each.
       op.block, op.loop,
       op.get(3), op.get(k), op.i32Sub, op.i32(4), op.i32LtS, op.brIf(1),
-      op.v128Zero, op.set(acc0), op.v128Zero, op.set(acc1), op.i32(0), op.set(j), op.get(o), op.set(p), op.get(2), op.set(tp),
+      ...accs.map((acc) => [...op.v128Zero, ...op.set(acc)]),
+      op.i32(0), op.set(j), op.get(o), op.set(p), op.get(2), op.set(tp),
       op.block, op.loop,
       op.get(1), op.get(j), op.i32Sub, op.i32(2), op.i32LtS, op.brIf(1),
-      pairRows(acc0, op.get(p), add(p, rb)),
-      pairRows(acc1, add(p, rb2), add(p, rb3)),
-      inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(32)), inc(j, op.i32(2)),
+      op.get(tp), op.v128Load(), op.set(tv),
+      ...accs.map((acc, r) => pairTerm(acc, rows[r])),
+      inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(16)), inc(j, op.i32(2)),
       op.br(0), op.end, op.end,
       op.get(j), op.get(1), op.i32LtS, op.if,
-      tailRows(acc0, op.get(p), add(p, rb)),
-      tailRows(acc1, add(p, rb2), add(p, rb3)),
+      ...accs.map((acc, r) => tailTerm(acc, rows[r])),
       op.end,
-      op.get(4), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.tee(p), op.get(acc0), op.v128Store(),
-      op.get(p), op.get(acc1), op.v128Store(16),
+      op.get(4), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.tee(p), reduce(accs[0], accs[1]), op.v128Store(),
+      op.get(p), reduce(accs[2], accs[3]), op.v128Store(16),
       inc(o, op.get(rb)), inc(o, op.get(rb3)), inc(k, op.i32(4)),
       op.br(0), op.end, op.end,
       // Remainder rows, one at a time.
       op.block, op.loop,
       op.get(k), op.get(3), op.i32GeS, op.brIf(1),
-      op.f64Zero, op.set(s), op.i32(0), op.set(j), op.get(o), op.set(p), op.get(2), op.set(tp),
+      op.v128Zero, op.set(accs[0]), op.i32(0), op.set(j), op.get(o), op.set(p), op.get(2), op.set(tp),
       op.block, op.loop,
-      op.get(j), op.get(1), op.i32GeS, op.brIf(1),
-      op.get(s), L.scalar(op.get(p)), op.get(tp), op.f64Load(), op.f64Mul, op.f64Add, op.set(s),
-      inc(p, op.i32(L.bytes)), inc(tp, op.i32(16)), inc(j, op.i32(1)),
+      op.get(1), op.get(j), op.i32Sub, op.i32(2), op.i32LtS, op.brIf(1),
+      op.get(tp), op.v128Load(), op.set(tv),
+      pairTerm(accs[0], op.get(p)),
+      inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(16)), inc(j, op.i32(2)),
       op.br(0), op.end, op.end,
-      op.get(4), op.get(k), op.i32(3), op.i32Shl, op.i32Add, op.get(s), op.f64Store(),
+      op.get(j), op.get(1), op.i32LtS, op.if, tailTerm(accs[0], op.get(p)), op.end,
+      op.get(4), op.get(k), op.i32(3), op.i32Shl, op.i32Add,
+      op.get(accs[0]), op.f64x2ExtractLane(0), op.get(accs[0]), op.f64x2ExtractLane(1), op.f64Add, op.f64Store(),
       inc(o, op.get(rb)), inc(k, op.i32(1)),
       op.br(0), op.end, op.end,
     ],
@@ -280,7 +285,10 @@ export function kernelModule(): WasmModule | null {
   try {
     if (wasmApi === undefined || typeof SharedArrayBuffer === 'undefined') return null;
     const bytes = encodeModule(
-      [marginsFunction('float64'), marginsFunction('float32'), accumulateFunction('float64'), accumulateFunction('float32'), clampFunction(), streamSumFunction('float64'), streamSumFunction('float32')],
+      [
+        marginsFunction('float64'), marginsFunction('float32'), accumulateFunction('float64'), accumulateFunction('float32'), clampFunction(),
+        streamSumFunction('float64'), streamSumFunction('float32'),
+      ],
       { shared: true, pages: 1, maxPages: 65536 },
     );
     if (!wasmApi.validate(bytes)) return null;
