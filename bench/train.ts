@@ -27,7 +27,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { median, startPythonSession, type PythonSession } from './reference.js';
 import { clipThresholds } from '../src/learners/glm/clip-thresholds.js';
-import { allocateFeatures, featureMemoryOf, kernelsFor } from '../src/learners/glm/feature-memory.js';
+import { allocateFeatures, featureMemoryOf, kernelsFor, storeLabels } from '../src/learners/glm/feature-memory.js';
 import { logisticLoss } from '../src/learners/glm/logistic.js';
 import { createClippedGradientPool } from '../src/learners/glm/parallel-clipped-sum.js';
 import { sumClippedGradients, sumStoredClippedGradients } from '../src/learners/glm/per-example.js';
@@ -136,8 +136,14 @@ export async function runTrainBench(): Promise<void> {
   const y = new Float64Array(new SharedArrayBuffer(N * 8)).map(() => (rng.nextDouble() < 0.5 ? -1 : 1));
   const theta = fillGaussian(rng, new Float64Array(D), 0.1);
   const plain = { x: source, y, n: N, d: D };
-  const data64 = { ...plain, x: fill(allocateFeatures(N, D, 'float64'), source) };
-  const data32 = { ...plain, x: fill(allocateFeatures(N, D, 'float32'), source) };
+  // Features, labels and thresholds in one feature memory, as the CLI's loader leaves them
+  // (labels in the side region; clipThresholds puts the thresholds next to them).
+  const stored = (precision: 'float64' | 'float32') => {
+    const x = fill(allocateFeatures(N, D, precision), source);
+    return { ...plain, x, y: storeLabels(x, D, y) };
+  };
+  const data64 = stored('float64');
+  const data32 = stored('float32');
   const t64 = clipThresholds(data64, 1);
   const t32 = clipThresholds(data32, 1);
   const m64 = featureMemoryOf(data64.x, D);

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { InvalidParameterError } from '../src/errors.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
 import { clipThresholds } from '../src/learners/glm/clip-thresholds.js';
-import { allocateFeatures, featureMemoryOf, kernelsFor } from '../src/learners/glm/feature-memory.js';
+import { allocateFeatures, featureMemoryOf, kernelsFor, storeLabels } from '../src/learners/glm/feature-memory.js';
 import { huberLoss } from '../src/learners/glm/huber.js';
 import { logisticLoss } from '../src/learners/glm/logistic.js';
 import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../src/learners/glm/parallel-clipped-sum.js';
@@ -77,6 +77,12 @@ test('cached thresholds, the SIMD kernels and float32 storage give the per-step-
         const wasmData = { ...data, x: inMemory(data.x, n, d) };
         assert.ok(featureMemoryOf(wasmData.x, d) !== undefined);
         sameSum(sumStoredClippedGradients(loss, wasmData, theta, { clipNorm, thresholds: clipThresholds(wasmData, clipNorm) }), reference, 'SIMD kernels');
+        // Labels and thresholds in the memory's side region, read in place by the fused kernel.
+        const placed = inMemory(data.x, n, d);
+        const inPlace = { ...data, x: placed, y: storeLabels(placed, d, data.y) };
+        const placedThresholds = clipThresholds(inPlace, clipNorm);
+        if (n > 0) assert.ok(inPlace.y.buffer === placed.buffer && placedThresholds.values.buffer === placed.buffer, 'y and t in the side region');
+        sameSum(sumStoredClippedGradients(loss, inPlace, theta, { clipNorm, thresholds: placedThresholds }), reference, 'SIMD kernels, y and t in place');
         // Float32 storage computes exactly what float64 computes on the widened (exactly) values.
         const x32 = Float32Array.from(data.x);
         const widened = { ...data, x: Float64Array.from(x32) };
@@ -138,6 +144,7 @@ test('the worker pool gives the serial sums bit for bit with cached thresholds, 
       const shared = shareGlmData({ ...data, x });
       assert.ok(featureMemoryOf(shared.x, d) !== undefined, 'shareGlmData puts x in a feature memory');
       const thresholds = clipThresholds(shared, 1);
+      assert.ok(shared.y.buffer === shared.x.buffer && thresholds.values.buffer === shared.x.buffer, 'y and t in the side region: the workers read them in place');
       const serial = sumStoredClippedGradients(logisticLoss, { ...data, x }, theta, { clipNorm: 1 });
       sameSum(pool.sumClippedGradients(logisticLoss, shared, theta, { clipNorm: 1, thresholds }), serial, `pool, ${x.constructor.name}`);
       sameSum(sumStoredClippedGradients(logisticLoss, shared, theta, { clipNorm: 1, thresholds }), serial, `serial SIMD, ${x.constructor.name}`);
@@ -145,6 +152,25 @@ test('the worker pool gives the serial sums bit for bit with cached thresholds, 
   } finally {
     await pool.close();
   }
+});
+
+test('the side region is written once: labels stored for the same features later (one-vs-rest) and thresholds for another clip norm live elsewhere', () => {
+  const n = 50;
+  const d = 3;
+  const data = makeData(n, d, 4);
+  const x = inMemory(data.x, n, d);
+  const first = storeLabels(x, d, data.y);
+  assert.ok(first.buffer === x.buffer);
+  const other = data.y.map((v) => -v);
+  const second = storeLabels(x, d, other);
+  assert.equal(second, other, 'a second label vector is not moved into the region');
+  assert.deepEqual([...first], [...data.y], 'the first labels are unchanged');
+  const t1 = clipThresholds({ ...data, x, y: first }, 1);
+  const before = [...t1.values];
+  const t2 = clipThresholds({ ...data, x, y: first }, 2);
+  assert.ok(t1.values.buffer === x.buffer && t2.values.buffer !== x.buffer);
+  assert.deepEqual([...t1.values], before);
+  assert.deepEqual([...t2.values], [...clipThresholds({ ...data, x: Float64Array.from(data.x) }, 2).values]);
 });
 
 test('DP-GD with precision float32 releases exactly what float64 DP-GD releases on the rounded rows (same seed, same event), serial or on the pool', async () => {

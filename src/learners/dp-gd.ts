@@ -22,7 +22,7 @@ import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
 import { clipThresholds } from './glm/clip-thresholds.js';
-import { storeFeatures } from './glm/feature-memory.js';
+import { storeFeatures, storeLabels } from './glm/feature-memory.js';
 import { clippedSumRoundingBound, sumClippedGradients, sumStoredClippedGradients, type ClippedGradientSumOptions } from './glm/per-example.js';
 import type { GlmData, GlmLoss, StoredGlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
@@ -230,7 +230,11 @@ export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
     throw new InvalidParameterError('precision', precision, '"float64" with this gradientSummer (it has no sumStored)');
   }
   // Float32 storage: one rounded copy in a feature memory (shared, SIMD-ready); otherwise the summer's preparation.
-  const summed: StoredGlmData = precision === 'float32' ? { ...glmData, x: storeFeatures(glmData.x, n, d, 'float32') } : summer === undefined ? glmData : summer.prepare(glmData);
+  const stored = (): StoredGlmData => {
+    const x = storeFeatures(glmData.x, n, d, 'float32');
+    return { ...glmData, x, y: storeLabels(x, d, glmData.y) };
+  };
+  const summed: StoredGlmData = precision === 'float32' ? stored() : summer === undefined ? glmData : summer.prepare(glmData);
   const sum = summer === undefined ? sumStoredClippedGradients : summer.sumStored ?? (summer.sum as typeof sumStoredClippedGradients);
   // Per-row clip thresholds: public functions of the stored rows and C, computed once for the run.
   const thresholds = summer === undefined || summer.sumStored !== undefined ? clipThresholds(summed, clipNorm) : undefined;

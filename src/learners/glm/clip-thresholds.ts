@@ -9,6 +9,7 @@
 import { InvalidParameterError } from '../../errors.js';
 import { requirePositiveOrInfinity } from '../../validate.js';
 import { clipThreshold } from './clipped-gradient.js';
+import { sideThresholds } from './feature-memory.js';
 import type { FeatureArray, StoredGlmData } from './types.js';
 
 /** Thresholds of one data set for one clip norm; `x` identifies the features they belong to. */
@@ -44,7 +45,8 @@ export function clipThresholds(data: StoredGlmData, clipNorm: number): ClipThres
   requirePositiveOrInfinity('clipNorm', clipNorm);
   const { x, n, d } = data;
   if (x.length !== n * d) throw new InvalidParameterError('data.x.length', x.length, `n * d = ${n * d}`);
-  const values = thresholdsArray(n);
+  // In the features' memory when it has room (the fused kernel then reads them in place).
+  const values = sideThresholds(x, d) ?? thresholdsArray(n);
   // Two monomorphic copies of the loop (float64 and float32 element loads).
   if (x instanceof Float64Array) fill(x, d, clipNorm, values);
   else fill32(x, d, clipNorm, values);

@@ -39,12 +39,57 @@ export interface FeatureMemory {
   readonly slotBytes: number;
   /** Byte offset of the slot locks (SLOTS int32), after the slots. */
   readonly locksOffset: number;
+  /**
+   * Byte offset of the side region after x: n labels, then n clip thresholds (float64), where
+   * the fused kernel reads them in place instead of copying them block by block; -1 when absent.
+   */
+  readonly sideOffset: number;
+  /** Rows (the side region's length). */
+  readonly n: number;
 }
 
 const registry = new WeakMap<ArrayBufferLike, FeatureMemory>();
 
 function slotBytesFor(d: number): number {
   return Math.ceil((16 * d + 24 * WASM_BLOCK + 8 * d) / 64) * 64;
+}
+
+/** The side region's offset: after x's bytes, 8-byte aligned. */
+function sideOffsetFor(xOffset: number, xBytes: number): number {
+  return Math.ceil((xOffset + xBytes) / 8) * 8;
+}
+
+/**
+ * Memories whose side-region labels / thresholds are taken. Each is written once, by its first
+ * taker, and never again: other label vectors for the same features (one-vs-rest, a user's own)
+ * must not change the labels an earlier data set holds.
+ */
+const labelsTaken = new WeakSet<WasmMemory>();
+const thresholdsTaken = new WeakSet<WasmMemory>();
+
+/**
+ * @internal The labels `y` of the features `x`, moved into their memory's side region
+ * (`FeatureMemory.sideOffset`, where the fused kernel reads them in place) the first time labels
+ * are stored for x; `y` itself when the region is taken or absent.
+ */
+export function storeLabels(x: FeatureArray, d: number, y: Float64Array): Float64Array {
+  const info = featureMemoryOf(x, d);
+  if (info === undefined || info.sideOffset < 0 || y.length !== info.n || labelsTaken.has(info.memory)) return y;
+  labelsTaken.add(info.memory);
+  const labels = new Float64Array(info.memory.buffer, info.sideOffset, info.n);
+  labels.set(y);
+  return labels;
+}
+
+/**
+ * @internal The side region's n thresholds of x's memory, the first time they are asked for
+ * (later thresholds, e.g. for another clip norm, live elsewhere); undefined when taken or absent.
+ */
+export function sideThresholds(x: FeatureArray, d: number): Float64Array | undefined {
+  const info = featureMemoryOf(x, d);
+  if (info === undefined || info.sideOffset < 0 || thresholdsTaken.has(info.memory)) return undefined;
+  thresholdsTaken.add(info.memory);
+  return new Float64Array(info.memory.buffer, info.sideOffset + 8 * info.n, info.n);
 }
 
 /**
@@ -59,13 +104,14 @@ export function allocateFeatures(n: number, d: number, precision: Precision = 'f
   const slotBytes = slotBytesFor(d);
   const locksOffset = SLOTS * slotBytes;
   const xOffset = Math.ceil((locksOffset + 4 * SLOTS) / 64) * 64;
-  const total = xOffset + n * d * bytes;
+  const sideOffset = sideOffsetFor(xOffset, n * d * bytes);
+  const total = sideOffset + 16 * n;
   if (kernelModule() !== null && total <= MAX_BYTES) {
     const pages = Math.max(1, Math.ceil(total / 65536));
     try {
       const memory = new (wasmApi as NonNullable<typeof wasmApi>).Memory({ initial: pages, maximum: pages, shared: true });
       const x = precision === 'float64' ? new Float64Array(memory.buffer, xOffset, n * d) : new Float32Array(memory.buffer, xOffset, n * d);
-      registry.set(x.buffer, { memory, d, precision, xOffset, slotBytes, locksOffset });
+      registry.set(x.buffer, { memory, d, precision, xOffset, slotBytes, locksOffset, sideOffset, n });
       return x;
     } catch {
       // Out of address space for a shared memory: a plain array below.
@@ -206,10 +252,20 @@ export function growingFeatures(d: number): GrowingFeatures {
     },
 
     finish() {
-      const yOut = yMemory !== undefined ? new Float64Array(yMemory.buffer, 0, n) : y.slice(0, n);
+      let yOut = yMemory !== undefined ? new Float64Array(yMemory.buffer, 0, n) : y.slice(0, n);
       if (memory !== undefined) {
+        // The labels move into the side region after x (with room for the thresholds) when it fits.
+        const side = sideOffsetFor(xOffset, n * d * 8);
+        const sideOffset = ensureBytes(memory, side + 16 * n) ? side : -1;
+        if (sideOffset >= 0) {
+          labelsTaken.add(memory);
+          const labels = new Float64Array(memory.buffer, sideOffset, n);
+          labels.set(yOut);
+          yOut = labels;
+          yMemory = undefined;
+        }
         const x = new Float64Array(memory.buffer, xOffset, n * d);
-        registry.set(x.buffer, { memory, d, precision: 'float64', xOffset, slotBytes, locksOffset });
+        registry.set(x.buffer, { memory, d, precision: 'float64', xOffset, slotBytes, locksOffset, sideOffset, n });
         return { x, y: yOut, n };
       }
       const x = new Float64Array(n * d);

@@ -38,8 +38,8 @@ function syncConfig(version: number): void {
     const xBuffer = config.memory === undefined ? config.x : config.memory.memory.buffer;
     x = config.precision === 'float64' ? new Float64Array(xBuffer, config.xOffset, length) : new Float32Array(xBuffer, config.xOffset, length);
     if (config.memory !== undefined) registerFeatureMemory(x, config.memory);
-    thresholds = config.thresholds === undefined ? undefined : new Float64Array(config.thresholds, config.thresholdsOffset, config.n);
-    y = new Float64Array(config.y, config.yOffset, config.n);
+    thresholds = config.thresholds === undefined ? undefined : new Float64Array(config.thresholdsInMemory ? xBuffer : config.thresholds, config.thresholdsOffset, config.n);
+    y = new Float64Array(config.yInMemory ? xBuffer : config.y, config.yOffset, config.n);
     params = new Float64Array(config.params);
     partials = new Float64Array(config.partials);
     loss = lossByName(config.lossName, config.lossParameters);

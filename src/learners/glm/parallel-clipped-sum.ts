@@ -26,7 +26,7 @@ import { InvalidParameterError, NumericalError } from '../../errors.js';
 import { requireInteger } from '../../validate.js';
 import { startModuleWorker } from '../../worker-threads.js';
 import { lossByName } from '../losses.js';
-import { allocateFeatures, featureMemoryOf } from './feature-memory.js';
+import { allocateFeatures, featureMemoryOf, storeLabels } from './feature-memory.js';
 import {
   accumulateClippedRange, accumulateClippedRangeCached, checkClippedSumArguments, CHUNK_ROWS, newClipScratch, sumStoredClippedGradients,
   type ClippedGradientSum, type ClippedGradientSumOptions,
@@ -74,8 +74,12 @@ export function shareGlmData<T extends StoredGlmData>(data: T): T {
   }
   let y = data.y;
   if (!isShared(y)) {
-    y = new Float64Array(new SharedArrayBuffer(y.length * Float64Array.BYTES_PER_ELEMENT));
-    y.set(data.y);
+    // Into the features' side region when they have one (read in place by the fused kernel), else a SharedArrayBuffer.
+    y = storeLabels(x, data.d, data.y);
+    if (!isShared(y)) {
+      y = new Float64Array(new SharedArrayBuffer(y.length * Float64Array.BYTES_PER_ELEMENT));
+      y.set(data.y);
+    }
   }
   return { ...data, x, y };
 }
@@ -186,6 +190,8 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
         ...(memory === undefined ? {} : { memory }),
         ...(thresholds === undefined ? {} : { thresholds: thresholds.buffer as SharedArrayBuffer }),
         thresholdsOffset: thresholds?.byteOffset ?? 0,
+        yInMemory: memory !== undefined && y.buffer === memory.memory.buffer,
+        thresholdsInMemory: memory !== undefined && thresholds?.buffer === memory.memory.buffer,
       };
       lossKey = key;
       theta = new Float64Array(params);

@@ -55,6 +55,9 @@ export interface PoolConfig {
   /** Cached clip thresholds (n doubles at `thresholdsOffset`), when the sum was given them. */
   thresholds?: SharedArrayBuffer;
   thresholdsOffset: number;
+  /** y / the thresholds live in `memory` (its side region): workers view them on that memory, where the fused kernel reads them in place. */
+  yInMemory: boolean;
+  thresholdsInMemory: boolean;
 }
 
 /** The claim word that opens job `gen` at chunk 0. */

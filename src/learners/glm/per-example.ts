@@ -209,14 +209,17 @@ function wasmRange(
   // The logistic loss has a fused SIMD pass (its deterministic exp is in the kernel): whole groups
   // of four rows, y and t copied next to it block by block; the rows past the last group below.
   const fused = loss === logisticLoss ? logisticStepFor(info.memory, d, info.precision) : null;
+  // Labels and thresholds in the features' memory (its side region, `feature-memory.ts`) are read in place.
+  const yInPlace = y.buffer === buffer;
+  const tInPlace = thresholds.buffer === buffer;
   for (let block = start; block < end; block += WASM_BLOCK) {
     let b = block;
     let m = Math.min(WASM_BLOCK, end - b);
     if (fused !== null) {
       const groups = m - (m % GROUP);
-      z.set(y.subarray(b, b + groups));
-      t.set(thresholds.subarray(b, b + groups));
-      clipped += fused(info.xOffset + b * rowBytes, thetaPtr, zPtr, tPtr, groups, partPtr);
+      if (!yInPlace) z.set(y.subarray(b, b + groups));
+      if (!tInPlace) t.set(thresholds.subarray(b, b + groups));
+      clipped += fused(info.xOffset + b * rowBytes, thetaPtr, yInPlace ? y.byteOffset + 8 * b : zPtr, tInPlace ? thresholds.byteOffset + 8 * b : tPtr, groups, partPtr);
       if (groups === m) continue;
       b += groups; // the last block's 1-3 remaining rows (WASM_BLOCK is a multiple of 4)
       m -= groups;
