@@ -20,7 +20,7 @@ import { openSqlEngine, redactUrl, type SqlEngine } from '../src/data/node/sql-e
 import { DataFormatError, InvalidParameterError } from '../src/errors.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
 import { clippedSumRoundingBound } from '../src/learners/glm/per-example.js';
-import { encodedRowsSql, partitionedGradientSumSql, schemaEncodingSql, sqlSumRoundingSlack, trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { partitionedGradientSumSql, partitionSetupSql, schemaEncodingSql, sqlSumRoundingSlack, thetaUpdateSql, trainDpGdInSql } from '../src/learners/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';
 import { startPostgres, type PostgresCluster } from './helpers/postgres-cluster.js';
 
@@ -184,48 +184,102 @@ describe('DP-GD pushed into PostgreSQL', () => {
     if (typeof pg === 'string') return t.skip(pg);
     if (typeof shard === 'string') return t.skip(shard);
     const d = schemaEncodingSql(schema, 'SELECT 1').d;
-    // Each server holds its rows (even row numbers here, odd ones on the shard) and a view of their
-    // encoding (dpfit's encodedRowsSql, with the partition key as a constant column).
+    // Each server holds its rows (even row numbers here, odd ones on the shard).
     pg.psql(`CREATE TABLE pd_all (${TABLE}, id SERIAL)`);
     execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy pd_all (age, income, hours, city, y) FROM '${csv}' WITH (FORMAT csv, HEADER true, NULL '')`, pg.url]);
     pg.psql('CREATE TABLE pd_local AS SELECT age, income, hours, city, y FROM pd_all WHERE id % 2 = 0');
     shard.psql(`CREATE TABLE pd_local (${TABLE})`);
     execFileSync('sh', ['-c', `psql -X -q -v ON_ERROR_STOP=1 -c "\\copy (SELECT age, income, hours, city, y FROM pd_all WHERE id % 2 = 1) TO STDOUT WITH (FORMAT csv)" '${pg.url}' | psql -X -q -v ON_ERROR_STOP=1 -c "\\copy pd_local FROM STDIN WITH (FORMAT csv)" '${shard.url}'`]);
-    for (const [server, part] of [[pg, 0], [shard, 1]] as const) server.psql(`CREATE VIEW pd_encoded AS SELECT e.*, ${part} AS part FROM (${encodedRowsSql(schema, 'SELECT * FROM pd_local')}) AS e`);
+    // Each server runs dpfit's per-server SQL (`--encoding-sql --partition-key part`): its theta
+    // table pd and the fenced view pd_rows (f, y, part, z = f . theta, ss = ||f||^2).
+    const setup = partitionSetupSql(schema, 'SELECT * FROM pd_local', 'part', 'pd');
+    assert.equal(setup.d, d);
+    for (const [server, part] of [[pg, 0], [shard, 1]] as const) server.psql(setup.server(String(part)));
     // The coordinator (here the first server, which reaches its own view through a loopback
-    // server): a table partitioned by part whose partitions are the servers' views.
-    const columns = `${Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, part INT NOT NULL`;
+    // server): pd_servers over the servers' theta tables, pd_parted partitioned by part over their views.
     pg.psql(`CREATE EXTENSION IF NOT EXISTS postgres_fdw;
       CREATE SERVER pd_self FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${pg.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2', options '-c jit=off');
       CREATE SERVER pd_shard FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${shard.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2', options '-c jit=off');
       CREATE USER MAPPING FOR CURRENT_USER SERVER pd_self OPTIONS (user 'postgres');
       CREATE USER MAPPING FOR CURRENT_USER SERVER pd_shard OPTIONS (user 'postgres');
-      CREATE TABLE pd_parted (${columns}) PARTITION BY LIST (part);
-      CREATE FOREIGN TABLE pd_part0 PARTITION OF pd_parted FOR VALUES IN (0) SERVER pd_self OPTIONS (table_name 'pd_encoded');
-      CREATE FOREIGN TABLE pd_part1 PARTITION OF pd_parted FOR VALUES IN (1) SERVER pd_shard OPTIONS (table_name 'pd_encoded');`);
+      ${setup.coordinator}
+      ${setup.coordinatorPartition('pd_self', '0')}
+      ${setup.coordinatorPartition('pd_shard', '1')}`);
     const engine = await openSqlEngine(pg.url);
     let queries = 0;
-    const got = await trainDpGdInSql(engine, schema, 'SELECT * FROM pd_parted', { ...options, rng: seededRng(5), partitionKey: 'part', onQuery: () => queries++ });
+    const train = (query: string) => trainDpGdInSql(engine, schema, query, { ...options, rng: seededRng(5), partitionKey: 'part', thetaTable: 'pd', onQuery: () => queries++ });
+    const got = await train(setup.query);
     assert.equal(queries, options.steps);
     assert.equal(got.check.n, (await loadDataset(csv, schema)).dataset.n);
     assertSameRelease(got);
+    // Each server's theta table holds the last step's theta (the UPDATE reached both).
+    assert.equal(shard.psql('SELECT count(*) FROM pd WHERE t0 <> 0').trim(), '1');
     // The plan: one aggregate per partition, each shipped whole (its Remote SQL sums and groups);
-    // no Remote SQL fetches rows, so no row crosses servers.
+    // no Remote SQL fetches rows, so no row crosses servers. The theta UPDATE is one direct
+    // UPDATE per server.
     const theta = Float64Array.from({ length: d }, (_, j) => (j % 3) - 1);
-    const plan = pg.psql(partitionedGradientSumSql(d, 'SELECT * FROM pd_parted', 'part', 'logistic', theta, 1).replace('; SELECT ', '; EXPLAIN VERBOSE SELECT '));
+    const plan = pg.psql(partitionedGradientSumSql(d, setup.query, 'part', 'logistic', theta, 1).replace('; SELECT ', '; EXPLAIN VERBOSE SELECT '));
     const remote = plan.split('\n').filter((line) => line.includes('Remote SQL:'));
     assert.equal(remote.length, 2, plan.slice(0, 2000));
     for (const line of remote) {
       assert.match(line, /Remote SQL: SELECT sum\(/);
-      assert.match(line, /FROM public\.pd_encoded GROUP BY/);
+      assert.match(line, /FROM public\.pd_rows GROUP BY/);
     }
-    assert.equal(plan.split('\n').filter((line) => /Relations: Aggregate on \(public\.pd_part[01] /.test(line)).length, 2);
+    assert.equal(plan.split('\n').filter((line) => /Relations: Aggregate on \(public\.pd_rows_[01] /.test(line)).length, 2);
+    const update = pg.psql(`EXPLAIN VERBOSE ${thetaUpdateSql('pd', theta)}`);
+    assert.equal(update.split('\n').filter((line) => /Remote SQL: UPDATE public\.pd SET t0 = /.test(line)).length, 2, update);
     // An encoded row the schema refuses (here a missing label) is refused before any step.
-    const ys = 'CASE WHEN f0 > 0.5 THEN NULL ELSE y END AS y';
-    await assert.rejects(
-      trainDpGdInSql(engine, schema, `SELECT ${Array.from({ length: d }, (_, j) => `f${j}`).join(', ')}, ${ys}, part FROM pd_parted`, { ...options, rng: seededRng(5), partitionKey: 'part' }),
-      (e: unknown) => e instanceof DataFormatError && /missing or non-finite/.test(e.message),
-    );
+    const f = Array.from({ length: d }, (_, j) => `f${j}`).join(', ');
+    await assert.rejects(train(`SELECT ${f}, CASE WHEN f0 > 0.5 THEN NULL ELSE y END AS y, part, z, ss FROM pd_parted`), (e: unknown) => e instanceof DataFormatError && /missing or non-finite/.test(e.message));
+    // A view whose ss is below ||f||^2 (a larger clip threshold: the privacy bound would fail),
+    // or not a number, is refused at its first step, naming the condition.
+    for (const ss of ['ss * 0.5', "CAST('NaN' AS DOUBLE PRECISION)", "CAST('Infinity' AS DOUBLE PRECISION)", 'NULL']) {
+      queries = 0;
+      await assert.rejects(train(`SELECT ${f}, y, part, z, CASE WHEN f0 > 0.5 THEN ${ss} ELSE ss END AS ss FROM pd_parted`), (e: unknown) => e instanceof DataFormatError && /ss below the sum of squares/.test(e.message));
+      assert.equal(queries, 1);
+    }
+    // A larger ss only clips harder: accepted. A z other than f . theta (a stale theta table) is refused.
+    await train(`SELECT ${f}, y, part, z, ss * 2 AS ss FROM pd_parted`);
+    await assert.rejects(train(`SELECT ${f}, y, part, z * 2 AS z, ss FROM pd_parted`), (e: unknown) => e instanceof DataFormatError && /z other than f \. theta/.test(e.message));
+    // Rows that change between the check query and a step (here a sequence lets the check query
+    // see all rows, the first step fewer): refused, the slack was planned for the check's n.
+    pg.psql('CREATE SEQUENCE pd_seq');
+    await assert.rejects(train(`SELECT * FROM pd_parted WHERE nextval('pd_seq') <= ${ROWS + 1000}`), (e: unknown) => e instanceof DataFormatError && /a step read \d+ rows, the check query \d+/.test(e.message));
+  });
+
+  it('the push-down clamp bounds every gradient whatever z and y a view returns (||a_i|| <= C (1 + (d + 8) u))', (t) => {
+    if (typeof pg === 'string') return t.skip(pg);
+    // One group per row (the key is the row's id), so each returned sum is one a_i. Rows with
+    // random f and honest ss, and z / y anything: NaN, infinities, huge, NULL, outside {0, 1}.
+    const d = 6;
+    const rng = seededRng(77);
+    const zs = ["'NaN'", "'Infinity'", "'-Infinity'", '1e308', '-1e308', '0', 'NULL', '3.5', '-700.5', '701'];
+    const ysOf = ['0', '1', 'NULL', '0.5', "'NaN'", '-3'];
+    const values: string[] = [];
+    let id = 0;
+    for (const z of zs) {
+      for (const y of ysOf) {
+        const f = Array.from({ length: d }, () => (rng.nextDouble() * 2 - 1) * 10 ** Math.floor(rng.nextDouble() * 6 - 3));
+        values.push(`(${f.map((v) => String(v)).join(', ')}, CAST(${y} AS DOUBLE PRECISION), ${id++}, CAST(${z} AS DOUBLE PRECISION))`);
+      }
+    }
+    const cols = Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ');
+    pg.psql(`CREATE TABLE adv_raw (${cols}, y DOUBLE PRECISION, id INT, z DOUBLE PRECISION); INSERT INTO adv_raw VALUES ${values.join(', ')};
+      CREATE VIEW adv AS SELECT *, ${Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ')} AS ss FROM adv_raw`);
+    const u = 2 ** -53;
+    for (const loss of ['logistic', 'linear']) {
+      for (const clipNorm of [1, 0.01]) {
+        const out: string[] = pg.psql(partitionedGradientSumSql(d, 'SELECT * FROM adv', 'id', loss, new Float64Array(d), clipNorm)).trim().split('\n');
+        assert.equal(out.length, values.length);
+        for (const line of out) {
+          const cells = line.split('|');
+          const a = cells.slice(0, d).map((c: string) => (c === '' ? 0 : Number(c)));
+          const norm = Math.hypot(...a);
+          assert.ok(Number.isFinite(norm) && norm <= clipNorm * (1 + (d + 8) * u), `${loss} ${line}`);
+          assert.equal(cells[d + 2], '0'); // the honest ss passes its check
+        }
+      }
+    }
   });
 
   it('a server that is not there is one line naming the URL without its password', async () => {

@@ -259,9 +259,8 @@ export function clippedGradientSumSql(encoded: EncodingSql, lossName: string, th
 }
 
 /**
- * The encoded rows of `query` as one SELECT (columns f0..f{d-1}, y): what each server of a
- * partitioned dataset holds as a view for `partitionedGradientSumSql` (module comment). Add the
- * partition key as a column, e.g. `CREATE VIEW people_encoded AS SELECT e.*, 1 AS part FROM (<this>) AS e`.
+ * The encoded rows of `query` as one SELECT (columns f0..f{d-1}, y): what `--encoding-sql` prints
+ * without `--partition-key`, and the inner part of each server's view (`partitionSetupSql`).
  */
 export function encodedRowsSql(schema: Schema, query: string): string {
   return schemaEncodingSql(schema, query).rows;
@@ -273,43 +272,112 @@ function partitionColumn(partitionKey: string): string {
   return sqlIdentifier(partitionKey);
 }
 
+/** The default name of a run's theta tables (`partitionSetupSql`). */
+export const DEFAULT_THETA_TABLE = 'dpfit_theta';
+
+/** The run's theta table name, checked: lower-case letters, digits and _ (the derived names stay below 63 characters). */
+function thetaTableName(name: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,39}$/.test(name)) throw new InvalidParameterError('--theta-table', name, 'a name of 1 to 40 lower-case letters, digits and _, starting with a letter or _');
+  return name;
+}
+
+/** The per-server and coordinator SQL of a partitioned (postgres_fdw) push-down run (module comment). */
+export interface PartitionSetupSql {
+  readonly d: number;
+  /** On each server: its one-row theta table and the fenced view of its encoded rows, key `value` (SQL text: a number, or a psql variable). */
+  server(value: string): string;
+  /** On the coordinator, once: the parent of the servers' theta tables (dpfit UPDATEs it) and the partitioned table of the rows. */
+  readonly coordinator: string;
+  /** On the coordinator, per server: the foreign tables on that server's theta table and view (`foreignServer` a postgres_fdw server; a loopback one for the coordinator's own rows). */
+  coordinatorPartition(foreignServer: string, value: string): string;
+  /** The table dpfit UPDATEs each step (on the coordinator). */
+  readonly thetaParent: string;
+  /** --query for `dpfit train`: the coordinator's partitioned table. */
+  readonly query: string;
+}
+
+/**
+ * The SQL of a partitioned push-down run named `thetaTable` (T): each server holds T, a one-row
+ * table t0..t{d-1}, and the view T_rows: its encoded rows (`query`, e.g. `SELECT * FROM local`,
+ * encoded by the schema), the partition key, z = f . theta (theta read from T) and ss = the sum
+ * of f_j^2 in the order j = 0..d-1, fenced by OFFSET 0 inside the view so that the server
+ * computes them once per row. The coordinator holds T_servers, whose children are foreign tables
+ * on every server's T (dpfit UPDATEs T_servers: postgres_fdw ships one UPDATE per server), and
+ * T_parted, partitioned by the key, whose partitions are foreign tables on the views.
+ */
+export function partitionSetupSql(schema: Schema, query: string, partitionKey: string, thetaTable: string = DEFAULT_THETA_TABLE): PartitionSetupSql {
+  const key = partitionColumn(partitionKey);
+  const name = thetaTableName(thetaTable);
+  const rows = encodedRowsSql(schema, query);
+  const d = schemaEncodingSql(schema, 'SELECT 1').d;
+  const thetaColumns = Array.from({ length: d }, (_, j) => `t${j} DOUBLE PRECISION`).join(', ');
+  const z = Array.from({ length: d }, (_, j) => `e.f${j} * th.t${j}`).join(' + ');
+  // The same expression, in the same order, as `partitionedGradientSumSql`'s check of ss.
+  const ss = Array.from({ length: d }, (_, j) => `e.f${j} * e.f${j}`).join(' + ');
+  const rowColumns = `${Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, ${key} INTEGER NOT NULL, z DOUBLE PRECISION, ss DOUBLE PRECISION`;
+  return {
+    d,
+    server: (value) => `CREATE TABLE ${name} (${thetaColumns});
+INSERT INTO ${name} VALUES (${Array.from({ length: d }, () => '0').join(', ')});
+CREATE VIEW ${name}_rows AS SELECT e.*, CAST(${value} AS INTEGER) AS ${key}, ${z} AS z, ${ss} AS ss FROM (${rows}) AS e CROSS JOIN ${name} AS th OFFSET 0;`,
+    coordinator: `CREATE TABLE ${name}_servers (${thetaColumns});
+CREATE TABLE ${name}_parted (${rowColumns}) PARTITION BY LIST (${key});`,
+    coordinatorPartition: (foreignServer, value) => `CREATE FOREIGN TABLE ${name}_theta_${value.replace(/[^0-9a-z_]/gi, '_')} () INHERITS (${name}_servers) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}');
+CREATE FOREIGN TABLE ${name}_rows_${value.replace(/[^0-9a-z_]/gi, '_')} PARTITION OF ${name}_parted FOR VALUES IN (${value}) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}_rows');`,
+    thetaParent: `${name}_servers`,
+    query: `SELECT * FROM ${name}_parted`,
+  };
+}
+
+/** The UPDATE that sets every server's theta (through the coordinator's parent of the foreign theta tables). */
+export function thetaUpdateSql(thetaTable: string, theta: Float64Array): string {
+  const name = thetaTableName(thetaTable);
+  return `UPDATE ${name}_servers SET ${Array.from(theta, (v, j) => `t${j} = ${sqlNumber(v)}`).join(', ')}`;
+}
+
 /**
  * One step's clipped gradient sums for a partitioned table whose partitions are foreign tables
- * (postgres_fdw), one row per partition: `query` returns the encoded rows (f0..f{d-1}, y and the
- * partition key; `encodedRowsSql` in a view on each server). No fences: every per-row value is
- * written out inside each sum (clip threshold and margin: about 2d products per sum, 2d^2 per
- * row), so that PostgreSQL's partitionwise aggregation plans one full aggregate per partition and
- * postgres_fdw ships it (`Remote SQL: SELECT part, sum(...) ... GROUP BY part`): the rows never
- * leave their server, only d + 2 numbers per partition do. PostgreSQL only (the SET).
+ * (postgres_fdw) on the servers' views (`partitionSetupSql`), one row per partition: sum_i c_i f_ij
+ * for each j, the clipped count, the row count, the rows whose ss fails its check (ss >= the sum of
+ * squares of f recomputed in the view's order, and ss <= the largest double), and the rows whose
+ * z is not f . theta for this theta (the view read a theta table other than this run's). Each
+ * c_i = clamp(g(z_i, y_i), -t_i, t_i), t_i = K / sqrt(ss_i): O(1) per sum from the view's per-row
+ * z and ss, O(d) once per row for the checks. No fences and only CASE for clamps (postgres_fdw 15
+ * ships neither least/greatest nor subqueries), so that PostgreSQL's partitionwise aggregation
+ * plans one full aggregate per partition and postgres_fdw ships it (`Remote SQL: SELECT sum(...)
+ * ... GROUP BY`): only d + 5 numbers per partition cross. PostgreSQL only (the SET).
  */
 export function partitionedGradientSumSql(d: number, query: string, partitionKey: string, lossName: string, theta: Float64Array, clipNorm: number): string {
   if (theta.length !== d) throw new InvalidParameterError('theta.length', theta.length, `d = ${d}`);
   if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
   const key = partitionColumn(partitionKey);
-  const z = `(${Array.from({ length: d }, (_, j) => `f${j} * ${sqlNumber(theta[j])}`).join(' + ')})`;
-  const ss = `(${Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ')})`;
   // postgres_fdw (15) ships CASE but not least/greatest/COALESCE/NULLIF: every clamp is a CASE.
-  const t = `(CASE WHEN ${ss} > ${sqlNumber(0)} THEN ${sqlNumber(clipNorm * CLIP_SAFETY)} / sqrt(${ss}) ELSE ${sqlNumber(0)} END)`;
+  const t = `(CASE WHEN ss > ${sqlNumber(0)} THEN ${sqlNumber(clipNorm * CLIP_SAFETY)} / sqrt(ss) ELSE ${sqlNumber(0)} END)`;
   let c: string;
   let clipped: string;
   if (lossName === 'logistic') {
     // g = -y / (1 + exp(y z)) = -y s with s = 1 / (1 + exp(y z)) in [0, 1] (negation and the
     // factor y = +-1 are exact), so clamp(g, -t, t) = -y min(s, t): the fenced form's value.
     const ys = `(CASE WHEN y = 1 THEN ${sqlNumber(1)} ELSE ${sqlNumber(-1)} END)`;
-    const e = `(${ys} * ${z})`;
+    const e = `(${ys} * z)`;
     const sig = `(${sqlNumber(1)} / (${sqlNumber(1)} + exp(CASE WHEN abs(${e}) <= ${sqlNumber(700)} THEN ${e} WHEN ${e} > ${sqlNumber(0)} THEN ${sqlNumber(700)} ELSE ${sqlNumber(-700)} END)))`;
     c = `(-${ys} * CASE WHEN ${sig} > ${t} THEN ${t} ELSE ${sig} END)`;
     clipped = `CASE WHEN ${sig} > ${t} THEN 1 ELSE 0 END`;
   } else if (lossName === 'linear') {
-    const g = `(${z} - y)`;
+    const g = '(z - y)';
     c = `(CASE WHEN ${g} > ${t} THEN ${t} WHEN ${g} < -${t} THEN -${t} ELSE ${g} END)`;
     clipped = `CASE WHEN ${g} > ${t} OR ${g} < -${t} THEN 1 ELSE 0 END`;
   } else {
     throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
   }
   const sums = Array.from({ length: d }, (_, j) => `sum(${c} * f${j})`).join(', ');
-  // jit off: LLVM compiling this O(d^2) expression takes seconds per query (d = 20: 3.1 s against 0.6 s without).
-  return `SET enable_partitionwise_aggregate = on; SET jit = off; SELECT ${sums}, sum(${clipped}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
+  const squares = Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ');
+  const margin = Array.from({ length: d }, (_, j) => `f${j} * ${sqlNumber(theta[j])}`).join(' + ');
+  // PostgreSQL orders NaN above every number and a NULL comparison is not true: both fail.
+  const badSs = `CASE WHEN ss >= (${squares}) AND ss <= ${sqlNumber(Number.MAX_VALUE)} THEN 0 ELSE 1 END`;
+  const badZ = `CASE WHEN z = (${margin}) THEN 0 ELSE 1 END`;
+  // jit off: compiling the expressions costs more than evaluating them on this many rows.
+  return `SET enable_partitionwise_aggregate = on; SET jit = off; SELECT ${sums}, sum(${clipped}), count(*), sum(${badSs}), sum(${badZ}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
 }
 
 /** The checks of a partitioned encoded query, one row per partition: rows, rows with a missing or non-finite value, min(y), max(y). */
@@ -355,6 +423,8 @@ export interface PushDownOptions extends DpGdOptions {
    * and each step is `partitionedGradientSumSql`, one aggregate shipped to each partition's server.
    */
   readonly partitionKey?: string;
+  /** With `partitionKey`: the run's theta tables (`partitionSetupSql`; default `DEFAULT_THETA_TABLE`). */
+  readonly thetaTable?: string;
 }
 
 /** What the check query found: n, and the owner's private diagnostics. */
@@ -382,6 +452,26 @@ export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql, 
 }
 
 /**
+ * The refusals of a partitioned step, before its sums are used (module comment): a row whose ss
+ * fails its check (its clip threshold could exceed C / ||f||: refused whatever the cause), a row
+ * count other than the check query's n (the slack was planned for n), a row whose z is not
+ * f . theta for this step's theta (the model would be wrong, not the privacy).
+ */
+function checkPartitionedStep(name: string, rows: (string | null)[][], d: number, n: number, thetaTable: string): void {
+  let count = 0;
+  let badSs = 0;
+  let badZ = 0;
+  for (const row of rows) {
+    count += cellNumber(row[d + 1], 'the row count');
+    badSs += cellNumber(row[d + 2], 'the ss check');
+    badZ += cellNumber(row[d + 3], 'the z check');
+  }
+  if (badSs > 0) throw new DataFormatError(name, `${badSs} row(s) of the servers' views have ss below the sum of squares of their f0..f${d - 1} (or not finite): their clip threshold could exceed the clip norm, so nothing is trained or released (recreate the views from dpfit train --encoding-sql)`);
+  if (count !== n) throw new DataFormatError(name, `a step read ${count} rows, the check query ${n} (the rows changed during the run: the rounding slack was planned for ${n}); nothing is released`);
+  if (badZ > 0) throw new DataFormatError(name, `${badZ} row(s) of the servers' views have z other than f . theta for this step's theta: a view reads a theta table this run does not update (${thetaTable} on every server, ${thetaTable}_servers on the coordinator), or another run shares them; nothing is released`);
+}
+
+/**
  * DP-GD with the gradient sum pushed into SQL: a check query (n, the refusals), then one
  * aggregate query per step; the noise is added by dpfit with the slack of `sqlSumRoundingSlack`.
  */
@@ -399,11 +489,17 @@ export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: s
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
   let clippedFraction = 0;
+  const thetaTable = options.thetaTable ?? DEFAULT_THETA_TABLE;
   for (let t = 0; t < run.steps; t++) {
     const started = performance.now();
-    const sql = partitionKey === undefined ? clippedGradientSumSql(encoded, run.loss.name, theta, clipNorm) : partitionedGradientSumSql(d, query, partitionKey, run.loss.name, theta, clipNorm);
+    // Partitioned: every server's theta set and the sums computed in ONE transaction, so that the
+    // servers' views read this step's theta (and a concurrent run's UPDATE of the same tables waits or fails).
+    const sql = partitionKey === undefined
+      ? clippedGradientSumSql(encoded, run.loss.name, theta, clipNorm)
+      : `BEGIN; ${thetaUpdateSql(thetaTable, theta)}; ${partitionedGradientSumSql(d, query, partitionKey, run.loss.name, theta, clipNorm)}; COMMIT`;
     const rows = await runner.query(sql);
     options.onQuery?.(performance.now() - started);
+    if (partitionKey !== undefined) checkPartitionedStep(runner.name, rows, d, n, thetaTable);
     gradient.fill(0);
     let clippedCount = 0;
     // One row, or one per partition: their sums added here, in the order returned (covered by the any-order bound).
