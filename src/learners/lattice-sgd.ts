@@ -72,6 +72,9 @@ const TARGET_EPOCH_SLACK = 2 ** -20;
  * The derivative of every dpfit loss is computed with relative error <= 2^-46 (each is a few
  * roundings and at most one exp: logistic -y / (1 + e^{y m}), squared m - y, Huber and the
  * smoothed hinge a clamp or a product of such terms), the assumption behind `floatingPointError`.
+ * The logistic exp is `math/exp.ts`' deterministic one, within 4 ulp of e^x (tested against
+ * correctly rounded values); beyond its range (e^x -> 0 below -708, Infinity above 709) f' is off
+ * by less than 1.3e-308 in absolute terms, far below 2^-45 t for any clip threshold t > 1e-290.
  */
 const DERIVATIVE_RELATIVE_ERROR = 2 ** -46;
 
