@@ -10,9 +10,10 @@
  * 2. SQL: one DP-GD step's aggregate query in one PostgreSQL server and in two servers joined by a
  *    postgres_fdw partition (throw-away clusters, as the tests start them), and in DuckDB. Two
  *    servers twice: the fenced query (the remote half's rows travel to the coordinator, which
- *    sums them) and the aggregate push-down (`--partition-key`: each server sums its half of
- *    its encoded view, asynchronously; only the sums cross), beside the same unfenced form on one
- *    server (its view, one group) to separate the form's cost from the split's gain.
+ *    sums them) and the aggregate push-down (`--partition-key`: each step UPDATEs every server's
+ *    theta table, then each server sums its half from its fenced view's z and ss, asynchronously;
+ *    only the sums cross), beside the same form on one server (its view of all rows, one group)
+ *    to separate the form's cost from the split's gain.
  *    `--sql-only` skips part 1.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -23,7 +24,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parseSchema } from '../src/data/schema.js';
 import { parseMemorySize } from '../src/data/node/stream-rows.js';
 import { openSqlEngine } from '../src/data/node/sql-engine.js';
-import { encodedRowsSql, trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { partitionedGradientSumSql, partitionSetupSql, trainDpGdInSql } from '../src/learners/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';
 import { startPostgres } from '../test/helpers/postgres-cluster.js';
 
@@ -88,10 +89,10 @@ try {
   const parsed = parseSchema(schema);
   const options = { loss: 'logistic', clipNorm: 1, steps: 3, learningRate: 1, noiseMultiplier: 1, delta: 1e-6 };
   const medians: Record<string, number> = {};
-  const time = async (url: string, query: string, partitionKey?: string): Promise<string> => {
+  const time = async (url: string, query: string, partitionKey?: string, thetaTable?: string): Promise<string> => {
     const engine = await openSqlEngine(url);
     const ms: number[] = [];
-    await trainDpGdInSql(engine, parsed, query, { ...options, rng: seededRng(1), onQuery: (t) => ms.push(t), ...(partitionKey === undefined ? {} : { partitionKey }) });
+    await trainDpGdInSql(engine, parsed, query, { ...options, rng: seededRng(1), onQuery: (t) => ms.push(t), ...(partitionKey === undefined ? {} : { partitionKey, thetaTable }) });
     await engine.close();
     ms.sort((p, q) => p - q);
     medians[`${url} ${query} ${partitionKey}`] = ms[Math.floor(ms.length / 2)];
@@ -115,22 +116,25 @@ try {
       CREATE FOREIGN TABLE parted_odd PARTITION OF parted FOR VALUES IN (1) SERVER shard OPTIONS (table_name 't_odd');
       INSERT INTO parted_even SELECT * FROM t WHERE part = 0; ANALYZE parted_even;`);
     b.psql('ANALYZE t_odd');
-    // The push-down setup: each server's half as a view of its encoded rows (plus the key), the
-    // coordinator's partitions foreign tables on those views (its own through a loopback server).
-    a.psql(`CREATE VIEW t_enc_all AS SELECT e.*, 0 AS part FROM (${encodedRowsSql(parsed, 'SELECT * FROM t')}) AS e;
-      CREATE VIEW t_enc AS SELECT e.*, 0 AS part FROM (${encodedRowsSql(parsed, 'SELECT * FROM t WHERE part = 0')}) AS e`);
-    b.psql(`CREATE VIEW t_enc AS SELECT e.*, 1 AS part FROM (${encodedRowsSql(parsed, 'SELECT * FROM t_odd')}) AS e`);
-    const encodedColumns = `${Array.from({ length: D }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, part INTEGER NOT NULL`;
+    // The push-down setup (`partitionSetupSql`, what --encoding-sql --partition-key prints): each
+    // server's half behind its theta table and fenced view (z, ss once per row), the coordinator's
+    // partitions foreign tables on those views (its own through a loopback server). `tall`: the
+    // same form over all rows on one server (its theta table a local child of tall_servers).
+    const half = partitionSetupSql(parsed, 'SELECT * FROM t WHERE part = 0', 'part', 'tp');
+    const odd = partitionSetupSql(parsed, 'SELECT * FROM t_odd', 'part', 'tp');
+    const all = partitionSetupSql(parsed, 'SELECT * FROM t', 'part', 'tall');
+    a.psql(`${half.server('0')} ${all.server('0')} CREATE TABLE tall_servers (LIKE tall); ALTER TABLE tall INHERIT tall_servers;`);
+    b.psql(odd.server('1'));
     a.psql(`CREATE SERVER self FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '${a.port}', dbname 'postgres', async_capable 'true', fdw_tuple_cost '0.2', options '-c jit=off');
       ALTER SERVER shard OPTIONS (ADD async_capable 'true', ADD fdw_tuple_cost '0.2', ADD options '-c jit=off');
       CREATE USER MAPPING FOR CURRENT_USER SERVER self OPTIONS (user 'postgres');
-      CREATE TABLE pushed (${encodedColumns}) PARTITION BY LIST (part);
-      CREATE FOREIGN TABLE pushed_even PARTITION OF pushed FOR VALUES IN (0) SERVER self OPTIONS (table_name 't_enc');
-      CREATE FOREIGN TABLE pushed_odd PARTITION OF pushed FOR VALUES IN (1) SERVER shard OPTIONS (table_name 't_enc');`);
+      ${half.coordinator} ${half.coordinatorPartition('self', '0')} ${half.coordinatorPartition('shard', '1')}`);
     console.log(`  PostgreSQL, one server:          ${await time(a.url, 'SELECT * FROM t')}`);
     console.log(`  PostgreSQL, two (postgres_fdw):  ${await time(a.url, 'SELECT * FROM parted')} (fenced: the odd rows travel to the coordinator)`);
-    console.log(`  one server, push-down form:      ${await time(a.url, 'SELECT * FROM t_enc_all', 'part')} (its encoded view, one group: the unfenced form's cost)`);
-    console.log(`  two servers, aggregate push-down: ${await time(a.url, 'SELECT * FROM pushed', 'part')} (--partition-key part: each server sums its half)`);
+    console.log(`  one server, push-down form:      ${await time(a.url, 'SELECT * FROM tall_rows', 'part', 'tall')} (its view of all rows, one group: the form's cost)`);
+    console.log(`  two servers, aggregate push-down: ${await time(a.url, half.query, 'part', 'tp')} (--partition-key part: each server sums its half)`);
+    const plan = a.psql(partitionedGradientSumSql(D, half.query, 'part', 1, 0).replace('; SELECT ', '; EXPLAIN VERBOSE SELECT '));
+    console.log(`  (its plan: ${plan.split('\n').filter((line) => /Remote SQL: SELECT sum\(/.test(line)).length} partitions' aggregates shipped whole)`);
     const m = Object.values(medians);
     console.log(`  two-server push-down / one server: ${(m[4] / m[1]).toFixed(2)}x; / one server with the same form: ${(m[4] / m[3]).toFixed(2)}x (the servers share this machine's ${(await import('node:os')).availableParallelism()} CPUs)`);
     a.stop();

@@ -19,10 +19,12 @@ import { loadDataset } from '../src/data/node/read.js';
 import { openSqlEngine, redactUrl, type SqlEngine } from '../src/data/node/sql-engine.js';
 import { DataFormatError, InvalidParameterError } from '../src/errors.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
+import { CLIP_SAFETY } from '../src/learners/glm/clipped-gradient.js';
 import { clippedSumRoundingBound } from '../src/learners/glm/per-example.js';
 import { partitionedGradientSumSql, partitionSetupSql, schemaEncodingSql, sqlSumRoundingSlack, thetaUpdateSql, trainDpGdInSql } from '../src/learners/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';
 import { startPostgres, type PostgresCluster } from './helpers/postgres-cluster.js';
+import { encodingSqlText } from '../src/cli/commands/train-external.js';
 
 const schema: Schema = parseSchema({
   version: 1,
@@ -218,7 +220,7 @@ describe('DP-GD pushed into PostgreSQL', () => {
     // no Remote SQL fetches rows, so no row crosses servers. The theta UPDATE is one direct
     // UPDATE per server.
     const theta = Float64Array.from({ length: d }, (_, j) => (j % 3) - 1);
-    const plan = pg.psql(partitionedGradientSumSql(d, setup.query, 'part', 'logistic', theta, 1).replace('; SELECT ', '; EXPLAIN VERBOSE SELECT '));
+    const plan = pg.psql(partitionedGradientSumSql(d, setup.query, 'part', 1, 7).replace('; SELECT ', '; EXPLAIN VERBOSE SELECT '));
     const remote = plan.split('\n').filter((line) => line.includes('Remote SQL:'));
     assert.equal(remote.length, 2, plan.slice(0, 2000));
     for (const line of remote) {
@@ -226,60 +228,87 @@ describe('DP-GD pushed into PostgreSQL', () => {
       assert.match(line, /FROM public\.pd_rows GROUP BY/);
     }
     assert.equal(plan.split('\n').filter((line) => /Relations: Aggregate on \(public\.pd_rows_[01] /.test(line)).length, 2);
-    const update = pg.psql(`EXPLAIN VERBOSE ${thetaUpdateSql('pd', theta)}`);
+    const update = pg.psql(`EXPLAIN VERBOSE ${thetaUpdateSql('pd', theta, 'logistic', 1, 7)}`);
     assert.equal(update.split('\n').filter((line) => /Remote SQL: UPDATE public\.pd SET t0 = /.test(line)).length, 2, update);
     // An encoded row the schema refuses (here a missing label) is refused before any step.
-    const f = Array.from({ length: d }, (_, j) => `f${j}`).join(', ');
-    await assert.rejects(train(`SELECT ${f}, CASE WHEN f0 > 0.5 THEN NULL ELSE y END AS y, part, z, ss FROM pd_parted`), (e: unknown) => e instanceof DataFormatError && /missing or non-finite/.test(e.message));
-    // A view whose ss is below ||f||^2 (a larger clip threshold: the privacy bound would fail),
-    // or not a number, is refused at its first step, naming the condition.
-    for (const ss of ['ss * 0.5', "CAST('NaN' AS DOUBLE PRECISION)", "CAST('Infinity' AS DOUBLE PRECISION)", 'NULL']) {
+    const viewColumns = [...Array.from({ length: d }, (_, j) => `f${j}`), 'y', 'part', 'k', 'loss', 'nonce', 'z', 'ss', 't', 'g', 'c', 'clipped'];
+    const altered = (changes: Record<string, string | undefined>) => `SELECT ${viewColumns.map((c) => (changes[c] === undefined ? c : `${changes[c]} AS ${c}`)).join(', ')} FROM pd_parted`;
+    await assert.rejects(train(altered({ y: 'CASE WHEN f0 > 0.5 THEN NULL ELSE y END' })), (e: unknown) => e instanceof DataFormatError && /missing or non-finite/.test(e.message));
+    // A view whose ss is below ||f||^2 or not a number, or whose c exceeds K / sqrt(ss) (the
+    // privacy bound would fail), is refused at its first step, naming the condition.
+    const large = 'CASE WHEN f0 > 0.5 THEN';
+    for (const change of [{ ss: `${large} ss * 0.5 ELSE ss END` }, { ss: `${large} CAST('NaN' AS DOUBLE PRECISION) ELSE ss END` }, { ss: `${large} CAST('Infinity' AS DOUBLE PRECISION) ELSE ss END` }, { ss: `${large} NULL ELSE ss END` }, { c: 'c * 1.5' }, { c: `${large} CAST('NaN' AS DOUBLE PRECISION) ELSE c END` }]) {
       queries = 0;
-      await assert.rejects(train(`SELECT ${f}, y, part, z, CASE WHEN f0 > 0.5 THEN ${ss} ELSE ss END AS ss FROM pd_parted`), (e: unknown) => e instanceof DataFormatError && /ss below the sum of squares/.test(e.message));
+      await assert.rejects(train(altered(change)), (e: unknown) => e instanceof DataFormatError && /fail the clip check/.test(e.message), JSON.stringify(change));
       assert.equal(queries, 1);
     }
-    // A larger ss only clips harder: accepted. A z other than f . theta (a stale theta table) is refused.
-    await train(`SELECT ${f}, y, part, z, ss * 2 AS ss FROM pd_parted`);
-    await assert.rejects(train(`SELECT ${f}, y, part, z * 2 AS z, ss FROM pd_parted`), (e: unknown) => e instanceof DataFormatError && /z other than f \. theta/.test(e.message));
+    // Smaller gradients are no privacy risk: accepted. A view that read another step's theta (here
+    // a nonce other than the step's) is refused.
+    await train(altered({ c: 'c * 0.5' }));
+    await assert.rejects(train(altered({ nonce: 'nonce + 1' })), (e: unknown) => e instanceof DataFormatError && /a theta other than this step's/.test(e.message));
     // Rows that change between the check query and a step (here a sequence lets the check query
     // see all rows, the first step fewer): refused, the slack was planned for the check's n.
     pg.psql('CREATE SEQUENCE pd_seq');
     await assert.rejects(train(`SELECT * FROM pd_parted WHERE nextval('pd_seq') <= ${ROWS + 1000}`), (e: unknown) => e instanceof DataFormatError && /a step read \d+ rows, the check query \d+/.test(e.message));
   });
 
-  it('the push-down clamp bounds every gradient whatever z and y a view returns (||a_i|| <= C (1 + (d + 8) u))', (t) => {
+  it('the push-down refuses every row whose gradient could exceed the clip norm, whatever ss and c a view returns', (t) => {
     if (typeof pg === 'string') return t.skip(pg);
-    // One group per row (the key is the row's id), so each returned sum is one a_i. Rows with
-    // random f and honest ss, and z / y anything: NaN, infinities, huge, NULL, outside {0, 1}.
+    // One group per row (the key is the row's id), so each returned sum is one a_i. Random f; the
+    // view's ss is r = ||f||^2 (in the view's order) times ssMul, its c is K / sqrt(r) times cMul:
+    // NaN, infinities and NULL included.
     const d = 6;
     const rng = seededRng(77);
-    const zs = ["'NaN'", "'Infinity'", "'-Infinity'", '1e308', '-1e308', '0', 'NULL', '3.5', '-700.5', '701'];
-    const ysOf = ['0', '1', 'NULL', '0.5', "'NaN'", '-3'];
+    const ssMuls = ['1', '0.5', '2', "'NaN'", "'Infinity'", 'NULL', '0'];
+    const cMuls = ['1', '-1', '0.5', '0', String(1 + 2 ** -52), '2', '-2', "'NaN'", "'Infinity'", 'NULL', '1e300'];
     const values: string[] = [];
     let id = 0;
-    for (const z of zs) {
-      for (const y of ysOf) {
+    for (const ssMul of ssMuls) {
+      for (const cMul of cMuls) {
         const f = Array.from({ length: d }, () => (rng.nextDouble() * 2 - 1) * 10 ** Math.floor(rng.nextDouble() * 6 - 3));
-        values.push(`(${f.map((v) => String(v)).join(', ')}, CAST(${y} AS DOUBLE PRECISION), ${id++}, CAST(${z} AS DOUBLE PRECISION))`);
+        values.push(`(${f.map((v) => String(v)).join(', ')}, ${id++}, CAST(${ssMul} AS DOUBLE PRECISION), CAST(${cMul} AS DOUBLE PRECISION))`);
       }
     }
     const cols = Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ');
-    pg.psql(`CREATE TABLE adv_raw (${cols}, y DOUBLE PRECISION, id INT, z DOUBLE PRECISION); INSERT INTO adv_raw VALUES ${values.join(', ')};
-      CREATE VIEW adv AS SELECT *, ${Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ')} AS ss FROM adv_raw`);
+    const r = Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ');
+    pg.psql(`CREATE TABLE adv_raw (${cols}, id INT, ss_mul DOUBLE PRECISION, c_mul DOUBLE PRECISION); INSERT INTO adv_raw VALUES ${values.join(', ')}`);
     const u = 2 ** -53;
-    for (const loss of ['logistic', 'linear']) {
-      for (const clipNorm of [1, 0.01]) {
-        const out: string[] = pg.psql(partitionedGradientSumSql(d, 'SELECT * FROM adv', 'id', loss, new Float64Array(d), clipNorm)).trim().split('\n');
-        assert.equal(out.length, values.length);
-        for (const line of out) {
-          const cells = line.split('|');
-          const a = cells.slice(0, d).map((c: string) => (c === '' ? 0 : Number(c)));
-          const norm = Math.hypot(...a);
-          assert.ok(Number.isFinite(norm) && norm <= clipNorm * (1 + (d + 8) * u), `${loss} ${line}`);
-          assert.equal(cells[d + 2], '0'); // the honest ss passes its check
+    for (const clipNorm of [1, 0.01]) {
+      const k = `CAST(${clipNorm * CLIP_SAFETY} AS DOUBLE PRECISION)`;
+      pg.psql(`CREATE OR REPLACE VIEW adv AS SELECT *, (${r}) * ss_mul AS ss, ${k} / sqrt(${r}) * c_mul AS c, 0 AS clipped, 7 AS nonce FROM adv_raw`);
+      const out: string[] = pg.psql(partitionedGradientSumSql(d, 'SELECT * FROM adv', 'id', clipNorm, 7)).trim().split('\n');
+      assert.equal(out.length, values.length);
+      let passed = 0;
+      for (const line of out) {
+        const cells = line.split('|');
+        const [ssMul, cMul] = [ssMuls[Math.floor(Number(cells[d + 4]) / cMuls.length)], cMuls[Number(cells[d + 4]) % cMuls.length]];
+        const bad = cells[d + 2];
+        // The honest views (ss = r, |c| <= K / sqrt(r)) pass; every row that passes has ||a_i|| <= C (1 + (d + 8) u).
+        if (ssMul === '1' && ['1', '-1', '0.5', '0'].includes(cMul)) assert.equal(bad, '0', line);
+        if (['0.5', "'NaN'", "'Infinity'", 'NULL'].includes(ssMul) || ['2', '-2', "'NaN'", "'Infinity'", 'NULL', '1e300', String(1 + 2 ** -52)].includes(cMul)) assert.equal(bad, '1', `${ssMul} ${cMul}`);
+        if (bad === '0') {
+          passed++;
+          const a = cells.slice(0, d).map((c: string) => Number(c));
+          assert.ok(Math.hypot(...a) <= clipNorm * (1 + (d + 8) * u), line);
         }
       }
+      assert.ok(passed >= 4);
     }
+  });
+
+  it('--encoding-sql --partition-key prints each server\'s SQL, which psql runs with the key as a variable', async (t) => {
+    if (typeof shard === 'string') return t.skip(shard);
+    shard.psql(`CREATE TABLE cli_local (${TABLE}); INSERT INTO cli_local VALUES (30, 1000, 40, 'Paris', 'yes'), (60, NULL, 20, 'Lille', 'no')`);
+    const flags = { query: 'SELECT * FROM cli_local', partitionKey: 'part', thetaTable: 'cli_run' } as unknown as Parameters<typeof encodingSqlText>[1];
+    const text = await encodingSqlText(schema, flags);
+    const section = text.split('-- 2. On the coordinator')[0];
+    const file = join(dir, 'server.sql');
+    writeFileSync(file, section);
+    execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-v', 'part=5', '-f', file, shard.url]);
+    // The view holds the shard's rows with key 5, and (theta 0, k 0) c = 0.
+    assert.equal(shard.psql('SELECT count(*), min(part), max(part), max(abs(c)) FROM cli_run_rows').trim(), '2|5|5|0');
+    assert.match(text, /--query "SELECT \* FROM cli_run_parted" --partition-key part --theta-table cli_run/);
+    await assert.rejects(encodingSqlText(schema, { ...flags, thetaTable: 'Bad-Name' }), InvalidParameterError);
   });
 
   it('a server that is not there is one line naming the URL without its password', async () => {

@@ -34,29 +34,49 @@
  * against a partitioned table whose partitions are foreign tables, but (PostgreSQL 15, EXPLAIN
  * VERBOSE) its OFFSET 0 fences keep postgres_fdw from shipping the aggregate: the remote rows
  * travel to the coordinating server (still inside the database, never to dpfit). The push-down
- * form (`partitionKey`, `partitionedGradientSumSql`) ships it: each server holds a VIEW of its
- * rows already encoded (`encodedRowsSql`: columns f0..f{d-1}, y, plus the partition key), the
- * coordinator a table partitioned by that key whose partitions are foreign tables on those
- * views, and each step is `SELECT sum(...), ..., key FROM (query) GROUP BY key` with
- * enable_partitionwise_aggregate, no fences and only CASE for clamps (postgres_fdw 15 does not
- * ship least/greatest/COALESCE), so that every partition's aggregate is one remote query
- * (`Remote SQL: SELECT sum(...) ... GROUP BY`, checked in test/train-sql.test.ts) and only d + 2
- * numbers per server cross. Without fences PostgreSQL evaluates the per-row values (margin,
- * threshold) once per sum: 2d^2-4d^2 products per row instead of ~2d, spread over the servers.
- * Privacy of this form: dpfit trusts nothing of the view but its values f and y (the check query
- * refuses NULL and non-finite ones, and one class): the threshold and the clamp are dpfit's SQL.
- * Coordinate j of a_i is c_ij f_ij with c_ij = clamp(g_ij, -t_ij, t_ij) computed inside sum j;
- * the c_ij of different j are the same IEEE evaluation of the same expression on the same
- * server, and the bound above needs even less: each |c_ij| <= t_ij = fl(K / fl(sqrt(ss_ij))) with
- * ss_ij a computed sum of squares of the same f_i, so ||a_i|| <= B as before whatever server
- * computes row i. The sum is per partition on its server, then the partials are added by dpfit:
- * still one summation tree over the n terms, so `sqlSumRoundingSlack` covers it unchanged.
+ * form (`partitionKey`, `partitionSetupSql`, `partitionedGradientSumSql`) ships it. Each server
+ * holds a one-row table T (theta as t0..t{d-1}, the clip constant k, the loss's code, the step's
+ * nonce) and a view T_rows of its rows already encoded, fenced by OFFSET 0 inside the view, with
+ * per row: z = f . theta, ss = f0 f0 + ... + f{d-1} f{d-1}, t = k / sqrt(ss), g = the loss
+ * derivative at (z, y), c = clamp(g, -t, t) and whether it clipped, so that each server computes a
+ * row's O(d) values once. The coordinator holds T_servers, whose children are foreign tables on
+ * every server's T, and a table partitioned by the key whose partitions are foreign tables on the
+ * views. Each step is one transaction: `UPDATE T_servers SET t0 = ..., k = ..., loss = ...,
+ * nonce = ...` (postgres_fdw ships one direct UPDATE per server), then `SELECT sum(c * f0), ...,
+ * key FROM (query) GROUP BY key` with enable_partitionwise_aggregate, no fences and only CASE
+ * (postgres_fdw 15 ships neither least/greatest/COALESCE nor subqueries), so that every
+ * partition's aggregate is one remote query (`Remote SQL: SELECT sum(...) ... GROUP BY`, checked
+ * in test/train-sql.test.ts) and only d + 5 numbers per server cross. Per row the step does one
+ * product per sum and, once, the checks below (O(d)); the fenced form's cost per row, spread over
+ * the servers (bench/out-of-core-sql.ts).
+ *
+ * Privacy of this form: dpfit trusts nothing of the views or of the theta tables. Per row i the
+ * step reads one value of each column (the view is fenced, and PostgreSQL evaluates a view's
+ * volatile columns once per row; deterministic ones give the same value at each use) and computes,
+ * in the same query, r_i = f_i0 f_i0 + ... + f_i,d-1 f_i,d-1 (the view's order) and the check
+ * r_i <= ss_i <= the largest double and |c_i| <= fl(K / fl(sqrt(ss_i))) (0 when ss_i = 0), K
+ * dpfit's literal (PostgreSQL orders NaN above every number and a comparison with NULL is not
+ * true: NaN, infinite and NULL values fail). If any row fails, dpfit refuses the step: it throws
+ * before the sums are used, so nothing is trained further or released. Otherwise ss_i and r_i are
+ * finite (so is f_i), and fl(K / fl(sqrt(ss_i))) <= fl(K / fl(sqrt(r_i))) (correctly rounded sqrt
+ * and division are monotone): |c_i| <= fl(K / fl(sqrt(r_i))) with r_i a computed sum of squares of
+ * f_i, so a_i = (fl(c_i f_i0), ..., fl(c_i f_i,d-1)) has ||a_i|| <= (1 + u) |c_i| ||f_i|| <= B
+ * exactly as above (the test checks it on views returning NaN, infinities, NULL and too large c
+ * and too small ss). An honest view passes: its ss is r_i bit for bit (same expression, same
+ * order) and its c is clamped to k / sqrt(ss) with k = K. What the view computes beyond that (z,
+ * g, which rows clipped) changes the model or the diagnostics, never the bound; dpfit still
+ * refuses a row whose nonce is not this step's (its view read a theta table this step did not
+ * set: another run sharing T, whose UPDATE waits on this step's row locks or fails, or a view
+ * wired to another table) and a step whose row count differs from the check query's n (the slack
+ * was planned for n). The sum is per partition on its server, then the partials are added by
+ * dpfit: still one summation tree over the n terms, so `sqlSumRoundingSlack` covers it unchanged.
  *
  * The step's noise is then planned exactly as in memory (`setUpDpGd` with this slack), so the
  * release and its event are those of `trainDpGd`; the model equals the in-memory one for the
  * same seed whenever both sums round to the same grid point and the slightly larger slack leaves
  * the grid plan unchanged (both overwhelmingly likely; the tests check it).
  */
+import { randomInt } from 'node:crypto';
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { labelColumn, schemaEncodedNormBound, schemaFeatureNames, type CategoricalColumnSpec, type NumericColumnSpec, type Schema } from '../data/schema.js';
 import { numericEncodedWidth } from '../data/numeric-encoding.js';
@@ -228,6 +248,21 @@ export function schemaEncodingSql(schema: Schema, query: string): EncodingSql {
   }
 }
 
+/** The loss derivative g(z, y) in SQL (columns z and y), as the in-memory losses compute it. */
+function lossDerivativeSql(lossName: string): string {
+  if (lossName === 'logistic') {
+    // -y / (1 + exp(y z)) with y in {-1, +1} (labels 0/1 mapped), as logistic.ts; the exponent is
+    // kept in [-700, 700] because PostgreSQL's exp raises an error on overflow and underflow.
+    const ys = `CASE WHEN y = 1 THEN ${sqlNumber(1)} ELSE ${sqlNumber(-1)} END`;
+    return `-(${ys}) / (${sqlNumber(1)} + exp(least(greatest((${ys}) * z, ${sqlNumber(-700)}), ${sqlNumber(700)})))`;
+  }
+  if (lossName === 'linear') return 'z - y';
+  throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
+}
+
+/** The losses of the partitioned push-down, by the code dpfit writes into the theta tables. */
+const LOSS_CODES: Readonly<Record<string, number>> = { logistic: 0, linear: 1 };
+
 /**
  * The aggregate query of one DP-GD step: per row the margin z = f . theta, the loss derivative,
  * the clip threshold t = K / sqrt(||f||^2) and c = clamp(f'(z), -t, t); then
@@ -240,17 +275,7 @@ export function clippedGradientSumSql(encoded: EncodingSql, lossName: string, th
   if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
   const margin = Array.from({ length: d }, (_, j) => `f${j} * ${sqlNumber(theta[j])}`).join(' + ');
   const squares = Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ');
-  let derivative: string;
-  if (lossName === 'logistic') {
-    // -y / (1 + exp(y z)) with y in {-1, +1} (labels 0/1 mapped), as logistic.ts; the exponent is
-    // kept in [-700, 700] because PostgreSQL's exp raises an error on overflow and underflow.
-    const ys = `CASE WHEN y = 1 THEN ${sqlNumber(1)} ELSE ${sqlNumber(-1)} END`;
-    derivative = `-(${ys}) / (${sqlNumber(1)} + exp(least(greatest((${ys}) * z, ${sqlNumber(-700)}), ${sqlNumber(700)})))`;
-  } else if (lossName === 'linear') {
-    derivative = 'z - y';
-  } else {
-    throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
-  }
+  const derivative = lossDerivativeSql(lossName);
   const k = clipNorm * CLIP_SAFETY;
   const perRow = `SELECT *, ${derivative} AS g, CASE WHEN ss > 0 THEN ${sqlNumber(k)} / sqrt(ss) ELSE ${sqlNumber(0)} END AS t FROM (SELECT *, ${margin} AS z, ${squares} AS ss FROM (${encoded.rows}) AS r OFFSET 0) AS m OFFSET 0`;
   const clipped = `SELECT *, CASE WHEN g > t THEN t WHEN g < -t THEN -t ELSE g END AS c, CASE WHEN g > t OR g < -t THEN 1 ELSE 0 END AS clipped FROM (${perRow}) AS p OFFSET 0`;
@@ -290,94 +315,84 @@ export interface PartitionSetupSql {
   readonly coordinator: string;
   /** On the coordinator, per server: the foreign tables on that server's theta table and view (`foreignServer` a postgres_fdw server; a loopback one for the coordinator's own rows). */
   coordinatorPartition(foreignServer: string, value: string): string;
-  /** The table dpfit UPDATEs each step (on the coordinator). */
-  readonly thetaParent: string;
   /** --query for `dpfit train`: the coordinator's partitioned table. */
   readonly query: string;
 }
 
 /**
- * The SQL of a partitioned push-down run named `thetaTable` (T): each server holds T, a one-row
- * table t0..t{d-1}, and the view T_rows: its encoded rows (`query`, e.g. `SELECT * FROM local`,
- * encoded by the schema), the partition key, z = f . theta (theta read from T) and ss = the sum
- * of f_j^2 in the order j = 0..d-1, fenced by OFFSET 0 inside the view so that the server
- * computes them once per row. The coordinator holds T_servers, whose children are foreign tables
- * on every server's T (dpfit UPDATEs T_servers: postgres_fdw ships one UPDATE per server), and
- * T_parted, partitioned by the key, whose partitions are foreign tables on the views.
+ * The SQL of a partitioned push-down run named `thetaTable` (T), module comment: each server
+ * holds T, one row (t0..t{d-1} = theta, k = the clip constant K, loss = the loss's code, nonce =
+ * the step's), and the view T_rows of its encoded rows (`query`, e.g. `SELECT * FROM local`,
+ * encoded by the schema) with the partition key and, per row, z = f . theta, ss = f0 f0 + ... +
+ * f{d-1} f{d-1}, the threshold t = k / sqrt(ss), the loss derivative g(z, y), c = clamp(g, -t, t) and
+ * whether it clipped, each layer fenced by OFFSET 0 inside the view so that the server computes
+ * them once per row. The coordinator holds T_servers, whose children are foreign tables on every
+ * server's T (dpfit UPDATEs T_servers: postgres_fdw ships one UPDATE per server), and T_parted,
+ * partitioned by the key, whose partitions are foreign tables on the views.
  */
 export function partitionSetupSql(schema: Schema, query: string, partitionKey: string, thetaTable: string = DEFAULT_THETA_TABLE): PartitionSetupSql {
   const key = partitionColumn(partitionKey);
   const name = thetaTableName(thetaTable);
   const rows = encodedRowsSql(schema, query);
   const d = schemaEncodingSql(schema, 'SELECT 1').d;
-  const thetaColumns = Array.from({ length: d }, (_, j) => `t${j} DOUBLE PRECISION`).join(', ');
+  const thetaColumns = `${Array.from({ length: d }, (_, j) => `t${j} DOUBLE PRECISION`).join(', ')}, k DOUBLE PRECISION, loss INTEGER, nonce BIGINT`;
   const z = Array.from({ length: d }, (_, j) => `e.f${j} * th.t${j}`).join(' + ');
-  // The same expression, in the same order, as `partitionedGradientSumSql`'s check of ss.
+  // The same expression, in the same order, as `partitionedGradientSumSql`'s check.
   const ss = Array.from({ length: d }, (_, j) => `e.f${j} * e.f${j}`).join(' + ');
-  const rowColumns = `${Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, ${key} INTEGER NOT NULL, z DOUBLE PRECISION, ss DOUBLE PRECISION`;
+  const losses = Object.entries(LOSS_CODES).map(([loss, code]) => `WHEN loss = ${code} THEN ${lossDerivativeSql(loss)}`).join(' ');
+  const perRow = (value: string) => `SELECT e.*, CAST(${value} AS INTEGER) AS ${key}, th.k, th.loss, th.nonce, ${z} AS z, ${ss} AS ss FROM (${rows}) AS e CROSS JOIN ${name} AS th OFFSET 0`;
+  const threshold = (value: string) => `SELECT p.*, CASE WHEN ss > ${sqlNumber(0)} THEN k / sqrt(ss) ELSE ${sqlNumber(0)} END AS t, CASE ${losses} END AS g FROM (${perRow(value)}) AS p OFFSET 0`;
+  const view = (value: string) => `SELECT q.*, CASE WHEN g > t THEN t WHEN g < -t THEN -t ELSE g END AS c, CASE WHEN g > t OR g < -t THEN 1 ELSE 0 END AS clipped FROM (${threshold(value)}) AS q OFFSET 0`;
+  const rowColumns = `${Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, ${key} INTEGER NOT NULL, k DOUBLE PRECISION, loss INTEGER, nonce BIGINT, z DOUBLE PRECISION, ss DOUBLE PRECISION, t DOUBLE PRECISION, g DOUBLE PRECISION, c DOUBLE PRECISION, clipped INTEGER`;
+  const suffix = (value: string) => value.replace(/[^0-9a-z_]/gi, '_');
   return {
     d,
     server: (value) => `CREATE TABLE ${name} (${thetaColumns});
-INSERT INTO ${name} VALUES (${Array.from({ length: d }, () => '0').join(', ')});
-CREATE VIEW ${name}_rows AS SELECT e.*, CAST(${value} AS INTEGER) AS ${key}, ${z} AS z, ${ss} AS ss FROM (${rows}) AS e CROSS JOIN ${name} AS th OFFSET 0;`,
+INSERT INTO ${name} VALUES (${Array.from({ length: d + 3 }, () => '0').join(', ')});
+CREATE VIEW ${name}_rows AS ${view(value)};`,
     coordinator: `CREATE TABLE ${name}_servers (${thetaColumns});
 CREATE TABLE ${name}_parted (${rowColumns}) PARTITION BY LIST (${key});`,
-    coordinatorPartition: (foreignServer, value) => `CREATE FOREIGN TABLE ${name}_theta_${value.replace(/[^0-9a-z_]/gi, '_')} () INHERITS (${name}_servers) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}');
-CREATE FOREIGN TABLE ${name}_rows_${value.replace(/[^0-9a-z_]/gi, '_')} PARTITION OF ${name}_parted FOR VALUES IN (${value}) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}_rows');`,
-    thetaParent: `${name}_servers`,
+    coordinatorPartition: (foreignServer, value) => `CREATE FOREIGN TABLE ${name}_theta_${suffix(value)} () INHERITS (${name}_servers) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}');
+CREATE FOREIGN TABLE ${name}_rows_${suffix(value)} PARTITION OF ${name}_parted FOR VALUES IN (${value}) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}_rows');`,
     query: `SELECT * FROM ${name}_parted`,
   };
 }
 
-/** The UPDATE that sets every server's theta (through the coordinator's parent of the foreign theta tables). */
-export function thetaUpdateSql(thetaTable: string, theta: Float64Array): string {
+/** The UPDATE that sets every server's theta, clip constant, loss and step nonce (through the coordinator's T_servers). */
+export function thetaUpdateSql(thetaTable: string, theta: Float64Array, lossName: string, clipNorm: number, nonce: number): string {
   const name = thetaTableName(thetaTable);
-  return `UPDATE ${name}_servers SET ${Array.from(theta, (v, j) => `t${j} = ${sqlNumber(v)}`).join(', ')}`;
+  const code = LOSS_CODES[lossName];
+  if (code === undefined) throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
+  if (!Number.isSafeInteger(nonce)) throw new InvalidParameterError('nonce', nonce, 'a safe integer');
+  return `UPDATE ${name}_servers SET ${Array.from(theta, (v, j) => `t${j} = ${sqlNumber(v)}`).join(', ')}, k = ${sqlNumber(clipNorm * CLIP_SAFETY)}, loss = ${code}, nonce = ${nonce}`;
 }
 
 /**
  * One step's clipped gradient sums for a partitioned table whose partitions are foreign tables
  * (postgres_fdw) on the servers' views (`partitionSetupSql`), one row per partition: sum_i c_i f_ij
- * for each j, the clipped count, the row count, the rows whose ss fails its check (ss >= the sum of
- * squares of f recomputed in the view's order, and ss <= the largest double), and the rows whose
- * z is not f . theta for this theta (the view read a theta table other than this run's). Each
- * c_i = clamp(g(z_i, y_i), -t_i, t_i), t_i = K / sqrt(ss_i): O(1) per sum from the view's per-row
- * z and ss, O(d) once per row for the checks. No fences and only CASE for clamps (postgres_fdw 15
- * ships neither least/greatest nor subqueries), so that PostgreSQL's partitionwise aggregation
- * plans one full aggregate per partition and postgres_fdw ships it (`Remote SQL: SELECT sum(...)
- * ... GROUP BY`): only d + 5 numbers per partition cross. PostgreSQL only (the SET).
+ * for each j from the view's per-row c (one product per sum), the clipped count, the row count,
+ * the rows that fail the privacy check (r_i <= ss_i <= the largest double and |c_i| <=
+ * fl(K / fl(sqrt(ss_i))), r_i the sum of squares of f_i recomputed here in the view's order: O(d)
+ * once per row),
+ * and the rows whose nonce is not this step's (the view read a theta table this step did not
+ * set). No fences and only CASE for clamps (postgres_fdw 15 ships neither least/greatest nor
+ * subqueries), so that PostgreSQL's partitionwise aggregation plans one full aggregate per
+ * partition and postgres_fdw ships it (`Remote SQL: SELECT sum(...) ... GROUP BY`): only d + 5
+ * numbers per partition cross. PostgreSQL only (the SET).
  */
-export function partitionedGradientSumSql(d: number, query: string, partitionKey: string, lossName: string, theta: Float64Array, clipNorm: number): string {
-  if (theta.length !== d) throw new InvalidParameterError('theta.length', theta.length, `d = ${d}`);
+export function partitionedGradientSumSql(d: number, query: string, partitionKey: string, clipNorm: number, nonce: number): string {
   if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
+  if (!Number.isSafeInteger(nonce)) throw new InvalidParameterError('nonce', nonce, 'a safe integer');
   const key = partitionColumn(partitionKey);
-  // postgres_fdw (15) ships CASE but not least/greatest/COALESCE/NULLIF: every clamp is a CASE.
-  const t = `(CASE WHEN ss > ${sqlNumber(0)} THEN ${sqlNumber(clipNorm * CLIP_SAFETY)} / sqrt(ss) ELSE ${sqlNumber(0)} END)`;
-  let c: string;
-  let clipped: string;
-  if (lossName === 'logistic') {
-    // g = -y / (1 + exp(y z)) = -y s with s = 1 / (1 + exp(y z)) in [0, 1] (negation and the
-    // factor y = +-1 are exact), so clamp(g, -t, t) = -y min(s, t): the fenced form's value.
-    const ys = `(CASE WHEN y = 1 THEN ${sqlNumber(1)} ELSE ${sqlNumber(-1)} END)`;
-    const e = `(${ys} * z)`;
-    const sig = `(${sqlNumber(1)} / (${sqlNumber(1)} + exp(CASE WHEN abs(${e}) <= ${sqlNumber(700)} THEN ${e} WHEN ${e} > ${sqlNumber(0)} THEN ${sqlNumber(700)} ELSE ${sqlNumber(-700)} END)))`;
-    c = `(-${ys} * CASE WHEN ${sig} > ${t} THEN ${t} ELSE ${sig} END)`;
-    clipped = `CASE WHEN ${sig} > ${t} THEN 1 ELSE 0 END`;
-  } else if (lossName === 'linear') {
-    const g = '(z - y)';
-    c = `(CASE WHEN ${g} > ${t} THEN ${t} WHEN ${g} < -${t} THEN -${t} ELSE ${g} END)`;
-    clipped = `CASE WHEN ${g} > ${t} OR ${g} < -${t} THEN 1 ELSE 0 END`;
-  } else {
-    throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
-  }
-  const sums = Array.from({ length: d }, (_, j) => `sum(${c} * f${j})`).join(', ');
-  const squares = Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ');
-  const margin = Array.from({ length: d }, (_, j) => `f${j} * ${sqlNumber(theta[j])}`).join(' + ');
-  // PostgreSQL orders NaN above every number and a NULL comparison is not true: both fail.
-  const badSs = `CASE WHEN ss >= (${squares}) AND ss <= ${sqlNumber(Number.MAX_VALUE)} THEN 0 ELSE 1 END`;
-  const badZ = `CASE WHEN z = (${margin}) THEN 0 ELSE 1 END`;
+  const sums = Array.from({ length: d }, (_, j) => `sum(c * f${j})`).join(', ');
+  const r = Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ');
+  // The view's ss is only trusted once checked against r (computed once per row): ss >= r gives a
+  // threshold no larger than r's. PostgreSQL orders NaN above every number and a NULL comparison
+  // is not true: NaN, infinite and NULL values fail.
+  const bad = `CASE WHEN ss >= (${r}) AND ss <= ${sqlNumber(Number.MAX_VALUE)} AND abs(c) <= (CASE WHEN ss > ${sqlNumber(0)} THEN ${sqlNumber(clipNorm * CLIP_SAFETY)} / sqrt(ss) ELSE ${sqlNumber(0)} END) THEN 0 ELSE 1 END`;
+  const stale = `CASE WHEN nonce = ${nonce} THEN 0 ELSE 1 END`;
   // jit off: compiling the expressions costs more than evaluating them on this many rows.
-  return `SET enable_partitionwise_aggregate = on; SET jit = off; SELECT ${sums}, sum(${clipped}), count(*), sum(${badSs}), sum(${badZ}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
+  return `SET enable_partitionwise_aggregate = on; SET jit = off; SELECT ${sums}, sum(clipped), count(*), sum(${bad}), sum(${stale}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
 }
 
 /** The checks of a partitioned encoded query, one row per partition: rows, rows with a missing or non-finite value, min(y), max(y). */
@@ -452,23 +467,23 @@ export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql, 
 }
 
 /**
- * The refusals of a partitioned step, before its sums are used (module comment): a row whose ss
- * fails its check (its clip threshold could exceed C / ||f||: refused whatever the cause), a row
- * count other than the check query's n (the slack was planned for n), a row whose z is not
- * f . theta for this step's theta (the model would be wrong, not the privacy).
+ * The refusals of a partitioned step, before its sums are used (module comment): a row that fails
+ * the privacy check (its |c| could exceed C / ||f||: refused whatever the cause), a row count
+ * other than the check query's n (the slack was planned for n), a row whose nonce is not this
+ * step's (its view read a theta other than this step's: the model would be wrong, not the privacy).
  */
 function checkPartitionedStep(name: string, rows: (string | null)[][], d: number, n: number, thetaTable: string): void {
   let count = 0;
-  let badSs = 0;
-  let badZ = 0;
+  let bad = 0;
+  let stale = 0;
   for (const row of rows) {
     count += cellNumber(row[d + 1], 'the row count');
-    badSs += cellNumber(row[d + 2], 'the ss check');
-    badZ += cellNumber(row[d + 3], 'the z check');
+    bad += cellNumber(row[d + 2], 'the clip check');
+    stale += cellNumber(row[d + 3], 'the nonce check');
   }
-  if (badSs > 0) throw new DataFormatError(name, `${badSs} row(s) of the servers' views have ss below the sum of squares of their f0..f${d - 1} (or not finite): their clip threshold could exceed the clip norm, so nothing is trained or released (recreate the views from dpfit train --encoding-sql)`);
+  if (bad > 0) throw new DataFormatError(name, `${bad} row(s) of the servers' views fail the clip check (ss >= the sum of squares of f0..f${d - 1}, ss finite, |c| <= K / sqrt(ss)): their gradient could exceed the clip norm, so nothing is trained or released (recreate the views from dpfit train --encoding-sql)`);
   if (count !== n) throw new DataFormatError(name, `a step read ${count} rows, the check query ${n} (the rows changed during the run: the rounding slack was planned for ${n}); nothing is released`);
-  if (badZ > 0) throw new DataFormatError(name, `${badZ} row(s) of the servers' views have z other than f . theta for this step's theta: a view reads a theta table this run does not update (${thetaTable} on every server, ${thetaTable}_servers on the coordinator), or another run shares them; nothing is released`);
+  if (stale > 0) throw new DataFormatError(name, `${stale} row(s) of the servers' views read a theta other than this step's: a view reads a theta table this run does not update (${thetaTable} on every server, ${thetaTable}_servers on the coordinator), or another run shares them; nothing is released`);
 }
 
 /**
@@ -490,13 +505,16 @@ export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: s
   const gradient = new Float64Array(d);
   let clippedFraction = 0;
   const thetaTable = options.thetaTable ?? DEFAULT_THETA_TABLE;
+  // Each step's nonce, written with its theta and checked in every row: a random start (not from the
+  // noise generator, which it must not advance) so that another run's steps do not repeat it.
+  const nonce = randomInt(2 ** 40);
   for (let t = 0; t < run.steps; t++) {
     const started = performance.now();
     // Partitioned: every server's theta set and the sums computed in ONE transaction, so that the
     // servers' views read this step's theta (and a concurrent run's UPDATE of the same tables waits or fails).
     const sql = partitionKey === undefined
       ? clippedGradientSumSql(encoded, run.loss.name, theta, clipNorm)
-      : `BEGIN; ${thetaUpdateSql(thetaTable, theta)}; ${partitionedGradientSumSql(d, query, partitionKey, run.loss.name, theta, clipNorm)}; COMMIT`;
+      : `BEGIN; ${thetaUpdateSql(thetaTable, theta, run.loss.name, clipNorm, nonce + t)}; ${partitionedGradientSumSql(d, query, partitionKey, clipNorm, nonce + t)}; COMMIT`;
     const rows = await runner.query(sql);
     options.onQuery?.(performance.now() - started);
     if (partitionKey !== undefined) checkPartitionedStep(runner.name, rows, d, n, thetaTable);

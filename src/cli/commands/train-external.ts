@@ -7,8 +7,9 @@
  * - `--db URL --query SQL`: a DuckDB database file or a PostgreSQL server. With `--method dpgd`
  *   the clipped gradient sum runs inside the database, one aggregate query per step, the
  *   schema's encoding written in SQL (`learners/sql-gradient.ts`): the rows never leave it.
- *   `--partition-key COL` ships each step's sums to every postgres_fdw partition's server (the
- *   servers hold views of their encoded rows, printed by `--encoding-sql`).
+ *   `--partition-key COL` ships each step's sums to every postgres_fdw partition's server (each
+ *   server holds a theta table and a view of its encoded rows, the coordinator foreign tables on
+ *   them: the SQL printed by `--encoding-sql --partition-key COL [--theta-table T]`).
  *   Every other method reads the query's rows through the engine and encodes them in dpfit, as
  *   a file.
  */
@@ -26,6 +27,7 @@ export interface ExternalFlags {
   query?: string;
   maxMemory?: string;
   partitionKey?: string;
+  thetaTable?: string;
   encodingSql?: boolean;
 }
 
@@ -51,9 +53,47 @@ export function checkExternalFlags(flags: TrainFlags & ExternalFlags): void {
   if (flags.partitionKey !== undefined && !(hasDb && /^postgres(ql)?:\/\//i.test(flags.db as string) && flags.method === 'dpgd')) {
     throw new InvalidParameterError('--partition-key', flags.partitionKey, 'given only with --db postgres://... and --method dpgd (the aggregate shipped to each postgres_fdw partition)');
   }
+  if (flags.thetaTable !== undefined && flags.partitionKey === undefined) {
+    throw new InvalidParameterError('--theta-table', flags.thetaTable, 'given only with --partition-key (the run\'s theta tables on the postgres_fdw servers)');
+  }
   if (hasDb && flags.method === 'dpgd' && flags.loss !== 'logistic' && flags.loss !== 'linear') {
     throw new InvalidParameterError('--loss', flags.loss, '"logistic" or "linear" with --db and --method dpgd (the losses written in SQL)');
   }
+}
+
+/**
+ * What `--encoding-sql` prints: the SELECT encoding --query's rows; with --partition-key, the
+ * whole setup of a partitioned push-down run (`partitionSetupSql`): the script each server runs
+ * (its key value a psql variable), the coordinator's tables, and the per-server foreign tables.
+ */
+export async function encodingSqlText(schema: Schema, flags: TrainFlags & ExternalFlags): Promise<string> {
+  if (flags.query === undefined) throw new InvalidParameterError('--query', undefined, 'given with --encoding-sql: the SELECT of one server\'s rows');
+  const { encodedRowsSql, partitionSetupSql, DEFAULT_THETA_TABLE } = await import('../../learners/sql-gradient.js');
+  if (flags.partitionKey === undefined) {
+    if (flags.thetaTable !== undefined) throw new InvalidParameterError('--theta-table', flags.thetaTable, 'given only with --partition-key');
+    return `${encodedRowsSql(schema, flags.query)}\n`;
+  }
+  const name = flags.thetaTable ?? DEFAULT_THETA_TABLE;
+  const setup = partitionSetupSql(schema, flags.query, flags.partitionKey, name);
+  const key = flags.partitionKey;
+  return `-- dpfit --partition-key ${key} --theta-table ${name}: ${setup.d} encoded features.
+-- 1. On EACH server, its rows (--query) behind a one-row theta table and a view computing z, ss and
+--    the clipped coefficient c once per row (the view is trusted for nothing: every step checks ss and c).
+--    Run: psql -v part=<this server's value of ${key}, an integer> -f <this file's section 1> <server URL>
+${setup.server(':part')}
+
+-- 2. On the coordinator, once:
+${setup.coordinator}
+
+-- 3. On the coordinator, per server SRV (CREATE SERVER SRV FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host ..., port ...,
+--    dbname ..., fdw_tuple_cost '0.2', async_capable 'true', options '-c jit=off'), a loopback one for the coordinator's own
+--    rows, and a USER MAPPING) with value V of ${key}:
+${setup.coordinatorPartition('SRV', 'V').split('\n').map((line) => `-- ${line}`).join('\n')}
+
+-- 4. Train: dpfit train --db <coordinator URL> --query "${setup.query}" --partition-key ${key} --theta-table ${name} --method dpgd ...
+--    Each step updates every server's ${name} (through ${name}_servers) and reads the views in one transaction:
+--    two runs at the same time need different --theta-table names (a shared one makes the other run wait or fail).
+`;
 }
 
 function clipNormOf(flags: TrainFlags, rowNormBound: number, labelBound: number): number {
@@ -96,7 +136,7 @@ export async function trainExternal(
       const partitionKey = flags.partitionKey;
       const { n } = partitionKey === undefined ? await checkEncodedRows(engine, encoded, flags.loss) : await checkPartitionedRows(engine, encoded.d, flags.query as string, partitionKey, flags.loss);
       context.checkLimits(n);
-      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? defaultMethodOptions('dpgd', { n, d: encoded.d }).steps, ...(partitionKey === undefined ? {} : { partitionKey }) });
+      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? defaultMethodOptions('dpgd', { n, d: encoded.d }).steps, ...(partitionKey === undefined ? {} : { partitionKey, ...(flags.thetaTable === undefined ? {} : { thetaTable: flags.thetaTable }) }) });
       return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: result.check.n, d: encoded.d, data: { droppedRows: result.check.droppedRows }, mode: `inside ${engine.kind === 'postgres' ? 'PostgreSQL' : 'DuckDB'}` };
     } finally {
       await engine.close();

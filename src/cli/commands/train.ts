@@ -26,7 +26,7 @@ import { growingFeatures } from '../../learners/glm/feature-memory.js';
 import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { checkMethodFlags, runTrainingMethod, type MethodResult, type TrainFlags } from './train-methods.js';
-import { checkExternalFlags, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
+import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 
 /** Printed on stderr by every run with --seed (the report says so too). */
 const SEED_WARNING =
@@ -133,12 +133,12 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--query <SQL>', 'with --db: the SELECT whose rows are the training data')
     .option(
       '--partition-key <COL>',
-      'with --db postgres://... and --method dpgd: --query reads a table partitioned by COL whose partitions are postgres_fdw foreign tables, ' +
-        "one per server, on each server's view of its rows ENCODED by the schema (columns f0..f{d-1}, y, COL: the SELECT printed by --encoding-sql, " +
-        "plus COL as a constant); each step's sums are then computed on every server (enable_partitionwise_aggregate; give the foreign servers " +
-        "fdw_tuple_cost '0.2' (PostgreSQL 17's default) so that the planner ships them, async_capable 'true' so that they run at once, and options '-c jit=off')",
+      'with --db postgres://... and --method dpgd: --query reads a table partitioned by COL (integer) whose partitions are postgres_fdw foreign tables, ' +
+        "one per server, on each server's view of its rows ENCODED by the schema; each step sets every server's theta table and sums on every server " +
+        '(only the sums cross). Create the tables and views with the SQL printed by --encoding-sql --partition-key COL (each server, then the coordinator)',
     )
-    .option('--encoding-sql', "print the SELECT that encodes --query's rows by --schema (the view each server holds for --partition-key) and exit")
+    .option('--theta-table <NAME>', 'with --partition-key: the name of the run\'s theta tables and views (default dpfit_theta); concurrent runs need different names')
+    .option('--encoding-sql', "print the SELECT that encodes --query's rows by --schema and exit; with --partition-key, every server's and the coordinator's SQL")
     .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
@@ -230,9 +230,7 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
       takeDeprecatedModelFlag(flags, command, io);
       const schemaPath = requireSchemaFlag(flags.schema);
       if (flags.encodingSql === true) {
-        if (flags.query === undefined) throw new InvalidParameterError('--query', undefined, 'given with --encoding-sql: the SELECT of one server\'s rows');
-        const { encodedRowsSql } = await import('../../learners/sql-gradient.js');
-        io.stdout(`${encodedRowsSql(await readSchemaFile(schemaPath), flags.query)}\n`);
+        io.stdout(await encodingSqlText(await readSchemaFile(schemaPath), flags));
         return;
       }
       // Everything the flags alone decide, then every output path: before any file is read or any budget spent.
