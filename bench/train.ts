@@ -94,10 +94,11 @@ for line in sys.stdin:
     kind, rounds = line.split()
     x, step = sides[kind.replace('sum', '')]
     run = x.sum if kind.endswith('sum') else step
-    times = []
+    times, cpus = [], []
     for _ in range(int(rounds)):
-        s = time.perf_counter(); run(); times.append((time.perf_counter() - s) * 1000)
-    print(' '.join(map(str, times)))
+        s = time.perf_counter(); c = time.process_time(); run()
+        times.append((time.perf_counter() - s) * 1000); cpus.append((time.process_time() - c) * 1000)
+    print(' '.join(map(str, times + cpus)))
 `;
 
 /** The numpy session's environment: OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed, `threads` BLAS threads. */
@@ -164,7 +165,10 @@ export async function runTrainBench(): Promise<void> {
     ['stream sum float64, plain JavaScript', () => jsStreamSum(data64.x as Float64Array)],
   ];
   if (k64 === null || k32 === null) process.stdout.write('  (WebAssembly SIMD unavailable: the SIMD rows time nothing)\n');
+  // Wall-clock and CPU times (the process's user + system time: on a shared machine it leaves out
+  // the time this process waited for a CPU; meaningful for the one-thread rows only).
   const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+  const cpuTimes = new Map<string, number[]>(variants.map(([name]) => [name, []]));
   for (let r = 0; r < 2; r++) for (const [, run] of variants) run(); // warm-up: JIT, workers
   const sessions: [number, PythonSession | undefined][] = [];
   for (const t of [1, 2]) sessions.push([t, await startPythonSession(NUMPY, 600_000, { env: numpyEnv(t) })]);
@@ -174,15 +178,20 @@ export async function runTrainBench(): Promise<void> {
       for (const [name, run] of variants) {
         for (let r = 0; r < ROUNDS; r++) {
           const start = performance.now();
+          const cpu = process.cpuUsage();
           run();
           (times.get(name) as number[]).push(performance.now() - start);
+          const used = process.cpuUsage(cpu);
+          (cpuTimes.get(name) as number[]).push((used.user + used.system) / 1000);
         }
       }
       for (const [t, session] of sessions) {
         if (session === undefined) continue;
         for (const kind of numpyKinds) {
           const key = `numpy ${kind} ${t}`;
-          times.set(key, [...(times.get(key) ?? []), ...(await session.ask(`${kind} ${ROUNDS}`))]);
+          const answer = await session.ask(`${kind} ${ROUNDS}`);
+          times.set(key, [...(times.get(key) ?? []), ...answer.slice(0, ROUNDS)]);
+          cpuTimes.set(key, [...(cpuTimes.get(key) ?? []), ...answer.slice(ROUNDS)]);
         }
       }
     }
@@ -191,9 +200,15 @@ export async function runTrainBench(): Promise<void> {
     await pool.close();
   }
   const ms = (name: string): number => median(times.get(name) ?? [NaN]);
+  const cpuMs = (name: string): number => median(cpuTimes.get(name) ?? [NaN]);
   const rounds = ALTERNATIONS * ROUNDS;
-  const line = (name: string, value: number, note = '') => process.stdout.write(`  ${name.padEnd(62)} ${value.toFixed(1).padStart(6)} ms${note}\n`);
-  process.stdout.write(`one DP-GD step: clipped per-example logistic gradients, ${N} x ${D}, clip thresholds cached on both sides (medians of ${rounds})\n`);
+  /** A row: wall-clock median, and the CPU-time median for one-thread rows. */
+  const line = (name: string, key = name) => {
+    const oneThread = !/\b[2-9]\d* (BLAS )?threads\b/.test(name);
+    const cpu = oneThread ? `${cpuMs(key).toFixed(1).padStart(9)} ms` : '';
+    process.stdout.write(`  ${name.padEnd(62)} ${ms(key).toFixed(1).padStart(6)} ms${cpu}\n`);
+  };
+  process.stdout.write(`one DP-GD step: clipped per-example logistic gradients, ${N} x ${D}, clip thresholds cached on both sides (medians of ${rounds}: wall clock, and CPU time for one thread)\n`);
   const numpyAvailable = sessions.some(([, s]) => s !== undefined);
   if (numpyAvailable) {
     const banner = JSON.parse((sessions.find(([, s]) => s !== undefined)?.[1] as PythonSession).banner) as { numpy: string; blas: Record<string, unknown>; hugePagesMiB: number | null };
@@ -201,37 +216,39 @@ export async function runTrainBench(): Promise<void> {
     process.stdout.write(`  numpy's memory on transparent huge pages: ${banner.hugePagesMiB ?? 'unknown'} MiB; dpfit's: none (4 KiB pages)\n`);
     for (const [t, session] of sessions) {
       if (session === undefined) continue;
-      line(`numpy float64, ${t} BLAS thread${t > 1 ? 's' : ''}`, ms(`numpy f64 ${t}`));
-      line(`numpy float32, ${t} BLAS thread${t > 1 ? 's' : ''}`, ms(`numpy f32 ${t}`));
+      line(`numpy float64, ${t} BLAS thread${t > 1 ? 's' : ''}`, `numpy f64 ${t}`);
+      line(`numpy float32, ${t} BLAS thread${t > 1 ? 's' : ''}`, `numpy f32 ${t}`);
     }
   } else process.stdout.write('  numpy: not available (skipped)\n');
-  for (const [name] of variants) line(name, ms(name));
+  for (const [name] of variants) line(name);
   if (numpyAvailable) {
-    line('numpy x.sum() float64 (1 thread)', ms('numpy f64sum 1'));
-    line('numpy x.sum() float32 (1 thread)', ms('numpy f32sum 1'));
+    line('numpy x.sum() float64 (1 thread)', 'numpy f64sum 1');
+    line('numpy x.sum() float32 (1 thread)', 'numpy f32sum 1');
   }
   // The limits: the fastest stream sum over the same bytes, (a) in this process, whose memory is
   // on 4 KiB pages (Node cannot ask for transparent huge pages), and (b) anywhere, numpy's x.sum()
   // included (its arrays are on 2 MiB pages when the kernel allows: fewer TLB misses, and the
   // hardware prefetcher does not stop at every 4 KiB boundary).
-  const own64 = Math.min(ms('stream sum float64, WebAssembly SIMD'), ms('stream sum float64, plain JavaScript'));
-  const own32 = ms('stream sum float32, WebAssembly SIMD');
-  const limit64 = Math.min(own64, numpyAvailable ? ms('numpy f64sum 1') : Infinity);
-  const limit32 = Math.min(own32, numpyAvailable ? ms('numpy f32sum 1') : Infinity);
-  const one64 = ms('dpfit float64, 1 thread');
-  const one32 = ms('dpfit float32, 1 thread');
-  process.stdout.write('ratios (acceptance of issue 16):\n');
-  const ratio = (what: string, step: number, limit: number, where: string) => process.stdout.write(`  ${what} step / ${where} (${limit.toFixed(1)} ms): ${(step / limit).toFixed(2)}x (target <= 1.5x)\n`);
-  ratio('float64', one64, own64, 'float64 stream-sum limit of this process (4 KiB pages)');
-  ratio('float32', one32, own32, 'float32 stream-sum limit of this process (4 KiB pages)');
-  ratio('float64', one64, limit64, 'fastest float64 stream sum measured (any process)');
-  ratio('float32', one32, limit32, 'fastest float32 stream sum measured (any process)');
-  if (numpyAvailable && sessions[0][1] !== undefined) {
-    const numpy64 = ms('numpy f64 1');
-    process.stdout.write(`  numpy float64 1 thread / dpfit float64 1 thread: ${(numpy64 / one64).toFixed(2)}; / dpfit float32 1 thread: ${(numpy64 / one32).toFixed(2)} (target > 1: dpfit faster)\n`);
-    process.stdout.write(`  numpy float32 1 thread / dpfit float32 1 thread: ${(ms('numpy f32 1') / one32).toFixed(2)}\n`);
+  for (const [clock, t] of [['wall clock', ms], ['CPU time', cpuMs]] as const) {
+    const own64 = Math.min(t('stream sum float64, WebAssembly SIMD'), t('stream sum float64, plain JavaScript'));
+    const own32 = t('stream sum float32, WebAssembly SIMD');
+    const limit64 = Math.min(own64, numpyAvailable ? t('numpy f64sum 1') : Infinity);
+    const limit32 = Math.min(own32, numpyAvailable ? t('numpy f32sum 1') : Infinity);
+    const one64 = t('dpfit float64, 1 thread');
+    const one32 = t('dpfit float32, 1 thread');
+    process.stdout.write(`ratios of the medians by ${clock} (acceptance of issue 16):\n`);
+    const ratio = (what: string, step: number, limit: number, where: string) => process.stdout.write(`  ${what} step / ${where} (${limit.toFixed(1)} ms): ${(step / limit).toFixed(2)}x (target <= 1.5x)\n`);
+    ratio('float64', one64, own64, 'float64 stream-sum limit of this process (4 KiB pages)');
+    ratio('float32', one32, own32, 'float32 stream-sum limit of this process (4 KiB pages)');
+    ratio('float64', one64, limit64, 'fastest float64 stream sum measured (any process)');
+    ratio('float32', one32, limit32, 'fastest float32 stream sum measured (any process)');
+    if (numpyAvailable && sessions[0][1] !== undefined) {
+      const numpy64 = t('numpy f64 1');
+      process.stdout.write(`  numpy float64 1 thread / dpfit float64 1 thread: ${(numpy64 / one64).toFixed(2)}; / dpfit float32 1 thread: ${(numpy64 / one32).toFixed(2)} (target > 1: dpfit faster)\n`);
+      process.stdout.write(`  numpy float32 1 thread / dpfit float32 1 thread: ${(t('numpy f32 1') / one32).toFixed(2)}\n`);
+    }
+    process.stdout.write(`  before / after (float64, 1 thread): ${(t('dpfit before issue 16 (norms every step, scalar JS), 1 thread') / one64).toFixed(2)}x faster\n`);
   }
-  process.stdout.write(`  before / after (float64, 1 thread): ${(ms('dpfit before issue 16 (norms every step, scalar JS), 1 thread') / one64).toFixed(2)}x faster\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runTrainBench();
