@@ -18,7 +18,8 @@ import { instantiateKernels, kernelModule, type Precision, type WasmKernelExport
 /**
  * Rows per block of the SIMD path: 1024 rows x 20 features x 8 bytes = 160 KiB, in L2 for the
  * update (a multiple of 4, so that the four-row groups are those of the scalar kernels' 256-row
- * blocks: the same numbers; fewer calls than 256).
+ * blocks: the same numbers; fewer calls than 256; and of the fused pass's GROUP = 8 rows, so that
+ * only a range's last block has rows left over).
  */
 export const WASM_BLOCK = 1024;
 

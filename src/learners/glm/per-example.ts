@@ -206,10 +206,11 @@ function wasmRange(
   const f64 = info.precision === 'float64';
   const rowBytes = d * (f64 ? 8 : 4);
   let clipped = 0;
-  // The logistic loss has a fused SIMD pass (its deterministic exp is in the kernel): whole groups
-  // of four rows, y and t copied next to it block by block; the rows past the last group below.
+  // The logistic loss has a fused SIMD pass (its deterministic exp is in the kernel) over whole
+  // groups of GROUP rows; the rows past the last group take the blocked kernels below.
   const fused = loss === logisticLoss ? logisticStepFor(info.memory, d, info.precision) : null;
-  // Labels and thresholds in the features' memory (its side region, `feature-memory.ts`) are read in place.
+  // Labels and thresholds in the features' memory (its side region, `feature-memory.ts`) are read
+  // in place; others are copied into the slot block by block.
   const yInPlace = y.buffer === buffer;
   const tInPlace = thresholds.buffer === buffer;
   for (let block = start; block < end; block += WASM_BLOCK) {
@@ -221,7 +222,7 @@ function wasmRange(
       if (!tInPlace) t.set(thresholds.subarray(b, b + groups));
       clipped += fused(info.xOffset + b * rowBytes, thetaPtr, yInPlace ? y.byteOffset + 8 * b : zPtr, tInPlace ? thresholds.byteOffset + 8 * b : tPtr, groups, partPtr);
       if (groups === m) continue;
-      b += groups; // the last block's 1-3 remaining rows (WASM_BLOCK is a multiple of 4)
+      b += groups; // the last block's 1 to GROUP - 1 remaining rows (WASM_BLOCK is a multiple of GROUP)
       m -= groups;
     }
     const ptr = info.xOffset + b * rowBytes;
