@@ -1,7 +1,7 @@
 /**
  * Issue 16's out-of-core and SQL acceptance, measured (not a timed test):
  *
- *   node --import tsx bench/out-of-core-sql.ts [--rows N] [--cap SIZE] [--sql-rows N] [--steps T] [--sql-only]
+ *   node --import tsx bench/out-of-core-sql.ts [--rows N] [--cap SIZE] [--sql-rows N] [--steps T] [--sql-rounds R] [--sql-only]
  *
  * 1. Out of core: a Parquet file of N x 20 random doubles (written by DuckDB) at least 3x larger
  *    than the cap; `dpfit train --method dpgd --max-memory CAP` runs as a child under
@@ -37,6 +37,7 @@ const rows = Number(flag('--rows', '5000000'));
 const cap = flag('--cap', '256MB');
 const sqlRows = Number(flag('--sql-rows', '200000'));
 const steps = Number(flag('--steps', '2'));
+const sqlRounds = Number(flag('--sql-rounds', '7'));
 const sqlOnly = args.includes('--sql-only');
 const D = 20;
 const dir = mkdtempSync(join(tmpdir(), 'dpfit-bench-ooc-'));
@@ -129,10 +130,27 @@ try {
       ALTER SERVER shard OPTIONS (ADD async_capable 'true', ADD fdw_tuple_cost '0.2', ADD options '-c jit=off');
       CREATE USER MAPPING FOR CURRENT_USER SERVER self OPTIONS (user 'postgres');
       ${half.coordinator} ${half.coordinatorPartition('self', '0')} ${half.coordinatorPartition('shard', '1')}`);
-    console.log(`  PostgreSQL, one server:          ${await time(a.url, 'SELECT * FROM t')}`);
-    console.log(`  PostgreSQL, two (postgres_fdw):  ${await time(a.url, 'SELECT * FROM parted')} (fenced: the odd rows travel to the coordinator)`);
-    console.log(`  one server, push-down form:      ${await time(a.url, 'SELECT * FROM tall_rows', 'part', 'tall')} (its view of all rows, one group: the form's cost)`);
-    console.log(`  two servers, aggregate push-down: ${await time(a.url, half.query, 'part', 'tp')} (--partition-key part: each server sums its half)`);
+    // The four PostgreSQL set-ups interleaved, one step each per round (the machine's load drifts):
+    // medians over the rounds.
+    const setups: [string, string, string?, string?][] = [
+      ['PostgreSQL, one server:          ', 'SELECT * FROM t'],
+      ['PostgreSQL, two (postgres_fdw):  ', 'SELECT * FROM parted', undefined, ' (fenced: the odd rows travel to the coordinator)'],
+      ['one server, push-down form:      ', 'SELECT * FROM tall_rows', 'tall', " (its view of all rows, one group: the form's cost)"],
+      ['two servers, aggregate push-down:', half.query, 'tp', ' (--partition-key part: each server sums its half)'],
+    ];
+    const stepMs: number[][] = setups.map(() => []);
+    for (let round = 0; round < sqlRounds; round++) {
+      for (const [k, [, query, thetaTable]] of setups.entries()) {
+        const engine = await openSqlEngine(a.url);
+        await trainDpGdInSql(engine, parsed, query, { ...options, steps: 1, rng: seededRng(1), onQuery: (t) => stepMs[k].push(t), ...(thetaTable === undefined ? {} : { partitionKey: 'part', thetaTable }) });
+        await engine.close();
+      }
+    }
+    const median = (v: number[]) => [...v].sort((p, q) => p - q)[Math.floor(v.length / 2)];
+    setups.forEach(([label, , , note], k) => {
+      medians[label] = median(stepMs[k]);
+      console.log(`  ${label} median step ${medians[label].toFixed(0)} ms (${stepMs[k].map((v) => v.toFixed(0)).join(' ')})${note ?? ''}`);
+    });
     const plan = a.psql(partitionedGradientSumSql(D, half.query, 'part', 1, 0).replace('; SELECT ', '; EXPLAIN VERBOSE SELECT '));
     console.log(`  (its plan: ${plan.split('\n').filter((line) => /Remote SQL: SELECT sum\(/.test(line)).length} partitions' aggregates shipped whole)`);
     const m = Object.values(medians);
