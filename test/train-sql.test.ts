@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -315,5 +315,22 @@ describe('DP-GD pushed into PostgreSQL', () => {
     const engine = await openSqlEngine('postgresql://me:secret@127.0.0.1:1/db');
     await assert.rejects(engine.query('SELECT 1'), (e: unknown) => e instanceof DataFormatError && !e.message.includes('secret') && e.message.includes('me:***@'));
     assert.equal(redactUrl('postgres://a:b@h/d'), 'postgres://a:***@h/d');
+  });
+
+  it('a query with a backslash is refused before psql sees it (psql would run \\! as a shell command)', async (t) => {
+    if (typeof pg === 'string') return t.skip(pg);
+    const dir = mkdtempSync(join(tmpdir(), 'dpfit-psql-'));
+    try {
+      const marker = join(dir, 'ran');
+      // Without the check psql itself shows the danger: the meta-command runs.
+      execFileSync('psql', ['-X', '-q', '-f', '-', pg.url], { input: `SELECT 1 \\! touch ${marker}\n` });
+      assert.equal(existsSync(marker), true);
+      rmSync(marker);
+      const engine = await openSqlEngine(pg.url);
+      await assert.rejects(engine.readTable(`SELECT 1 \\! touch ${marker}\n`, {}), (e: unknown) => e instanceof InvalidParameterError && e.message.includes('--query') && e.message.includes('backslash'));
+      assert.equal(existsSync(marker), false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

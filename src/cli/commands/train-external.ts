@@ -124,9 +124,10 @@ export async function trainExternal(
     ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
   };
   if (flags.db !== undefined) {
-    const { openSqlEngine } = await import('../../data/node/sql-engine.js');
+    const { checkPsqlQuery, openSqlEngine } = await import('../../data/node/sql-engine.js');
     const engine = await openSqlEngine(flags.db);
     try {
+      if (engine.kind === 'postgres') checkPsqlQuery(flags.query as string);
       if (flags.method !== 'dpgd' || multiClass) {
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
         return { kind: 'prepared', prepared: applySchema(table, schema) };

@@ -67,6 +67,15 @@ function runPsql(url: string, sql: string, name: string): Promise<Buffer> {
   });
 }
 
+/**
+ * Refuses a user's query with a backslash: psql, which runs every query, reads a backslash outside
+ * a quoted string as one of its meta-commands (`\!` runs a shell command, `\o` writes a file), so
+ * a query is SQL only. chr(92) writes the character.
+ */
+export function checkPsqlQuery(query: string, param = '--query'): void {
+  if (query.includes('\\')) throw new InvalidParameterError(param, query, 'SQL without a backslash (psql would read it as a meta-command such as \\! or \\o; write chr(92))');
+}
+
 function postgresEngine(url: string): SqlEngine {
   const name = redactUrl(url);
   return {
@@ -77,6 +86,7 @@ function postgresEngine(url: string): SqlEngine {
       return text.split('\n').filter((line) => line !== '').map((line) => line.split('\x1f').map((cell) => (cell === '' ? null : cell)));
     },
     async readTable(query, csv) {
+      checkPsqlQuery(query);
       // COPY ... TO STDOUT as CSV (NULL unquoted and empty, text quoted when needed): the built-in parser reads it.
       const bytes = await runPsql(url, `COPY (${query}) TO STDOUT WITH (FORMAT csv, HEADER true)`, name);
       return parseCsv(bytes, { ...csv, header: true, delimiter: ',', comment: undefined, source: name });
