@@ -33,7 +33,8 @@
  * that puts the target within 3 tilted spreads of the tilted mean (enough against the FFT's
  * rounding), capped where the tilted spread reaches twice the untilted one: at small q the heavy
  * right tail would otherwise dominate the tilted composition and force a window (and so a grid
- * step) far too wide for the narrow bulk that makes delta. The window is where the Chernoff tails
+ * step) far too wide for the narrow bulk that makes delta. The window ends, below and above the
+ * tilted mean separately (that heavy tail needs room above the mean only), where the Chernoff tails
  * fall below 1e-13 of the bins at the target; the spread and that window are measured on the step
  * itself (the tilted variance T K''(lambda)), twice (once on a coarse grid, once on the grid it
  * suggests), and a few grids around that are tried: the largest result (each valid) is returned.
@@ -337,23 +338,30 @@ function chernoffTail(T: number, K: (t: number) => number, lambda: number, centr
 }
 
 /**
- * Half-width of a window around the tilted mean (at least 12 spreads) whose Chernoff tails are
- * negligible against the tilted bins at the target (about e^{-k^2/2} h / spread at k spreads from
- * the mean): below 1e-13 of them, and below e^-30.
+ * Widths below and above the tilted mean of a window whose Chernoff tails are negligible against
+ * the tilted bins at the target (about e^{-k^2/2} h / spread at k spreads from the mean): below
+ * 1e-13 of them, and below e^-30. Each side on its own (at small q the heavy right tail needs a
+ * wide window above the mean, the light left tail a narrow one below: a symmetric window would
+ * double the FFT for nothing), grown by 1.5x and then bisected (the bound decreases with the width).
  */
-function windowHalfWidth(input: LowerBoundInput, tilted: Tilted, h: number): number {
+function windowWidths(input: LowerBoundInput, tilted: Tilted, h: number): { low: number; high: number } {
   const T = input.steps;
   const centre = T * tilted.mean(tilted.lambda);
   const k = Math.max(0, (input.targetEpsilon - centre) / tilted.spread);
   const threshold = Math.min(-30, Math.log((1e-13 * h) / tilted.spread) - (k * k) / 2);
-  let width = Math.max(16 * h, 12 * tilted.spread);
-  for (let i = 0; i < 40; i++) {
-    const high = chernoffTail(T, tilted.K, tilted.lambda, centre + width, 1);
-    const low = chernoffTail(T, tilted.K, tilted.lambda, -(centre - width), -1);
-    if (Math.max(low, high) < threshold) break;
-    width *= 1.5;
-  }
-  return width;
+  const side = (sign: 1 | -1) => {
+    const tail = (w: number) => chernoffTail(T, tilted.K, tilted.lambda, sign * centre + w, sign);
+    let lo = 0;
+    let hi = Math.max(8 * h, 6 * tilted.spread);
+    for (let i = 0; i < 60 && !(tail(hi) < threshold); i++) [lo, hi] = [hi, 1.5 * hi];
+    for (let i = 0; i < 6 && lo > 0; i++) {
+      const mid = 0.5 * (lo + hi);
+      if (tail(mid) < threshold) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  };
+  return { low: side(-1), high: side(1) };
 }
 
 /**
@@ -410,20 +418,24 @@ function directionLower(input: LowerBoundInput, tilted: Tilted, h: number, maxPo
   const { steps: T, delta } = input;
   const { step, lambda, K, mean } = tilted;
   const K0 = K(lambda);
-  // Window of the tilted composition: Chernoff bounds on both sides below 1e-40 (relative).
+  // Chernoff bound on the tilted composition's mass beyond centre + side x.
   const tail = (x: number, side: 1 | -1) => chernoffTail(T, K, lambda, side * x, side);
   const centre = T * mean(lambda);
   // The window (the largest that fits when the one with negligible tails does not: its Chernoff
   // bounds are subtracted below).
-  const width = Math.min(windowHalfWidth(input, tilted, h), (maxPoints / 2 - 4) * h);
-  const lowTail = tail(centre - width, -1);
-  const highTail = tail(centre + width, 1);
+  const wanted = windowWidths(input, tilted, h);
+  const room = (maxPoints - 8) * h;
+  const fits = wanted.low + wanted.high <= room;
+  const low = fits ? wanted.low : Math.min(wanted.low, room / 2);
+  const high = fits ? wanted.high : room - low;
+  const lowTail = tail(centre - low, -1);
+  const highTail = tail(centre + high, 1);
   let n = 2;
-  while (n < (2 * width) / h + 2) n *= 2;
+  while (n < (low + high) / h + 2) n *= 2;
   const aliased = Math.exp(lowTail) + Math.exp(highTail); // tilted mass outside the window
   if (!(aliased < 1e-3)) return 0;
   const c = step.offset;
-  const start = Math.floor((centre - T * c - width) / h); // window: composed losses T c + i h, i in [start, start + n)
+  const start = Math.floor((centre - T * c - low) / h); // window: composed losses T c + i h, i in [start, start + n)
   // Tilted step: r_j = m_j e^{lambda s_j - K0}, centred on its mean index (small phases), wrapped mod n.
   const centerIndex = Math.round((mean(lambda) - c) / h);
   const re = new Float64Array(n);
@@ -482,15 +494,21 @@ function directionLower(input: LowerBoundInput, tilted: Tilted, h: number, maxPo
   return 0;
 }
 
+/** Total width of the window of windowWidths. */
+function windowSpan(input: LowerBoundInput, tilted: Tilted, h: number): number {
+  const { low, high } = windowWidths(input, tilted, h);
+  return low + high;
+}
+
 /** Grid steps to try: around the one that fits ~36 tilted standard deviations into maxPoints. */
 function candidateSteps(input: LowerBoundInput, direction: 'remove' | 'add', maxPoints: number): { h: number; tilted: Tilted }[] {
   const coarse = Math.max(1e-12, Math.min(input.targetEpsilon / 4e4, input.targetEpsilon / (100 * input.steps)));
   const first = tiltedStep(input, direction, coarse);
   if (first === undefined) return [];
-  let h = Math.min(coarse, Math.max(36 * first.spread, 2.02 * windowHalfWidth(input, first, coarse)) / maxPoints);
+  let h = Math.min(coarse, Math.max(36 * first.spread, 1.01 * windowSpan(input, first, coarse)) / maxPoints);
   const second = tiltedStep(input, direction, h);
   if (second === undefined) return [];
-  h = Math.max(Math.max(36 * second.spread, 2.02 * windowHalfWidth(input, second, h)) / maxPoints, 1e-12);
+  h = Math.max(Math.max(36 * second.spread, 1.01 * windowSpan(input, second, h)) / maxPoints, 1e-12);
   const out: { h: number; tilted: Tilted }[] = [];
   for (const f of [1, 4]) {
     const t = tiltedStep(input, direction, f * h);
