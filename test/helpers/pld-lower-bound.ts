@@ -289,11 +289,6 @@ function tiltedMoments(p: GridPld, h: number, t: number): { K: number; mean: num
   throw new Error('unreachable');
 }
 
-/** log sum_j m_j e^{t s_j}. */
-function logMgf(p: GridPld, h: number, t: number): number {
-  return tiltedMoments(p, h, t).K;
-}
-
 /** Minimum of a convex function of t > 0 (golden section on log t, one new value per step). */
 function minimizePositive(f: (t: number) => number): number {
   const r = (Math.sqrt(5) - 1) / 2;
@@ -342,26 +337,21 @@ function chernoffTail(T: number, K: (t: number) => number, lambda: number, centr
  * the tilted bins at the target (about e^{-k^2/2} h / spread at k spreads from the mean): below
  * 1e-13 of them, and below e^-30. Each side on its own (at small q the heavy right tail needs a
  * wide window above the mean, the light left tail a narrow one below: a symmetric window would
- * double the FFT for nothing), grown by 1.5x and then bisected (the bound decreases with the width).
+ * double the FFT for nothing). The Chernoff bound T (K(lambda + t) - K(lambda)) - t a at the offset
+ * a is below the threshold for some t > 0 exactly when a >= (T (K(lambda + t) - K(lambda)) -
+ * threshold) / t for some t, so the smallest such offset is one minimisation (that ratio is
+ * unimodal in t: the numerator is convex and positive at 0), at least 6 spreads and 8 grid steps.
  */
 function windowWidths(input: LowerBoundInput, tilted: Tilted, h: number): { low: number; high: number } {
   const T = input.steps;
-  const centre = T * tilted.mean(tilted.lambda);
+  const { K, lambda } = tilted;
+  const centre = T * tilted.mean(lambda);
   const k = Math.max(0, (input.targetEpsilon - centre) / tilted.spread);
   const threshold = Math.min(-30, Math.log((1e-13 * h) / tilted.spread) - (k * k) / 2);
-  const side = (sign: 1 | -1) => {
-    const tail = (w: number) => chernoffTail(T, tilted.K, tilted.lambda, sign * centre + w, sign);
-    let lo = 0;
-    let hi = Math.max(8 * h, 6 * tilted.spread);
-    for (let i = 0; i < 60 && !(tail(hi) < threshold); i++) [lo, hi] = [hi, 1.5 * hi];
-    for (let i = 0; i < 6 && lo > 0; i++) {
-      const mid = 0.5 * (lo + hi);
-      if (tail(mid) < threshold) hi = mid;
-      else lo = mid;
-    }
-    return hi;
-  };
-  return { low: side(-1), high: side(1) };
+  const K0 = K(lambda);
+  const side = (sign: 1 | -1) => minimizePositive((t) => (T * (K(lambda + sign * t) - K0) - threshold) / t) - sign * centre;
+  const least = Math.max(8 * h, 6 * tilted.spread);
+  return { low: Math.max(least, side(-1)), high: Math.max(least, side(1)) };
 }
 
 /**
@@ -377,11 +367,18 @@ function tiltedStep(input: LowerBoundInput, direction: 'remove' | 'add', h: numb
   let top = -Infinity;
   for (const i of step.index) top = Math.max(top, step.offset + i * h);
   if (!(T * top > targetEpsilon)) return undefined;
-  const K = (t: number) => logMgf(step, h, t);
+  // Moments at each tilt computed once (the tilt's bisections and the Chernoff bounds revisit them).
+  const memo = new Map<number, { K: number; mean: number; variance: number }>();
+  const moments = (t: number) => {
+    let m = memo.get(t);
+    if (m === undefined) memo.set(t, (m = tiltedMoments(step, h, t)));
+    return m;
+  };
+  const K = (t: number) => moments(t).K;
   // Saddle point: the tilt lambda with T K'(lambda) = target (bisection on the tilted mean).
-  const mean = (t: number) => tiltedMoments(step, h, t).mean;
+  const mean = (t: number) => moments(t).mean;
   // Tilted standard deviation of the composition.
-  const spreadAt = (t: number) => Math.sqrt(T * tiltedMoments(step, h, t).variance);
+  const spreadAt = (t: number) => Math.sqrt(T * moments(t).variance);
   let lambda = 0;
   if (T * mean(0) < targetEpsilon) {
     let lo = 0;
