@@ -349,9 +349,12 @@ function windowWidths(input: LowerBoundInput, tilted: Tilted, h: number): { low:
   const k = Math.max(0, (input.targetEpsilon - centre) / tilted.spread);
   const threshold = Math.min(-30, Math.log((1e-13 * h) / tilted.spread) - (k * k) / 2);
   const K0 = K(lambda);
-  const side = (sign: 1 | -1) => minimizePositive((t) => (T * (K(lambda + sign * t) - K0) - threshold) / t) - sign * centre;
   const least = Math.max(8 * h, 6 * tilted.spread);
-  return { low: Math.max(least, side(-1)), high: Math.max(least, side(1)) };
+  const side = (sign: 1 | -1) => {
+    const width = minimizePositive((t) => (T * (K(lambda + sign * t) - K0) - threshold) / t) - sign * centre;
+    return Number.isFinite(width) ? Math.max(least, width) : least; // (never seen; the tails are bounded below anyway)
+  };
+  return { low: side(-1), high: side(1) };
 }
 
 /**
