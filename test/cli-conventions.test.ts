@@ -76,3 +76,26 @@ test('audit --epochs: T = ceil(E N / B) with N = rows + the canary (as epsilon d
   assert.equal(dpgd.code, 2);
   assert.match(dpgd.stderr, /^dpfit: --epochs must be given only with --method dpsgd/);
 });
+
+test('the clipping norm is --clip-norm in train, audit and federate; --clip stays a deprecated alias in audit and federate (one stderr line, same result; both different: exit 2)', async () => {
+  const base = ['audit', '--method', 'dpgd', '--epsilon', '2', '--runs', '20', '--rows', '20', '--steps', '3', '--threads', '1', '--json'];
+  const byNorm = await runCli(...base, '--clip-norm', '2');
+  assert.equal(byNorm.code, 0, byNorm.stderr);
+  assert.doesNotMatch(byNorm.stderr, /deprecated/);
+  const byClip = await runCli(...base, '--clip', '2');
+  assert.equal(byClip.code, 0, byClip.stderr);
+  assert.deepEqual(byClip.stderr.split('\n').filter((line) => /deprecated/.test(line)), ["dpfit: audit --clip is deprecated: use --clip-norm (train's name for the clipping norm)"]);
+  assert.equal(JSON.parse(byClip.stdout).epsilonAccounted, JSON.parse(byNorm.stdout).epsilonAccounted);
+  const both = await runCli(...base, '--clip-norm', '1', '--clip', '2');
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /^dpfit: --clip must be absent when --clip-norm is given/);
+  for (const command of ['audit', 'federate', 'train']) {
+    const help = await runCli(command, '--help');
+    assert.match(help.stdout, /--clip-norm <C/, command);
+    assert.doesNotMatch(help.stdout, /--clip </, command);
+  }
+  // federate checks its flags before asking any node: the missing norm is named by its new flag.
+  const federate = await runCli('federate', '--nodes', 'http://127.0.0.1:1', '--token-file', 'absent-token', '--method', 'dpgd', '--epsilon', '1', '--delta', '1e-6', '--steps', '1');
+  assert.equal(federate.code, 2);
+  assert.match(federate.stderr, /^dpfit: --clip-norm is required with --method dpgd/);
+});

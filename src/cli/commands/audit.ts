@@ -3,10 +3,11 @@
  * the real training code (`audit/canary-audit.ts`), next to the accountant's upper bound. Exit 4
  * when the lower bound exceeds the claim: the claim is refuted (at the stated confidence).
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { auditLearnerParallel, type AuditMethod } from '../../audit/canary-audit.js';
 import { BudgetExceededError, InvalidParameterError } from '../../errors.js';
+import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
 import { deltaOption } from '../delta-option.js';
@@ -20,7 +21,9 @@ interface AuditFlags {
   confidence: number;
   steps: number;
   epochs?: number;
-  clip: number;
+  clipNorm: number;
+  /** The deprecated name of --clip-norm. */
+  clip?: number;
   learningRate: number;
   batchSize?: number;
   rows: number;
@@ -52,7 +55,8 @@ export function registerAudit(program: Command, io: CliIo): void {
     .option('--confidence <C>', 'the probability with which the lower bound holds', parseNumberFlag('--confidence'), 0.95)
     .option('--steps <T>', 'training steps per run', parseIntegerFlag('--steps'), 20)
     .option('--epochs <E>', 'dpsgd: instead of --steps, passes over the data (T = ceil(E N / B), N = --rows + 1 with the canary, as Opacus counts)', parseNumberFlag('--epochs'))
-    .option('--clip <C>', 'clipping norm', parseNumberFlag('--clip'), 1)
+    .option('--clip-norm <C>', 'the per-example gradient clipping norm', parseNumberFlag('--clip-norm'), 1)
+    .addOption(new Option('--clip <C>', 'deprecated alias of --clip-norm').argParser(parseNumberFlag('--clip')).hideHelp())
     .option('--learning-rate <LR>', 'step size', parseNumberFlag('--learning-rate'), 0.5)
     .option('--batch-size <B>', 'dpsgd: expected batch size (default rows / 10)', parseIntegerFlag('--batch-size'))
     .option('--rows <N>', "rows of the auditor's data besides the canary", parseIntegerFlag('--rows'), 100)
@@ -76,6 +80,7 @@ Example (a deliberately false claim is refuted):
   $ dpfit audit --method dpgd --epsilon 4 --delta 1e-5 --runs 1000 --claimed-epsilon 0.1`,
     )
     .action(async (flags: AuditFlags, command: Command) => {
+      takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'clip', flag: '--clip' }, { key: 'clipNorm', flag: '--clip-norm' }, command, io, "train's name for the clipping norm");
       if (flags.method !== 'dpgd' && flags.method !== 'dpsgd') throw new InvalidParameterError('--method', flags.method, 'dpgd or dpsgd');
       const steps = auditSteps(flags, command.getOptionValueSource('steps') === 'cli');
       if (!(flags.runs >= 20 && flags.runs <= 1_000_000)) throw new InvalidParameterError('--runs', flags.runs, 'an integer in [20, 1e6]');
@@ -92,7 +97,7 @@ Example (a deliberately false claim is refuted):
           runs: flags.runs,
           confidence: flags.confidence,
           steps,
-          clipNorm: flags.clip,
+          clipNorm: flags.clipNorm,
           learningRate: flags.learningRate,
           rows: flags.rows,
           ...(flags.claimedEpsilon === undefined ? {} : { claimedEpsilon: flags.claimedEpsilon }),

@@ -4,12 +4,13 @@
  * node's guarantee is its own (local DP), reported node by node in the model file.
  */
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
 import { BudgetExceededError, DpfitError, InvalidParameterError } from '../../errors.js';
 import { federate, type FederateOptions, type FederatedResult } from '../../federated/coordinator.js';
 import { httpNodeClient } from '../../federated/http-client.js';
 import { FEDERATED_METHODS, MAX_SESSION_STEPS, type FederatedMethod } from '../../federated/protocol.js';
+import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
 import { readTokenFile } from './node.js';
@@ -22,6 +23,8 @@ interface FederateFlags {
   delta?: number;
   steps: number;
   regularization: number;
+  clipNorm?: number[];
+  /** The deprecated name of --clip-norm. */
   clip?: number[];
   featureClip?: number;
   bClip?: number;
@@ -61,7 +64,8 @@ export function registerFederate(program: Command, io: CliIo): void {
     .option('--delta <D>', "each node's target delta for the whole run", parseNumberFlag('--delta'))
     .requiredOption('--steps <T>', 'gradient steps (each node answers each step once)', parseIntegerFlag('--steps'))
     .option('--regularization <MU>', 'mu of the ridge objective, on the average loss (000 App. C: 0.03)', parseNumberFlag('--regularization'), 0.03)
-    .option('--clip <C[,C...]>', 'dpgd: the per-example gradient clipping threshold, one for all nodes or one per node', parseNumberListFlag('--clip'))
+    .option('--clip-norm <C[,C...]>', 'dpgd: the per-example gradient clipping norm, one for all nodes or one per node', parseNumberListFlag('--clip-norm'))
+    .addOption(new Option('--clip <C[,C...]>', 'deprecated alias of --clip-norm').argParser(parseNumberListFlag('--clip')).hideHelp())
     .option('--feature-clip <R>', "rgm: R_c (default: each node's public row-norm bound)", parseNumberFlag('--feature-clip'))
     .option('--b-clip <B>', 'rgm: the clip of the products x y (default R_c times the label bound)', parseNumberFlag('--b-clip'))
     .option('--rho <RHO>', "rgm: the proposed rho of each node's Propose-Test-Release test", parseNumberFlag('--rho'))
@@ -81,7 +85,7 @@ node granted (that budget is spent), no model is written, exit 4 (3 for network 
 request a node finds invalid, e.g. a target below RGM's floor for its data).
 
 Methods: rgm (each node estimates its relative sensitivity locally and checks it by PTR: no
-threshold to tune), dpgd (--clip: a threshold that, as 000 Sec. 6 shows, depends on the other
+threshold to tune), dpgd (--clip-norm: a threshold that, as 000 Sec. 6 shows, depends on the other
 nodes' data to be set well), nonprivate (nodes serving with --budget-epsilon Infinity only).
 
 The model file holds the coefficients, the public schema's feature names and one privacy report
@@ -91,7 +95,8 @@ Example:
   $ dpfit federate --nodes http://127.0.0.1:7000,http://127.0.0.1:7001 --token-file token \\
       --method rgm --epsilon 1 --delta 1e-6 --steps 100 --out model.json`,
     )
-    .action(async (flags: FederateFlags) => {
+    .action(async (flags: FederateFlags, command: Command) => {
+      takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'clip', flag: '--clip' }, { key: 'clipNorm', flag: '--clip-norm' }, command, io, "train's name for the clipping norm");
       // ---- everything checkable before any node is asked anything
       if (!(FEDERATED_METHODS as readonly string[]).includes(flags.method)) throw new InvalidParameterError('--method', flags.method, FEDERATED_METHODS.join(', '));
       const method = flags.method as FederatedMethod;
@@ -104,8 +109,8 @@ Example:
         if (flags.epsilon === undefined) throw new InvalidParameterError('--epsilon', undefined, `given with --method ${method}`);
         if (flags.delta === undefined) throw new InvalidParameterError('--delta', undefined, `given with --method ${method}`);
       }
-      if (method === 'dpgd' && flags.clip === undefined) throw new InvalidParameterError('--clip', undefined, 'given with --method dpgd (the clipping threshold; one per node allowed)');
-      if (method !== 'dpgd' && flags.clip !== undefined) throw new InvalidParameterError('--clip', flags.clip.join(','), 'given only with --method dpgd');
+      if (method === 'dpgd' && flags.clipNorm === undefined) throw new InvalidParameterError('--clip-norm', undefined, 'given with --method dpgd (the clipping norm; one per node allowed)');
+      if (method !== 'dpgd' && flags.clipNorm !== undefined) throw new InvalidParameterError('--clip-norm', flags.clipNorm.join(','), 'given only with --method dpgd');
       if (method !== 'rgm') {
         for (const [flag, value] of [['--feature-clip', flags.featureClip], ['--b-clip', flags.bClip], ['--rho', flags.rho]] as const) {
           if (value !== undefined) throw new InvalidParameterError(flag, value, 'given only with --method rgm');
@@ -114,8 +119,8 @@ Example:
       const urls = flags.nodes.split(',').map((u) => u.trim()).filter((u) => u !== '');
       if (urls.length === 0) throw new InvalidParameterError('--nodes', flags.nodes, 'one or more node URLs, comma-separated');
       if (new Set(urls).size !== urls.length) throw new InvalidParameterError('--nodes', flags.nodes, 'distinct URLs');
-      if (flags.clip !== undefined && flags.clip.length !== 1 && flags.clip.length !== urls.length) {
-        throw new InvalidParameterError('--clip', flags.clip.join(','), `one threshold or one per node (${urls.length})`);
+      if (flags.clipNorm !== undefined && flags.clipNorm.length !== 1 && flags.clipNorm.length !== urls.length) {
+        throw new InvalidParameterError('--clip-norm', flags.clipNorm.join(','), `one norm or one per node (${urls.length})`);
       }
       const [out] = checkOutputPaths([flags.out === undefined ? undefined : { flag: '--out', path: flags.out }], [{ flag: '--token-file', path: flags.tokenFile }, ...(flags.ca === undefined ? [] : [{ flag: '--ca', path: flags.ca }])]);
       const token = readTokenFile(flags.tokenFile);
@@ -136,7 +141,7 @@ Example:
         regularization: flags.regularization,
         ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
         ...(flags.delta === undefined ? {} : { delta: flags.delta }),
-        ...(flags.clip === undefined ? {} : { clipNorm: flags.clip.length === 1 ? flags.clip[0] : flags.clip }),
+        ...(flags.clipNorm === undefined ? {} : { clipNorm: flags.clipNorm.length === 1 ? flags.clipNorm[0] : flags.clipNorm }),
         ...(flags.featureClip === undefined ? {} : { featureClip: flags.featureClip }),
         ...(flags.bClip === undefined ? {} : { bClip: flags.bClip }),
         ...(flags.rho === undefined ? {} : { rho: flags.rho }),

@@ -20,6 +20,7 @@ import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, p
 import { loadModelFile, type AnyModel } from '../model-file.js';
 import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_TUNE_MEAN } from '../limits.js';
 import { deltaOption } from '../delta-option.js';
+import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { progressBar } from '../progress.js';
 import { overlaps, validationOverlap } from '../validation-overlap.js';
 import { growingFeatures } from '../../learners/glm/feature-memory.js';
@@ -108,20 +109,6 @@ function majorityBaseline(y: ArrayLike<number>): number {
   const counts = new Map<number, number>();
   for (let i = 0; i < y.length; i++) counts.set(y[i], (counts.get(y[i]) ?? 0) + 1);
   return y.length === 0 ? 0 : Math.max(...counts.values()) / y.length;
-}
-
-/**
- * `train --model L`, the loss's old flag: one deprecation line on stderr, then read as `--loss L`
- * (both given with different values is refused). Removed from `flags` so no method sees it.
- */
-function takeDeprecatedModelFlag(flags: TrainFlags & { model?: string }, command: Command, io: CliIo): void {
-  if (flags.model === undefined) return;
-  if (command.getOptionValueSource('loss') === 'cli' && flags.loss !== flags.model) {
-    throw new InvalidParameterError('--model', flags.model, `absent when --loss is given (--model is the deprecated name of --loss, here ${JSON.stringify(flags.loss)})`);
-  }
-  io.stderr('dpfit: train --model is deprecated: use --loss (--model names a model FILE in evaluate and predict)\n');
-  flags.loss = flags.model;
-  delete flags.model;
 }
 
 export function registerTrain(program: Command, io: CliIo): void {
@@ -227,7 +214,7 @@ gradients in all (one run's, x the classes of one-vs-rest, x the --tune mean); -
 ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).`,
     )
     .action(async (flags: TrainFlags & ExternalFlags & { model?: string }, command: Command) => {
-      takeDeprecatedModelFlag(flags, command, io);
+      takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'model', flag: '--model' }, { key: 'loss', flag: '--loss' }, command, io, '--model names a model FILE in evaluate and predict');
       const schemaPath = requireSchemaFlag(flags.schema);
       if (flags.encodingSql === true) {
         io.stdout(await encodingSqlText(await readSchemaFile(schemaPath), flags));
