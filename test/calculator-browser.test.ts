@@ -95,7 +95,7 @@ describe('privacy calculator page in headless Chromium', { skip }, () => {
     await page.locator('#dpsgd-calibrate').getByRole('button', { name: 'Calibrate noise' }).click();
     await page.waitForSelector('#dpsgd-calibrate[data-state="done"]', { timeout: 60_000 });
     const onPage = Number(await page.getAttribute('#dpsgd-calibrate-noiseMultiplier', 'data-value'));
-    const cli = await runCli('calibrate', 'dpsgd', '--dataset-size', '1000', '--batch-size', '10', '--epochs', '3', '--target-epsilon', '2', '--delta', '1e-5', '--json');
+    const cli = await runCli('calibrate', 'dpsgd', '--dataset-size', '1000', '--batch-size', '10', '--epochs', '3', '--epsilon', '2', '--delta', '1e-5', '--json');
     assert.equal(cli.code, 0, cli.stderr);
     // The calibration stops at a bracket 1e-9 wide (relative); a one-ulp difference of Math.exp
     // between the engines (see above) may move its end by that much.
@@ -117,7 +117,7 @@ describe('privacy calculator page in headless Chromium', { skip }, () => {
       assert.equal(result.code, 0, result.stderr);
       return JSON.parse(result.stdout) as Record<string, number>;
     };
-    assertClose(await value('gaussian-noiseStd'), (await cli('calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '1e-5', '--sensitivity', '1', '--method', 'analytic')).noiseStd, 'Gaussian noise std');
+    assertClose(await value('gaussian-noiseStd'), (await cli('calibrate', 'gaussian', '--epsilon', '1', '--delta', '1e-5', '--sensitivity', '1', '--method', 'analytic')).noiseStd, 'Gaussian noise std');
     assert.equal(await value('rr-noiseParameter'), randomizedResponseNoiseParameter(1, 2));
     // Its pure epsilon as the library states it (rounded up by a few ulps: an upper bound).
     assert.equal(await value('rr-epsilon'), pureEpsilon(randomizedResponseEvent(randomizedResponseNoiseParameter(1, 2), 2)));
@@ -126,6 +126,6 @@ describe('privacy calculator page in headless Chromium', { skip }, () => {
     assertClose(await value('objpert-epsilon-rdp'), (await cli('epsilon', '--delta', '1e-5', '--event', amp)).epsilon, 'AMP by RDP');
     assertClose(await value('objpert-epsilon-pld'), (await cli('epsilon', '--delta', '1e-5', '--accountant', 'pld', '--event', amp)).epsilon, 'AMP by PLD');
     assertClose(await value('rgm-epsilon'), (await cli('rgm', '--eta', '1e-3', '--gamma', '1e-4', '--dimension', '10', '--delta', '1e-8')).epsilon, 'RGM');
-    assertClose(await value('rgm-calibrated-gamma'), (await cli('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--target-epsilon', '0.5', '--delta', '1e-8')).gamma, 'RGM gamma');
+    assertClose(await value('rgm-calibrated-gamma'), (await cli('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.5', '--delta', '1e-8')).gamma, 'RGM gamma');
   });
 });

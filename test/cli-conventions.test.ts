@@ -49,9 +49,9 @@ test('--delta: the same default (1e-5) in every command that takes it, shown in 
   };
   await same(['epsilon', '--event', '{"kind":"gaussian","noiseMultiplier":1}']);
   await same(['epsilon', 'dpsgd', '--sampling-probability', '0.01', '--noise-multiplier', '1.1', '--steps', '100']);
-  await same(['calibrate', 'gaussian', '--target-epsilon', '1']);
-  await same(['calibrate', 'dpsgd', '--sampling-probability', '0.01', '--steps', '100', '--target-epsilon', '1']);
-  await same(['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--target-epsilon', '0.5']);
+  await same(['calibrate', 'gaussian', '--epsilon', '1']);
+  await same(['calibrate', 'dpsgd', '--sampling-probability', '0.01', '--steps', '100', '--epsilon', '1']);
+  await same(['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.5']);
   await same(['rgm', '--eta', '1e-3', '--gamma', '1e-4', '--dimension', '10']);
 });
 
@@ -98,4 +98,24 @@ test('the clipping norm is --clip-norm in train, audit and federate; --clip stay
   const federate = await runCli('federate', '--nodes', 'http://127.0.0.1:1', '--token-file', 'absent-token', '--method', 'dpgd', '--epsilon', '1', '--delta', '1e-6', '--steps', '1');
   assert.equal(federate.code, 2);
   assert.match(federate.stderr, /^dpfit: --clip-norm is required with --method dpgd/);
+});
+
+test('the target epsilon is --epsilon in calibrate as in train; --target-epsilon stays a deprecated alias (one stderr line, same result; both different: exit 2)', async () => {
+  for (const base of [['calibrate', 'gaussian'], ['calibrate', 'dpsgd', '--sampling-probability', '0.01', '--steps', '100'], ['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--delta', '1e-8']]) {
+    const byEpsilon = await runCli(...base, '--epsilon', '0.5', '--json');
+    assert.equal(byEpsilon.code, 0, byEpsilon.stderr);
+    assert.equal(byEpsilon.stderr, '');
+    const byAlias = await runCli(...base, '--target-epsilon', '0.5', '--json');
+    assert.equal(byAlias.code, 0, byAlias.stderr);
+    assert.deepEqual(JSON.parse(byAlias.stdout), JSON.parse(byEpsilon.stdout), base.join(' '));
+    assert.equal(byAlias.stderr, `dpfit: ${base.slice(0, 2).join(' ')} --target-epsilon is deprecated: use --epsilon (train's name for the target epsilon)\n`);
+    const both = await runCli(...base, '--epsilon', '0.5', '--target-epsilon', '1');
+    assert.equal(both.code, 2);
+    const missing = await runCli(...base);
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stderr, 'dpfit: --epsilon is required: the target epsilon (> 0)\n');
+    const help = await runCli(...base.slice(0, 2), '--help');
+    assert.match(help.stdout, /--epsilon <E>/);
+    assert.doesNotMatch(help.stdout, /--target-epsilon/);
+  }
 });

@@ -124,11 +124,11 @@ describe('exit statuses and messages', () => {
     const cases: [string[], RegExp][] = [
       [['epsilon', 'dpsgd', '--sampling-probability', '2', '--noise-multiplier', '1', '--steps', '10', '--delta', '1e-5'], /^dpfit: --sampling-probability must be in \(0, 1\], got 2$/],
       [['epsilon', 'dpsgd', '--sampling-probability', '0.1', '--noise-multiplier', '-1', '--steps', '10', '--delta', '1e-5'], /^dpfit: --noise-multiplier must be/],
-      [['calibrate', 'dpsgd', '--sampling-probability', '0.1', '--steps', '0', '--target-epsilon', '1', '--delta', '1e-5'], /^dpfit: --steps must be/],
+      [['calibrate', 'dpsgd', '--sampling-probability', '0.1', '--steps', '0', '--epsilon', '1', '--delta', '1e-5'], /^dpfit: --steps must be/],
       // --delta has a default (1e-5, test/cli-conventions.test.ts); a bad one is named as typed.
       [['epsilon', '--event', '{"kind":"gaussian","noiseMultiplier":1}', '--delta', '2'], /^dpfit: --delta must be in \(0, 1\), got 2$/],
       [['epsilon', '--delta', '1e-5'], /^dpfit: --event is required/],
-      [['calibrate', 'gaussian', '--target-epsilon', '0', '--delta', '1e-5'], /^dpfit: --target-epsilon must be/],
+      [['calibrate', 'gaussian', '--epsilon', '0', '--delta', '1e-5'], /^dpfit: --epsilon must be/],
     ];
     for (const [argv, pattern] of cases) assertFailure(await run(...argv), 2, pattern, argv.join(' '));
     const f = box();
@@ -292,7 +292,7 @@ describe('epsilon dpsgd / calibrate dpsgd: the schedule as Opacus counts it', ()
     const opacus = JSON.parse((await run('epsilon', 'dpsgd', '--dataset-size', '60000', '--batch-size', '2400', '--epochs', '90', '--noise-multiplier', '1.5', '--delta', '1e-5', '--json')).stdout);
     const direct = JSON.parse((await run('epsilon', 'dpsgd', '--sampling-probability', '0.04', '--steps', '2250', '--noise-multiplier', '1.5', '--delta', '1e-5', '--json')).stdout);
     assert.equal(opacus.epsilon, direct.epsilon);
-    const calibrated = JSON.parse((await run('calibrate', 'dpsgd', '--dataset-size', '1000', '--batch-size', '10', '--epochs', '3', '--target-epsilon', '2', '--delta', '1e-5', '--json')).stdout);
+    const calibrated = JSON.parse((await run('calibrate', 'dpsgd', '--dataset-size', '1000', '--batch-size', '10', '--epochs', '3', '--epsilon', '2', '--delta', '1e-5', '--json')).stdout);
     assert.equal(calibrated.event.count, 300);
     assert.equal(calibrated.event.event.samplingProbability, 0.01);
     assertFailure(await run('epsilon', 'dpsgd', '--steps', '10', '--dataset-size', '100', '--noise-multiplier', '1', '--delta', '1e-5'), 2, /--sampling-probability must be absent with --dataset-size/, 'mixed');

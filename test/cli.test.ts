@@ -6,13 +6,13 @@ import { runCli } from './helpers/people.js';
 const run = runCli;
 
 test('dpfit calibrate gaussian --json prints exactly one object with the documented fields', async () => {
-  const { code, stdout, stderr } = await run('calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '1e-5', '--json');
+  const { code, stdout, stderr } = await run('calibrate', 'gaussian', '--epsilon', '1', '--delta', '1e-5', '--json');
   assert.equal(code, 0, stderr);
   const result = JSON.parse(stdout);
   for (const field of ['noiseStd', 'noiseMultiplier', 'epsilon', 'delta', 'method']) assert.ok(field in result, field);
   assertClose(result.noiseStd, 3.7306316348, 1e-8);
   assert.equal(result.method, 'analytic');
-  const classical = JSON.parse((await run('calibrate', 'gaussian', '--target-epsilon', '0.5', '--delta', '1e-5', '--method', 'classical', '--json')).stdout);
+  const classical = JSON.parse((await run('calibrate', 'gaussian', '--epsilon', '0.5', '--delta', '1e-5', '--method', 'classical', '--json')).stdout);
   assertClose(classical.noiseMultiplier, 2 * 4.8448052626053894213, 1e-12);
 });
 
@@ -28,7 +28,7 @@ test('dpfit rgm --json on the paper example', async () => {
 });
 
 test('dpfit calibrate rgm --json', async () => {
-  const { code, stdout } = await run('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--target-epsilon', '0.5', '--delta', '1e-8', '--json');
+  const { code, stdout } = await run('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.5', '--delta', '1e-8', '--json');
   assert.equal(code, 0);
   const result = JSON.parse(stdout);
   for (const field of ['gamma', 'order', 'epsilon']) assert.ok(field in result, field);
@@ -37,13 +37,13 @@ test('dpfit calibrate rgm --json', async () => {
 
 test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
   const cases: string[][] = [
-    ['calibrate', 'gaussian', '--target-epsilon', '-1', '--delta', '1e-5', '--json'],
-    ['calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '2', '--json'],
-    ['calibrate', 'gaussian', '--target-epsilon', 'abc', '--delta', '1e-5'],
-    ['calibrate', 'gaussian', '--target-epsilon', 'NaN', '--delta', '1e-5'],
-    ['calibrate', 'gaussian', '--target-epsilon', '2', '--delta', '1e-5', '--method', 'classical'],
+    ['calibrate', 'gaussian', '--epsilon', '-1', '--delta', '1e-5', '--json'],
+    ['calibrate', 'gaussian', '--epsilon', '1', '--delta', '2', '--json'],
+    ['calibrate', 'gaussian', '--epsilon', 'abc', '--delta', '1e-5'],
+    ['calibrate', 'gaussian', '--epsilon', 'NaN', '--delta', '1e-5'],
+    ['calibrate', 'gaussian', '--epsilon', '2', '--delta', '1e-5', '--method', 'classical'],
     ['calibrate', 'gaussian', '--delta', '1e-5'],
-    ['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--target-epsilon', '0.01', '--delta', '1e-8'],
+    ['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.01', '--delta', '1e-8'],
     ['rgm', '--eta', '0', '--gamma', '1', '--dimension', '3', '--delta', '1e-5'],
     ['rgm', '--eta', '0.1', '--gamma', '1', '--dimension', '2.5', '--delta', '1e-5'],
     ['no-such-command'],
@@ -57,7 +57,7 @@ test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
     assert.match(stderr, /^dpfit: /);
     assert.doesNotMatch(stderr, /\bat .*\.ts:\d+/, 'no stack trace');
   }
-  const named = await run('calibrate', 'gaussian', '--target-epsilon', '1', '--delta', '2');
+  const named = await run('calibrate', 'gaussian', '--epsilon', '1', '--delta', '2');
   assert.match(named.stderr, /delta must be in \(0, 1\), got 2/);
 });
 
@@ -97,7 +97,7 @@ test('dpfit epsilon / delta / rdp / epsilon dpsgd / calibrate dpsgd --json', asy
   const rdp = JSON.parse((await run('rdp', '--event', '{"kind":"gaussian","noiseMultiplier":2}', '--orders', '2,4.5,32', '--json')).stdout);
   assert.deepEqual(rdp.orders, [2, 4.5, 32]);
   assertClose(rdp.rdp[1], 4.5 / 8, 1e-12);
-  const calibrated = JSON.parse((await run('calibrate', 'dpsgd', '--sampling-probability', '0.01', '--steps', '1000', '--target-epsilon', '1', '--delta', '1e-5', '--json')).stdout);
+  const calibrated = JSON.parse((await run('calibrate', 'dpsgd', '--sampling-probability', '0.01', '--steps', '1000', '--epsilon', '1', '--delta', '1e-5', '--json')).stdout);
   assert.ok(calibrated.epsilon <= 1 && calibrated.noiseMultiplier > 1);
   const help = await run('account', '--help');
   assert.match(help.stdout, /addOrRemoveOne/);

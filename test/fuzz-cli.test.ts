@@ -76,8 +76,8 @@ test('fuzz: every command, any arguments: exit 0/2/3/4, one clean stderr line on
     flagSet(optional('--epsilon', number), optional('--event', event), json).map((f) => ['delta', ...f]),
     flagSet(optional('--event', event), optional('--accountant', fc.constantFrom('rdp', 'pld')), json).map((f) => ['rdp', ...f]),
     flagSet(optional('--sampling-probability', number), optional('--noise-multiplier', number), optional('--steps', number), optional('--delta', number), json).map((f) => ['epsilon', 'dpsgd', ...f]),
-    flagSet(optional('--target-epsilon', number), optional('--delta', number), optional('--method', fc.constantFrom('analytic', 'classical', 'x')), json).map((f) => ['calibrate', 'gaussian', ...f]),
-    flagSet(optional('--sampling-probability', number), optional('--steps', number), optional('--target-epsilon', number), optional('--delta', number), json).map((f) => ['calibrate', 'dpsgd', ...f]),
+    flagSet(optional('--epsilon', number), optional('--delta', number), optional('--method', fc.constantFrom('analytic', 'classical', 'x')), json).map((f) => ['calibrate', 'gaussian', ...f]),
+    flagSet(optional('--sampling-probability', number), optional('--steps', number), optional('--epsilon', number), optional('--delta', number), json).map((f) => ['calibrate', 'dpsgd', ...f]),
     flagSet(optional('--eta', number), optional('--gamma', number), optional('--dimension', number), optional('--delta', number), optional('--baseline-std', number), optional('--r-rel', number), json).map((f) => ['rgm', ...f]),
     flagSet(optional('--event', event), optional('--out', outPath), optional('--points', number), json).map((f) => ['curve', ...f]),
     flagSet(

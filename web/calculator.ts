@@ -133,7 +133,7 @@ async function calibrateDpsgdForm(): Promise<void> {
   const accountant = input('dpsgd-calibrate', 'accountant').value === 'pld' ? 'pld' : 'rdp';
   showText(
     'dpsgd-calibrate-cli',
-    `dpfit calibrate dpsgd --dataset-size ${inputs.datasetSize} --batch-size ${inputs.batchSize} --epochs ${inputs.epochs} --target-epsilon ${targetEpsilon} --delta ${inputs.delta} --accountant ${accountant} --json`,
+    `dpfit calibrate dpsgd --dataset-size ${inputs.datasetSize} --batch-size ${inputs.batchSize} --epochs ${inputs.epochs} --epsilon ${targetEpsilon} --delta ${inputs.delta} --accountant ${accountant} --json`,
   );
   markBusy('dpsgd-calibrate-noiseMultiplier');
   showText('dpsgd-calibrate-how', '');
@@ -161,7 +161,7 @@ function computeGaussian(): void {
   showNumber('gaussian-noiseStd', result.noiseStd, 10);
   showText(
     'gaussian-event',
-    `${eventJson(gaussianEvent(result.noiseMultiplier))}\n\ndpfit calibrate gaussian --target-epsilon ${result.epsilon} --delta ${result.delta} --sensitivity ${result.sensitivity} --method ${result.method} --json`,
+    `${eventJson(gaussianEvent(result.noiseMultiplier))}\n\ndpfit calibrate gaussian --epsilon ${result.epsilon} --delta ${result.delta} --sensitivity ${result.sensitivity} --method ${result.method} --json`,
   );
 }
 

@@ -27,7 +27,9 @@ export function takeDeprecatedFlag(
   if (command.getOptionValueSource(current.key) === 'cli' && JSON.stringify(flags[current.key]) !== JSON.stringify(value)) {
     throw new InvalidParameterError(old.flag, Array.isArray(value) ? value.join(',') : value, `absent when ${current.flag} is given (${old.flag} is the deprecated name of ${current.flag}, here ${JSON.stringify(flags[current.key])})`);
   }
-  io.stderr(`dpfit: ${command.name()} ${old.flag} is deprecated: use ${current.flag}${note === '' ? '' : ` (${note})`}\n`);
+  const path: string[] = [];
+  for (let c: Command | null = command; c !== null && c.parent !== null; c = c.parent) path.unshift(c.name());
+  io.stderr(`dpfit: ${path.join(' ')} ${old.flag} is deprecated: use ${current.flag}${note === '' ? '' : ` (${note})`}\n`);
   flags[current.key] = value;
   delete flags[old.key];
 }

@@ -91,7 +91,7 @@ can be released), 1 internal error (a bug). Errors are one line on stderr.
 
 Start with:
   $ dpfit demo
-  $ dpfit calibrate gaussian --target-epsilon 1 --delta 1e-5
+  $ dpfit calibrate gaussian --epsilon 1 --delta 1e-5
   $ dpfit verify model.json          # does a model file's privacy claim hold?`,
     );
   for (const register of await registersFor(argv)) register(program, io);
@@ -121,9 +121,9 @@ const PARAMETER_FLAGS: Readonly<Record<string, Readonly<Record<string, string>>>
     rowNormBound: '--feature-clip',
   },
   'epsilon dpsgd': { count: '--steps' },
-  'calibrate dpsgd': { count: '--steps' },
-  'calibrate gaussian': { epsilon: '--target-epsilon' },
-  'calibrate rgm': { epsilon: '--target-epsilon' },
+  'calibrate dpsgd': { count: '--steps', targetEpsilon: '--epsilon' },
+  'calibrate gaussian': { epsilon: '--epsilon', targetEpsilon: '--epsilon' },
+  'calibrate rgm': { epsilon: '--epsilon', targetEpsilon: '--epsilon' },
   curve: { epsilon: '--max-epsilon' },
   delta: { epsilon: '--epsilon' },
   'data inspect': { source: '<file>' },

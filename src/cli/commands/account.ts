@@ -19,6 +19,7 @@ import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
 import { deltaOption } from '../delta-option.js';
+import { deprecatedTargetEpsilonOption, takeTargetEpsilon, targetEpsilonOption, type TargetEpsilonFlags } from '../target-epsilon.js';
 
 export const EVENT_HELP = `
 Events (JSON, inline or @file; "Infinity" may be written as a string):
@@ -52,7 +53,7 @@ Neighbouring relations (every result states one):
 Examples:
   $ dpfit epsilon --delta 1e-5 --event '{"kind":"selfCompose","count":1000,"event":{"kind":"poissonSampled","samplingProbability":0.01,"event":{"kind":"gaussian","noiseMultiplier":1.1}}}'
   $ dpfit epsilon dpsgd --sampling-probability 0.01 --noise-multiplier 1.1 --steps 1000 --delta 1e-5 --json
-  $ dpfit calibrate dpsgd --sampling-probability 0.01 --steps 1000 --target-epsilon 1 --delta 1e-5
+  $ dpfit calibrate dpsgd --sampling-probability 0.01 --steps 1000 --epsilon 1 --delta 1e-5
   $ dpfit rdp --event '{"kind":"laplace","noiseMultiplier":2}' --orders 2,4.5,32 --json`;
 
 interface AccountingFlags {
@@ -245,25 +246,27 @@ export function registerAccounting(program: Command, io: CliIo): void {
   addAccountingOptions(
     addScheduleOptions(calibrate.command('dpsgd'))
       .description('the smallest noise multiplier for DP-SGD to meet a target (epsilon, delta)')
-      .requiredOption('--target-epsilon <E>', 'target epsilon (> 0)', parseNumberFlag('--target-epsilon'))
+      .addOption(targetEpsilonOption())
+      .addOption(deprecatedTargetEpsilonOption())
       .addOption(deltaOption()),
   )
     .addHelpText(
       'after',
       '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)). The returned noise multiplier meets the target exactly (re-accounted); it is within a relative 1e-9 of the smallest that does.',
     )
-    .action((flags: AccountingFlags & ScheduleFlags & { targetEpsilon: number; delta: number }) => {
+    .action((flags: AccountingFlags & ScheduleFlags & TargetEpsilonFlags & { delta: number }, command: Command) => {
+      const targetEpsilon = takeTargetEpsilon(flags, command, io);
       accountantFor(flags); // validates --accountant
       const { samplingProbability, steps } = scheduleOf(flags);
       const result = calibrateDpsgd({
         samplingProbability,
         steps,
-        targetEpsilon: flags.targetEpsilon,
+        targetEpsilon,
         delta: flags.delta,
         rdpOptions: { orders: flags.orders },
         ...(flags.accountant === 'pld' ? { accountant: (event: DpEvent, delta: number) => pldEpsilon(event, delta), tolerance: 1e-6 } : {}),
       });
-      const output = { noiseMultiplier: result.noiseMultiplier, ...result.guarantee, targetEpsilon: flags.targetEpsilon, event: eventToJson(result.event) };
+      const output = { noiseMultiplier: result.noiseMultiplier, ...result.guarantee, targetEpsilon, event: eventToJson(result.event) };
       printResult(io, Boolean(flags.json), output, () => `noise multiplier ${formatNumber(result.noiseMultiplier, 10)}\n${guaranteeLines(result.guarantee)}`);
     });
 

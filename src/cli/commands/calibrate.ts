@@ -6,6 +6,7 @@ import { calibrateGaussian, type GaussianCalibrationMethod } from '../../account
 import { calibrateRelativeGaussian } from '../../accounting/relative-gaussian.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { deltaOption } from '../delta-option.js';
+import { deprecatedTargetEpsilonOption, takeTargetEpsilon, targetEpsilonOption, type TargetEpsilonFlags } from '../target-epsilon.js';
 
 export function registerCalibrate(program: Command, io: CliIo): void {
   const calibrate = program
@@ -15,7 +16,7 @@ export function registerCalibrate(program: Command, io: CliIo): void {
   calibrate
     .command('gaussian')
     .description('noise for the Gaussian mechanism (analytic calibration of Balle & Wang 2018 by default)')
-    .requiredOption('--target-epsilon <E>', 'target epsilon (> 0)', parseNumberFlag('--target-epsilon'))
+    .addOption(targetEpsilonOption()).addOption(deprecatedTargetEpsilonOption())
     .addOption(deltaOption('target delta, in (0, 1)'))
     .option('--sensitivity <S>', 'L2 sensitivity of the query', parseNumberFlag('--sensitivity'), 1)
     .option('--method <M>', "'analytic' (exact, any epsilon) or 'classical' (004 Prop. 2.2, epsilon < 1)", 'analytic')
@@ -28,12 +29,13 @@ delta(epsilon) = Phi(-eps s + 1/(2s)) - e^eps Phi(-eps s - 1/(2s)) (s = noise/se
 target; the classical one is sqrt(2 log(1.25/delta)) * sensitivity / epsilon, proved for epsilon < 1.
 
 Example:
-  $ dpfit calibrate gaussian --target-epsilon 1 --delta 1e-5 --json
+  $ dpfit calibrate gaussian --epsilon 1 --delta 1e-5 --json
   {"noiseStd": 3.7306..., "noiseMultiplier": 3.7306..., "epsilon": 1, "delta": 1e-05, "method": "analytic"}`,
     )
-    .action((options: { targetEpsilon: number; delta: number; sensitivity: number; method: string; json?: boolean }) => {
+    .action((options: TargetEpsilonFlags & { delta: number; sensitivity: number; method: string; json?: boolean }, command: Command) => {
+      const targetEpsilon = takeTargetEpsilon(options, command, io);
       const result = calibrateGaussian({
-        targetEpsilon: options.targetEpsilon,
+        targetEpsilon,
         delta: options.delta,
         sensitivity: options.sensitivity,
         method: options.method as GaussianCalibrationMethod,
@@ -52,7 +54,7 @@ Example:
     .description('relative noise gamma for the Relative Gaussian Mechanism (000 Thm. 1, order optimised)')
     .requiredOption('--eta <H>', 'relative sensitivity eta (> 0)', parseNumberFlag('--eta'))
     .requiredOption('--dimension <D>', 'dimension of the query output', parseIntegerFlag('--dimension'))
-    .requiredOption('--target-epsilon <E>', 'target epsilon (> 0)', parseNumberFlag('--target-epsilon'))
+    .addOption(targetEpsilonOption()).addOption(deprecatedTargetEpsilonOption())
     .addOption(deltaOption('target delta, in (0, 1)'))
     .option('--r-rel <R>', "R_rel of the query's relative sensitivity: also return the baseline sigma", parseNumberFlag('--r-rel'))
     .option('--json', 'print one JSON object')
@@ -64,10 +66,11 @@ Renyi order alpha in Thm. 1's domain [1, 1 + 1/(eta (2 + eta))). Some targets ca
 any gamma (000 Sec. 4.1): the command then says what the floor is.
 
 Example:
-  $ dpfit calibrate rgm --eta 1e-3 --dimension 10 --target-epsilon 0.5 --delta 1e-8 --json`,
+  $ dpfit calibrate rgm --eta 1e-3 --dimension 10 --epsilon 0.5 --delta 1e-8 --json`,
     )
-    .action((options: { eta: number; dimension: number; targetEpsilon: number; delta: number; rRel?: number; json?: boolean }) => {
-      const result = calibrateRelativeGaussian(options);
+    .action((options: TargetEpsilonFlags & { eta: number; dimension: number; delta: number; rRel?: number; json?: boolean }, command: Command) => {
+      const targetEpsilon = takeTargetEpsilon(options, command, io);
+      const result = calibrateRelativeGaussian({ eta: options.eta, dimension: options.dimension, targetEpsilon, delta: options.delta, ...(options.rRel === undefined ? {} : { rRel: options.rRel }) });
       printResult(io, Boolean(options.json), result, () =>
         [
           `Relative Gaussian Mechanism, eta ${formatNumber(options.eta)}, dimension ${options.dimension}:`,
