@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { applySchema, parseSchema, schemaCsvOptions, type Schema } from '../src/data/schema.js';
 import { loadDataset } from '../src/data/node/read.js';
-import { openSqlEngine, redactUrl, type SqlEngine } from '../src/data/node/sql-engine.js';
+import { openSqlEngine, psqlMetaCommandAt, redactUrl, type SqlEngine } from '../src/data/node/sql-engine.js';
 import { DataFormatError, InvalidParameterError } from '../src/errors.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
 import { CLIP_SAFETY } from '../src/learners/glm/clipped-gradient.js';
@@ -315,6 +315,23 @@ describe('DP-GD pushed into PostgreSQL', () => {
     const engine = await openSqlEngine('postgresql://me:secret@127.0.0.1:1/db');
     await assert.rejects(engine.query('SELECT 1'), (e: unknown) => e instanceof DataFormatError && !e.message.includes('secret') && e.message.includes('me:***@'));
     assert.equal(redactUrl('postgres://a:b@h/d'), 'postgres://a:***@h/d');
+  });
+
+  it('finds a backslash psql would run as a meta-command, and only outside what PostgreSQL quotes', () => {
+    const at = (sql: string) => psqlMetaCommandAt(sql);
+    assert.equal(at('SELECT 1'), -1);
+    assert.equal(at('SELECT 1 \\! touch x'), 9);
+    assert.equal(at("SELECT '\\! not a command', 'it''s' FROM t"), -1);
+    assert.equal(at("SELECT E'a\\'b \\! still inside', 1"), -1);
+    assert.equal(at('SELECT "odd\\name" FROM t'), -1);
+    assert.equal(at('SELECT $$ \\! $$, $tag$ \\o f $tag$, $1'), -1);
+    assert.equal(at('SELECT 1 -- \\! a comment\n, 2'), -1);
+    assert.equal(at('SELECT /* /* \\! */ nested */ 1'), -1);
+    assert.equal(at('SELECT 1 /* closed */ \\o f'), 22);
+    // A backslash before a quote in a plain string: with standard_conforming_strings off psql
+    // would end the string later (here after b), so its end is ambiguous: refused at its start.
+    assert.equal(at("SELECT 'a\\'b' \\! rm"), 7);
+    assert.equal(at("SELECT x::int, arr[1:2] FROM t"), -1);
   });
 
   it('a query with a backslash is refused before psql sees it (psql would run \\! as a shell command)', async (t) => {

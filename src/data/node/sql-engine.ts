@@ -68,12 +68,71 @@ function runPsql(url: string, sql: string, name: string): Promise<Buffer> {
 }
 
 /**
- * Refuses a user's query with a backslash: psql, which runs every query, reads a backslash outside
- * a quoted string as one of its meta-commands (`\!` runs a shell command, `\o` writes a file), so
- * a query is SQL only. chr(92) writes the character.
+ * The index of the first backslash psql would read as a meta-command in `sql` (`\!` runs a shell
+ * command, `\o` writes a file: psql runs every PostgreSQL query dpfit sends), or -1. Like psql's
+ * lexer, it skips what PostgreSQL quotes: '...' strings ('' inside; E'...' strings also escape
+ * with a backslash), "..." identifiers, $tag$...$tag$ strings, -- and (nested) /* *\/ comments.
+ * A '...' string holding a backslash before a quote counts as a meta-command at the string's
+ * start: with standard_conforming_strings off, psql would end that string elsewhere.
+ */
+export function psqlMetaCommandAt(sql: string): number {
+  const n = sql.length;
+  let i = 0;
+  /** Moves i to the closing quote; false when a backslash before a quote makes the end ambiguous. */
+  const skipQuoted = (close: string, backslashEscapes: boolean): boolean => {
+    for (i++; i < n; i++) {
+      if (sql[i] === '\\' && close === "'") {
+        // In E'...' the backslash escapes; in '...' it does only where standard_conforming_strings
+        // is off, where psql would end the string elsewhere: refused rather than guessed.
+        if (backslashEscapes) i++;
+        else if (sql[i + 1] === "'") return false;
+      } else if (sql[i] === close) {
+        if (sql[i + 1] === close) i++;
+        else return true;
+      }
+    }
+    return true;
+  };
+  while (i < n) {
+    const c = sql[i];
+    if (c === '\\') return i;
+    if (c === "'") {
+      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !/[A-Za-z0-9_$]/.test(sql[i - 2] ?? ' ');
+      const start = i;
+      if (!skipQuoted("'", escaped)) return start;
+    } else if (c === '"') {
+      skipQuoted('"', false);
+    } else if (c === '-' && sql[i + 1] === '-') {
+      while (i < n && sql[i] !== '\n') i++;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      let depth = 1;
+      for (i += 2; i < n && depth > 0; i++) {
+        if (sql[i] === '/' && sql[i + 1] === '*') (depth++, i++);
+        else if (sql[i] === '*' && sql[i + 1] === '/') (depth--, i++);
+      }
+      continue;
+    } else if (c === '$') {
+      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66));
+      if (tag !== null && !(i > 0 && /[A-Za-z0-9_]/.test(sql[i - 1]))) {
+        const end = sql.indexOf(tag[0], i + tag[0].length);
+        i = end < 0 ? n : end + tag[0].length;
+        continue;
+      }
+    }
+    i++;
+  }
+  return -1;
+}
+
+/**
+ * Refuses SQL in which psql would find a meta-command (`psqlMetaCommandAt`): dpfit's PostgreSQL
+ * queries are SQL only. A backslash inside a quoted string is fine; elsewhere write chr(92).
  */
 export function checkPsqlQuery(query: string, param = '--query'): void {
-  if (query.includes('\\')) throw new InvalidParameterError(param, query, 'SQL without a backslash (psql would read it as a meta-command such as \\! or \\o; write chr(92))');
+  const at = psqlMetaCommandAt(query);
+  if (at >= 0) {
+    throw new InvalidParameterError(param, query.slice(Math.max(0, at - 20), at + 20), 'SQL without a backslash outside quoted strings (psql would read it as a meta-command such as \\! or \\o; write chr(92))');
+  }
 }
 
 function postgresEngine(url: string): SqlEngine {
@@ -82,6 +141,7 @@ function postgresEngine(url: string): SqlEngine {
     kind: 'postgres',
     name,
     async query(sql) {
+      checkPsqlQuery(sql);
       const text = (await runPsql(url, sql, name)).toString('utf8');
       return text.split('\n').filter((line) => line !== '').map((line) => line.split('\x1f').map((cell) => (cell === '' ? null : cell)));
     },
