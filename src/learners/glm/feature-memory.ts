@@ -105,8 +105,11 @@ export function allocateFeatures(n: number, d: number, precision: Precision = 'f
   const slotBytes = slotBytesFor(d);
   const locksOffset = SLOTS * slotBytes;
   const xOffset = Math.ceil((locksOffset + 4 * SLOTS) / 64) * 64;
-  const sideOffset = sideOffsetFor(xOffset, n * d * bytes);
-  const total = sideOffset + 16 * n;
+  // The side region when it fits in the 4 GiB a wasm32 memory addresses (else the labels and
+  // thresholds are copied block by block, as for arrays from elsewhere).
+  const side = sideOffsetFor(xOffset, n * d * bytes);
+  const sideOffset = side + 16 * n <= MAX_BYTES ? side : -1;
+  const total = sideOffset >= 0 ? side + 16 * n : xOffset + n * d * bytes;
   if (kernelModule() !== null && total <= MAX_BYTES) {
     const pages = Math.max(1, Math.ceil(total / 65536));
     try {
