@@ -57,15 +57,33 @@ export function marginsBlock(
 
 /** z[k] = x_row . theta and ss[k] = ||x_row||^2 for `count` consecutive rows from element offset `base`. */
 function marginsNormsContiguous(x: Float64Array, d: number, theta: Float64Array, base: number, count: number, z: Float64Array, ss: Float64Array): void {
-  for (let k = 0, o = base; k < count; k++, o += d) {
-    z[k] = margin(x, theta, o, d);
-    let s0 = 0;
-    for (let j = 0; j < d; j++) {
-      const a = x[o + j];
-      s0 += a * a;
-    }
-    ss[k] = s0;
+  for (let k = 0, o = base; k < count; k++, o += d) z[k] = marginAndNorm(x, theta, o, d, ss, k);
+}
+
+/**
+ * `margin` of the row at element offset `o`, and its squared norm into ss[k] (summed over
+ * j = 0 .. d-1 in order), in one sweep of the row.
+ */
+function marginAndNorm(x: Float64Array, theta: Float64Array, o: number, d: number, ss: Float64Array, k: number): number {
+  let e = 0;
+  let f = 0;
+  let s0 = 0;
+  let j = 0;
+  for (; j + 1 < d; j += 2) {
+    const a = x[o + j];
+    const b = x[o + j + 1];
+    e += a * theta[j];
+    f += b * theta[j + 1];
+    s0 += a * a;
+    s0 += b * b;
   }
+  if (j < d) {
+    const a = x[o + j];
+    e += a * theta[j];
+    s0 += a * a;
+  }
+  ss[k] = s0;
+  return e + f;
 }
 
 /**
@@ -108,14 +126,7 @@ function marginsGathered(
 ): void {
   for (let k = 0; k < count; k++) {
     const off = indices[start + k] * d;
-    z[k] = margin(x, theta, off, d);
-    if (ss === null) continue;
-    let s0 = 0;
-    for (let j = 0; j < d; j++) {
-      const a = x[off + j];
-      s0 += a * a;
-    }
-    ss[k] = s0;
+    z[k] = ss === null ? margin(x, theta, off, d) : marginAndNorm(x, theta, off, d, ss, k);
   }
 }
 
