@@ -52,6 +52,19 @@ export const add = (a: number, b: number): number[] => [...op.get(a), ...op.get(
 /** @internal */
 export const inc = (local: number, by: number[]): number[] => [...op.get(local), ...by, ...op.i32Add, ...op.set(local)];
 
+/**
+ * The prologue of the row-group kernels (x param 0, d param 1): rb, rb2, rb3 <- the byte offsets
+ * of rows 1, 2, 3 of a group (d, 2d, 3d elements of `bytes` each), o <- x.
+ */
+function rowStrides(bytes: number, rb: number, rb2: number, rb3: number, o: number): number[] {
+  return [
+    ...op.get(1), ...op.i32(bytes), ...op.i32Mul, ...op.set(rb),
+    ...op.get(rb), ...op.i32(1), ...op.i32Shl, ...op.set(rb2),
+    ...op.get(rb2), ...op.get(rb), ...op.i32Add, ...op.set(rb3),
+    ...op.get(0), ...op.set(o),
+  ];
+}
+
 function marginsFunction(precision: Precision): WasmFunction {
   // params: x 0, d 1, th 2, count 3, z 4; locals:
   const [k, o, j, rb, p, tp, rb2, rb3] = [5, 6, 7, 8, 9, 10, 11, 12];
@@ -73,10 +86,7 @@ function marginsFunction(precision: Precision): WasmFunction {
     results: [],
     locals: [I32, I32, I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, V128],
     body: [
-      op.get(1), op.i32(L.bytes), op.i32Mul, op.set(rb),
-      op.get(rb), op.i32(1), op.i32Shl, op.set(rb2),
-      op.get(rb2), op.get(rb), op.i32Add, op.set(rb3),
-      op.get(0), op.set(o),
+      rowStrides(L.bytes, rb, rb2, rb3, o),
       // Groups of four rows, one accumulator each.
       op.block, op.loop,
       op.get(3), op.get(k), op.i32Sub, op.i32(4), op.i32LtS, op.brIf(1),
@@ -140,10 +150,7 @@ function accumulateFunction(precision: Precision): WasmFunction {
     results: [],
     locals: [I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, V128, F64, I32, I32, I32, V128, V128, V128, V128, V128, I32],
     body: [
-      op.get(1), op.i32(L.bytes), op.i32Mul, op.set(rb),
-      op.get(rb), op.i32(1), op.i32Shl, op.set(rb2),
-      op.get(rb2), op.get(rb), op.i32Add, op.set(rb3),
-      op.get(0), op.set(o),
+      rowStrides(L.bytes, rb, rb2, rb3, o),
       // Two groups of four rows per sweep of out: out_j = (out_j + G1_j) + G2_j, the order of two
       // consecutive groups of the scalar kernel, with out_j loaded and stored once.
       op.block, op.loop,
