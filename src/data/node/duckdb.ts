@@ -13,7 +13,7 @@
  * anyway where results are compared bit for bit, as the stack notes advise.
  */
 import { open } from 'node:fs/promises';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { CsvParser, type CsvColumnType, type CsvOptions } from '../csv.js';
 import type { RawColumn, RawTable } from '../table.js';
@@ -167,19 +167,11 @@ export function integers(vector: { getItem(i: number): unknown }, count: number)
 
 /** Streams the query of `selectSql` into table columns. */
 /** @internal (also used by `sql-engine.ts`) */
-export async function collect(connection: DuckDBConnection, path: string, from: string, selected: Selected[], missingTokens: readonly string[]): Promise<RawTable> {
-  const sql = selectSql(selected, from, missingTokens);
-  const missing = new Set(missingTokens.map((t) => t.trim()));
-  let capacity = 1024;
-  let rows = 0;
-  const numeric = selected.map((s) => (s.kind === 'numeric' ? new Float64Array(capacity) : undefined));
-  const codes = selected.map((s) => (s.kind === 'categorical' ? new Int32Array(capacity) : undefined));
-  const levels = selected.map(() => [] as string[]);
-  const index = selected.map(() => new Map<string, number>());
-  // Result layout: one vector per selected column, then x_j per numeric column, then "bad".
-  const numericColumns = selected.map((s, j) => (s.kind === 'numeric' ? j : -1)).filter((j) => j >= 0);
-  const badTextVector = new Map(numericColumns.map((j, k) => [j, selected.length + k] as const));
-  const badVector = numericColumns.length > 0 ? selected.length + numericColumns.length : -1;
+/**
+ * The non-empty chunks of `sql`'s result, streamed (one chunk in memory at a time); DuckDB's
+ * errors as one-line messages naming `path`.
+ */
+export async function* streamChunks(connection: DuckDBConnection, sql: string, path: string): AsyncGenerator<DuckDBDataChunk> {
   let result;
   try {
     result = await connection.stream(sql);
@@ -193,7 +185,25 @@ export async function collect(connection: DuckDBConnection, path: string, from: 
     } catch (error) {
       throw duckDbError(path, error);
     }
-    if (chunk === null || chunk.rowCount === 0) break;
+    if (chunk === null || chunk.rowCount === 0) return;
+    yield chunk;
+  }
+}
+
+export async function collect(connection: DuckDBConnection, path: string, from: string, selected: Selected[], missingTokens: readonly string[]): Promise<RawTable> {
+  const sql = selectSql(selected, from, missingTokens);
+  const missing = new Set(missingTokens.map((t) => t.trim()));
+  let capacity = 1024;
+  let rows = 0;
+  const numeric = selected.map((s) => (s.kind === 'numeric' ? new Float64Array(capacity) : undefined));
+  const codes = selected.map((s) => (s.kind === 'categorical' ? new Int32Array(capacity) : undefined));
+  const levels = selected.map(() => [] as string[]);
+  const index = selected.map(() => new Map<string, number>());
+  // Result layout: one vector per selected column, then x_j per numeric column, then "bad".
+  const numericColumns = selected.map((s, j) => (s.kind === 'numeric' ? j : -1)).filter((j) => j >= 0);
+  const badTextVector = new Map(numericColumns.map((j, k) => [j, selected.length + k] as const));
+  const badVector = numericColumns.length > 0 ? selected.length + numericColumns.length : -1;
+  for await (const chunk of streamChunks(connection, sql, path)) {
     const count = chunk.rowCount;
     if (badVector >= 0) {
       const bad = integers(chunk.getColumnVector(badVector), count);

@@ -23,7 +23,7 @@ import { addPrivateDiagnostics } from '../feature-store.js';
 import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema.js';
 import type { RawColumn, RawTable } from '../table.js';
 import {
-  copyDoubles, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, type Selected,
+  copyDoubles, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,
 } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { detectFormat, requireFile } from './read.js';
@@ -171,21 +171,8 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
 
     /** One pass: each DuckDB chunk encoded by the schema; stops when `onChunk` returns false. */
     const pass = async (onChunk: (x: Float64Array, y: Float64Array, rows: number, diagnostics: PrivateDiagnostics) => boolean | void | Promise<boolean | void>): Promise<void> => {
-      let result;
-      try {
-        result = await connection.stream(sql);
-      } catch (error) {
-        throw duckDbError(path, error);
-      }
       let offset = 0;
-      for (;;) {
-        let chunk;
-        try {
-          chunk = await result.fetchChunk();
-        } catch (error) {
-          throw duckDbError(path, error);
-        }
-        if (chunk === null || chunk.rowCount === 0) break;
+      for await (const chunk of streamChunks(connection, sql, path)) {
         let prepared;
         try {
           prepared = applySchema(chunkTable(path, chunk, selected, missing, offset), schema);
