@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import type { DpEvent } from '../src/accounting/events.js';
 import { normalLogCdf } from '../src/math/normal.js';
-import { gaussianEpsilon, poissonGaussianEpsilonLower } from './helpers/pld-lower-bound.js';
+import { epsilonBracket, gaussianEpsilon, poissonGaussianEpsilonLower } from './helpers/pld-lower-bound.js';
 
 const sampled = (q: number, z: number) => ({ kind: 'poissonSampled', samplingProbability: q, event: { kind: 'gaussian', noiseMultiplier: z } }) as unknown as DpEvent;
 
@@ -126,16 +126,7 @@ function oneStepEpsilon(q: number, z: number, delta: number): number {
     const Phi = (t: number) => Math.exp(normalLogCdf(t));
     return Phi(x / z) - Math.exp(e) * (q * Phi((x - 1) / z) + (1 - q) * Phi(x / z));
   };
-  const curve = (e: number) => Math.max(remove(e), add(e));
-  let lo = 0;
-  let hi = 1;
-  while (curve(hi) > delta) hi *= 2;
-  for (let i = 0; i < 200; i++) {
-    const mid = 0.5 * (lo + hi);
-    if (curve(mid) > delta) lo = mid;
-    else hi = mid;
-  }
-  return hi; // the upper end: delta(hi) <= delta
+  return epsilonBracket((e) => Math.max(remove(e), add(e)), delta).hi; // the upper end: delta(hi) <= delta
 }
 
 test('the lower-bound helper is below the exact one-step value and within 2e-5 of it (q < 1)', () => {

@@ -555,6 +555,14 @@ export function poissonGaussianEpsilonLower(input: LowerBoundInput): number {
 export function gaussianEpsilon(mu: number, delta: number): number {
   const curve = (e: number) => Math.exp(normalLogCdf(-e / mu + mu / 2)) - Math.exp(e + normalLogCdf(-e / mu - mu / 2));
   if (curve(0) <= delta) return 0;
+  return epsilonBracket(curve, delta).lo; // delta(lo) > delta
+}
+
+/**
+ * Bisection (200 halvings, from [0, 1] doubled until delta(hi) <= delta) for the epsilon where a
+ * decreasing privacy curve delta(epsilon) crosses `delta`: delta(lo) > delta >= delta(hi).
+ */
+export function epsilonBracket(curve: (epsilon: number) => number, delta: number): { lo: number; hi: number } {
   let lo = 0;
   let hi = 1;
   while (curve(hi) > delta) hi *= 2;
@@ -563,5 +571,5 @@ export function gaussianEpsilon(mu: number, delta: number): number {
     if (curve(mid) > delta) lo = mid;
     else hi = mid;
   }
-  return lo; // delta(lo) > delta
+  return { lo, hi };
 }
