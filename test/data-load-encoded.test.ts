@@ -10,11 +10,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Dataset } from '../src/data/dataset.js';
 import { arrayFeatureStore } from '../src/data/feature-store.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema.js';
 import { DataFormatError } from '../src/errors.js';
+import { sameBits } from './helpers/same-bits.js';
 import { featureMemoryOf, growingFeatures } from '../src/learners/glm/feature-memory.js';
 
 let dir = '';
@@ -24,14 +24,6 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-function sameBits(a: Dataset, b: Dataset): void {
-  assert.equal(a.n, b.n);
-  assert.equal(a.d, b.d);
-  assert.deepEqual(a.featureNames, b.featureNames);
-  assert.ok(Buffer.from(a.x.buffer, a.x.byteOffset, a.x.byteLength).equals(Buffer.from(b.x.buffer, b.x.byteOffset, b.x.byteLength)), 'x differs');
-  assert.ok(Buffer.from(a.y.buffer, a.y.byteOffset, a.y.byteLength).equals(Buffer.from(b.y.buffer, b.y.byteOffset, b.y.byteLength)), 'y differs');
-}
 
 function schemaFor(rowTransform: string, intercept: boolean | number, extra: Record<string, unknown> = {}) {
   return parseSchema({

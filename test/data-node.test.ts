@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ADULT_DOCUMENTED, ADULT_SCHEMA_JSON, type RemoteFile } from '../src/data/adult.js';
 import { parseCsv } from '../src/data/csv.js';
-import { maxRowNorm, type Dataset } from '../src/data/dataset.js';
+import { maxRowNorm } from '../src/data/dataset.js';
 import { convertCsvToParquet, readCsvWithDuckDb, readParquetFile } from '../src/data/node/duckdb.js';
 import { FetchFailedError, downloadVerified, fetchAdult, installFiles, sha256Hex, verifyBytes, type FetchFunction } from '../src/data/node/fetch.js';
 import { detectFormat, loadDataset, readCsvFile, readLibsvmFile, readSchemaFile, readTable } from '../src/data/node/read.js';
@@ -14,6 +14,7 @@ import { parseSchema } from '../src/data/schema.js';
 import type { RawTable } from '../src/data/table.js';
 import { DataFormatError } from '../src/errors.js';
 import { runCli } from './helpers/people.js';
+import { sameBits } from './helpers/same-bits.js';
 
 let dir = '';
 before(async () => {
@@ -44,14 +45,6 @@ function plain(table: RawTable): Record<string, (number | string | null)[]> {
     else out[c.name] = Array.from(c.codes, (k) => (k < 0 ? null : c.levels[k]));
   }
   return out;
-}
-
-function sameBits(a: Dataset, b: Dataset): void {
-  assert.equal(a.n, b.n);
-  assert.equal(a.d, b.d);
-  assert.deepEqual(a.featureNames, b.featureNames);
-  assert.ok(Buffer.from(a.x.buffer, a.x.byteOffset, a.x.byteLength).equals(Buffer.from(b.x.buffer, b.x.byteOffset, b.x.byteLength)), 'x differs');
-  assert.ok(Buffer.from(a.y.buffer, a.y.byteOffset, a.y.byteLength).equals(Buffer.from(b.y.buffer, b.y.byteOffset, b.y.byteLength)), 'y differs');
 }
 
 const SCHEMA = {
