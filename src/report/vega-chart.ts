@@ -107,6 +107,17 @@ export interface PrivacyCurve {
   readonly points: readonly { readonly epsilon: number; readonly delta: number }[];
 }
 
+/** The frame of a single 520 x 320 chart: schema, title (and subtitle), size and data. */
+function singleChart(options: { title: string; subtitle?: string }, values: object[]): object {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: options.title, ...(options.subtitle === undefined ? {} : { subtitle: options.subtitle }) },
+    width: 520,
+    height: 320,
+    data: { values },
+  };
+}
+
 /**
  * The vega-lite spec of delta(epsilon) curves (`dpfit curve`): a log delta axis, one line per
  * accountant with its points marked, the title naming the event. Points with delta <= 0 (off a log
@@ -115,11 +126,7 @@ export interface PrivacyCurve {
 export function privacyCurveChart(curves: readonly PrivacyCurve[], options: { title: string; subtitle?: string }): object {
   const values = curves.flatMap((c) => c.points.filter((p) => p.delta > 0 && Number.isFinite(p.epsilon)).map((p) => ({ accountant: c.label, epsilon: p.epsilon, delta: p.delta })));
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: options.title, ...(options.subtitle === undefined ? {} : { subtitle: options.subtitle }) },
-    width: 520,
-    height: 320,
-    data: { values },
+    ...singleChart(options, values),
     mark: { type: 'line', point: true, strokeWidth: 1.5 },
     encoding: {
       x: { field: 'epsilon', type: 'quantitative', title: 'epsilon' },
@@ -171,11 +178,7 @@ export function errorBarChart(rows: readonly ErrorBarRow[], options: ErrorBarOpt
     });
   }
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: options.title, ...(options.subtitle === undefined ? {} : { subtitle: options.subtitle }) },
-    width: 520,
-    height: 320,
-    data: { values },
+    ...singleChart(options, values),
     layer: layers,
     config: { font: 'DejaVu Sans' },
   };
