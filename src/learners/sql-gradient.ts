@@ -248,6 +248,14 @@ export function schemaEncodingSql(schema: Schema, query: string): EncodingSql {
   }
 }
 
+/** The clip threshold t = k / sqrt(ss) in SQL (0 for a zero row), k a literal or a column. */
+function thresholdSql(k: string): string {
+  return `CASE WHEN ss > ${sqlNumber(0)} THEN ${k} / sqrt(ss) ELSE ${sqlNumber(0)} END`;
+}
+
+/** The columns c = clamp(g, -t, t) and clipped (1 when the clamp bit), from columns g and t. */
+const CLAMP_SQL = 'CASE WHEN g > t THEN t WHEN g < -t THEN -t ELSE g END AS c, CASE WHEN g > t OR g < -t THEN 1 ELSE 0 END AS clipped';
+
 /** The loss derivative g(z, y) in SQL (columns z and y), as the in-memory losses compute it. */
 function lossDerivativeSql(lossName: string): string {
   if (lossName === 'logistic') {
@@ -277,8 +285,8 @@ export function clippedGradientSumSql(encoded: EncodingSql, lossName: string, th
   const squares = Array.from({ length: d }, (_, j) => `f${j} * f${j}`).join(' + ');
   const derivative = lossDerivativeSql(lossName);
   const k = clipNorm * CLIP_SAFETY;
-  const perRow = `SELECT *, ${derivative} AS g, CASE WHEN ss > 0 THEN ${sqlNumber(k)} / sqrt(ss) ELSE ${sqlNumber(0)} END AS t FROM (SELECT *, ${margin} AS z, ${squares} AS ss FROM (${encoded.rows}) AS r OFFSET 0) AS m OFFSET 0`;
-  const clipped = `SELECT *, CASE WHEN g > t THEN t WHEN g < -t THEN -t ELSE g END AS c, CASE WHEN g > t OR g < -t THEN 1 ELSE 0 END AS clipped FROM (${perRow}) AS p OFFSET 0`;
+  const perRow = `SELECT *, ${derivative} AS g, ${thresholdSql(sqlNumber(k))} AS t FROM (SELECT *, ${margin} AS z, ${squares} AS ss FROM (${encoded.rows}) AS r OFFSET 0) AS m OFFSET 0`;
+  const clipped = `SELECT *, ${CLAMP_SQL} FROM (${perRow}) AS p OFFSET 0`;
   const sums = Array.from({ length: d }, (_, j) => `sum(c * f${j})`).join(', ');
   return `SELECT ${sums}, sum(clipped) FROM (${clipped}) AS cl`;
 }
@@ -341,8 +349,8 @@ export function partitionSetupSql(schema: Schema, query: string, partitionKey: s
   const ss = Array.from({ length: d }, (_, j) => `e.f${j} * e.f${j}`).join(' + ');
   const losses = Object.entries(LOSS_CODES).map(([loss, code]) => `WHEN loss = ${code} THEN ${lossDerivativeSql(loss)}`).join(' ');
   const perRow = (value: string) => `SELECT e.*, CAST(${value} AS INTEGER) AS ${key}, th.k, th.loss, th.nonce, ${z} AS z, ${ss} AS ss FROM (${rows}) AS e CROSS JOIN ${name} AS th OFFSET 0`;
-  const threshold = (value: string) => `SELECT p.*, CASE WHEN ss > ${sqlNumber(0)} THEN k / sqrt(ss) ELSE ${sqlNumber(0)} END AS t, CASE ${losses} END AS g FROM (${perRow(value)}) AS p OFFSET 0`;
-  const view = (value: string) => `SELECT q.*, CASE WHEN g > t THEN t WHEN g < -t THEN -t ELSE g END AS c, CASE WHEN g > t OR g < -t THEN 1 ELSE 0 END AS clipped FROM (${threshold(value)}) AS q OFFSET 0`;
+  const threshold = (value: string) => `SELECT p.*, ${thresholdSql('k')} AS t, CASE ${losses} END AS g FROM (${perRow(value)}) AS p OFFSET 0`;
+  const view = (value: string) => `SELECT q.*, ${CLAMP_SQL} FROM (${threshold(value)}) AS q OFFSET 0`;
   const rowColumns = `${Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, ${key} INTEGER NOT NULL, k DOUBLE PRECISION, loss INTEGER, nonce BIGINT, z DOUBLE PRECISION, ss DOUBLE PRECISION, t DOUBLE PRECISION, g DOUBLE PRECISION, c DOUBLE PRECISION, clipped INTEGER`;
   const suffix = (value: string) => value.replace(/[^0-9a-z_]/gi, '_');
   return {
@@ -389,7 +397,7 @@ export function partitionedGradientSumSql(d: number, query: string, partitionKey
   // The view's ss is only trusted once checked against r (computed once per row): ss >= r gives a
   // threshold no larger than r's. PostgreSQL orders NaN above every number and a NULL comparison
   // is not true: NaN, infinite and NULL values fail.
-  const bad = `CASE WHEN ss >= (${r}) AND ss <= ${sqlNumber(Number.MAX_VALUE)} AND abs(c) <= (CASE WHEN ss > ${sqlNumber(0)} THEN ${sqlNumber(clipNorm * CLIP_SAFETY)} / sqrt(ss) ELSE ${sqlNumber(0)} END) THEN 0 ELSE 1 END`;
+  const bad = `CASE WHEN ss >= (${r}) AND ss <= ${sqlNumber(Number.MAX_VALUE)} AND abs(c) <= (${thresholdSql(sqlNumber(clipNorm * CLIP_SAFETY))}) THEN 0 ELSE 1 END`;
   const stale = `CASE WHEN nonce = ${nonce} THEN 0 ELSE 1 END`;
   // jit off: compiling the expressions costs more than evaluating them on this many rows.
   return `SET enable_partitionwise_aggregate = on; SET jit = off; SELECT ${sums}, sum(clipped), count(*), sum(${bad}), sum(${stale}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
