@@ -64,7 +64,8 @@ describe('exit statuses and messages', () => {
   it('output, objpert and amp with --max-iterations 1: a model is released (the certified fallback finishes), exit 0', async () => {
     const f = box();
     for (const method of ['output', 'objpert', 'amp']) {
-      const result = await run('train', '--data', f.data, '--schema', f.schema, '--method', method, '--regularization', '1', '--epsilon', '1', '--max-iterations', '1', '--json');
+      const optIn = method === 'objpert' ? ['--accept-no-guarantee'] : []; // issue 23: objpert alone is refused by default
+      const result = await run('train', '--data', f.data, '--schema', f.schema, '--method', method, '--regularization', '1', '--epsilon', '1', '--max-iterations', '1', '--json', ...optIn);
       assert.equal(result.code, 0, `${method}: ${result.stderr}`);
       assert.equal(JSON.parse(result.stdout).model.format, 'dpfit-linear-model/1', method);
     }

@@ -85,7 +85,7 @@ describe('trainObjectivePerturbation: ridge regression', () => {
     const data = regressionData(60, 5, 11);
     const lambda = 4;
     const result = trainObjectivePerturbation(data, {
-      loss: 'squared', labelBound: 1, parameterNormBound: 50, regularization: lambda, epsilon: 1, delta: 1e-5, rng: seededRng(2024),
+      acceptNoGuarantee: true, loss: 'squared', labelBound: 1, parameterNormBound: 50, regularization: lambda, epsilon: 1, delta: 1e-5, rng: seededRng(2024),
     });
     const sigma = result.diagnostics.noiseStd;
     // b is d exact discrete Gaussians on the grid of objectiveNoiseGrid (std parameter >= sigma after the coupling).
@@ -124,7 +124,7 @@ describe('trainObjectivePerturbation: ridge regression', () => {
     let sigma = 0;
     for (const seed of [1, 2]) {
       const result = trainObjectivePerturbation(data, {
-        loss: 'squared', huberThreshold: 100, regularization: lambda, noiseStd: 3, delta: 1e-5, rng: seededRng(seed),
+        acceptNoGuarantee: true, loss: 'squared', huberThreshold: 100, regularization: lambda, noiseStd: 3, delta: 1e-5, rng: seededRng(seed),
       });
       sigma = result.diagnostics.noiseStd;
       const theta = result.model.theta;
@@ -193,7 +193,7 @@ describe('trainObjectivePerturbation: logistic regression and refusals', () => {
 
   it('trains logistic regression with lambda selected by 003 Sec. 5 (sigma <= 1.3 sigma_G) and re-accounts to <= target', () => {
     for (const accountant of ['rdp', 'pld'] as const) {
-      const r = trainObjectivePerturbation(data, { epsilon: 1, delta: 1e-5, accountant, rng: seededRng(9) });
+      const r = trainObjectivePerturbation(data, { acceptNoGuarantee: true, epsilon: 1, delta: 1e-5, accountant, rng: seededRng(9) });
       const g = r.diagnostics.gaussianNoiseStd as number;
       assert.ok(r.diagnostics.noiseStd <= 1.3 * g);
       assert.ok(r.privacy.epsilon <= 1);
@@ -209,19 +209,19 @@ describe('trainObjectivePerturbation: logistic regression and refusals', () => {
 
   it('constants follow the declared row-norm bound R: L = R, beta = R^2 / 4 for the logistic loss', () => {
     const scaled = { ...data, x: data.x.map((v) => 2 * v) };
-    assert.throws(() => trainObjectivePerturbation(scaled, { epsilon: 1, delta: 1e-5, regularization: 10, rng: seededRng(1) }),
+    assert.throws(() => trainObjectivePerturbation(scaled, { acceptNoGuarantee: true, epsilon: 1, delta: 1e-5, regularization: 10, rng: seededRng(1) }),
       (e: unknown) => e instanceof InvalidParameterError && e.param === 'rowNormBound');
-    const r = trainObjectivePerturbation(scaled, { epsilon: 1, delta: 1e-5, regularization: 10, rowNormBound: 2, rng: seededRng(1) });
+    const r = trainObjectivePerturbation(scaled, { acceptNoGuarantee: true, epsilon: 1, delta: 1e-5, regularization: 10, rowNormBound: 2, rng: seededRng(1) });
     assertClose(r.diagnostics.lipschitz as number, 2, 1e-15);
     assertClose(r.diagnostics.smoothness as number, 1, 1e-15);
-    assert.throws(() => trainObjectivePerturbation(scaled, { epsilon: 1, delta: 1e-5, regularization: 1, rowNormBound: 2, rng: seededRng(1) }),
+    assert.throws(() => trainObjectivePerturbation(scaled, { acceptNoGuarantee: true, epsilon: 1, delta: 1e-5, regularization: 1, rowNormBound: 2, rng: seededRng(1) }),
       (e: unknown) => e instanceof InvalidParameterError && e.param === 'regularization' && /lambda > beta/.test(e.message));
   });
 
   it('refuses: lambda <= beta, the squared loss without bounds (L infinite), neither or both of epsilon and noiseStd, noiseStd without lambda', () => {
     const base = { delta: 1e-5, rng: seededRng(1) };
     const refused = (options: Parameters<typeof trainObjectivePerturbation>[1], param: string, d = data): void => {
-      assert.throws(() => trainObjectivePerturbation(d, options), (e: unknown) => e instanceof InvalidParameterError && e.param === param, param);
+      assert.throws(() => trainObjectivePerturbation(d, { ...options, acceptNoGuarantee: true }), (e: unknown) => e instanceof InvalidParameterError && e.param === param, param);
     };
     refused({ ...base, epsilon: 1, regularization: 0.25 }, 'regularization');
     const reg = regressionData(30, 3, 1);
@@ -232,9 +232,9 @@ describe('trainObjectivePerturbation: logistic regression and refusals', () => {
     refused({ ...base, noiseStd: 2 }, 'regularization');
   });
 
-  it('an optimiser cap no longer releases nothing: the certified fallback reaches the tolerance, and the guarantee stays a conjecture', () => {
+  it('an optimiser cap no longer releases nothing: the certified fallback reaches the tolerance, and the guarantee stays none (issue 23: it was a conjecture)', () => {
     for (const optimizer of ['newton', 'lbfgs'] as const) {
-      const r = trainObjectivePerturbation(data, { epsilon: 1, delta: 1e-5, regularization: 5, maxIterations: 1, optimizer, rng: seededRng(1) });
+      const r = trainObjectivePerturbation(data, { acceptNoGuarantee: true, epsilon: 1, delta: 1e-5, regularization: 5, maxIterations: 1, optimizer, rng: seededRng(1) });
       const b = objectiveNoiseGrid(r.diagnostics.noiseStd, data.d).draw(seededRng(1));
       const g = new Float64Array(data.d);
       const loss = lossByName('logistic');
@@ -246,7 +246,7 @@ describe('trainObjectivePerturbation: logistic regression and refusals', () => {
   });
 
   it('explicit noise is reported at delta with both accountants and a warning about the numerical minimiser', () => {
-    const r = trainObjectivePerturbation(data, { noiseStd: 5, regularization: 10, delta: 1e-6, rng: seededRng(4) });
+    const r = trainObjectivePerturbation(data, { acceptNoGuarantee: true, noiseStd: 5, regularization: 10, delta: 1e-6, rng: seededRng(4) });
     const lipschitz = r.diagnostics.lipschitz as number;
     const smoothness = r.diagnostics.smoothness as number;
     assertClose(lipschitz, 1, 1e-15);
@@ -265,7 +265,7 @@ describe('trainObjectivePerturbation: logistic regression and refusals', () => {
   });
 
   it('an unreachable target for the given lambda is refused before training', () => {
-    assert.throws(() => trainObjectivePerturbation(data, { epsilon: 0.05, delta: 1e-5, regularization: 2, rng: seededRng(1) }),
+    assert.throws(() => trainObjectivePerturbation(data, { acceptNoGuarantee: true, epsilon: 0.05, delta: 1e-5, regularization: 2, rng: seededRng(1) }),
       (e: unknown) => e instanceof InvalidParameterError && e.param === 'regularization' && /floor/.test(e.message));
   });
 });

@@ -50,7 +50,7 @@ test('optimizerProgress: any sequence of reports is nondecreasing and stays belo
 test('objpert, AMP and output perturbation report progress, and the release is bit-identical without it', () => {
   const data = makeLogisticData(2000, 4, 3);
   const runs: [string, (onStep?: (d: number, t: number) => void) => { model: unknown; privacy: unknown }][] = [
-    ['objpert', (onStep) => trainObjectivePerturbation(data, { epsilon: 1, delta: 1e-5, rng: seededRng(1), ...(onStep ? { onStep } : {}) })],
+    ['objpert', (onStep) => trainObjectivePerturbation(data, { epsilon: 1, delta: 1e-5, rng: seededRng(1), acceptNoGuarantee: true, ...(onStep ? { onStep } : {}) })],
     ['amp', (onStep) => trainAmp(data, { epsilon: 1, delta: 1e-5, rng: seededRng(2), ...(onStep ? { onStep } : {}) })],
     ['output', (onStep) => trainOutputPerturbation(data, { epsilon: 1, delta: 1e-5, regularization: 0.01, rowNormBound: 1, rng: seededRng(3), ...(onStep ? { onStep } : {}) })],
   ];

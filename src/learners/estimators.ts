@@ -7,7 +7,8 @@
  * of the chosen learner can be given and is passed through unchanged.
  *
  * Unlike diffprivlib, nothing is ever read from the data to fill a bound: a plain `{x, y, n, d}`
- * without a schema needs the bounds in the options (e.g. `clipNorm`), or `train()` refuses.
+ * without a schema needs the bounds in the options (e.g. `clipNorm`), or `train()` refuses. So is
+ * `method: 'objpert'` without `acceptNoGuarantee: true` (it is not private; `'amp'` is).
  *
  * @example
  * const train = await loadDataset('adult.data', adultSchema());

@@ -31,11 +31,14 @@
  * needs only a Lipschitz, injective gradient map, as for the clipped-gradient loss of `003`
  * App. F.2, whose f'' jumps too.)
  *
- * Exactness. Thm. 3.1/3.2 hold for the EXACT minimiser, which floating point cannot deliver.
- * The learner minimises to a tight gradient tolerance (Newton's method for d <= 200, L-BFGS
- * otherwise, then the certified fallback of `glm/certified-minimum.ts`, so that nothing fails),
- * but it does not pay for the remaining error: its report says `guarantee: "conjecture"` with the
- * reason. `trainAmp` (`003` Alg. 1) is the variant whose proven guarantee covers the tolerance.
+ * Exactness, and why this learner is refused by default. Thm. 3.1/3.2 hold for the EXACT
+ * minimiser with continuous b, which floating point cannot deliver. The learner minimises to a
+ * tight gradient tolerance (Newton's method for d <= 200, L-BFGS otherwise, then the certified
+ * fallback of `glm/certified-minimum.ts`, so that nothing fails), and that point, with b on its
+ * grid, identifies the dataset (grid inversion, `objective-perturbation-opt-in.ts`). So it runs
+ * only with `acceptNoGuarantee: true`, and its report says `guarantee: "none"` with the reason
+ * (the epsilon of Thm. 3.1/3.2 is kept, for research). `trainAmp` (`003` Alg. 1) is the variant
+ * whose output noise hides b and whose proven guarantee covers the tolerance.
  *
  * Noise: either a target (epsilon, delta) — sigma calibrated by the RDP accountant (default, as
  * `003` Sec. 5; an RDP-calibrated event also meets the target under the tighter PLD accountant)
@@ -80,6 +83,7 @@ import { linearModel } from './model.js';
 import { privacyReport, type ExtraAccountant, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
 import { optimizerProgress } from './glm/optimizer-progress.js';
 import type { TrainingDiagnostics } from './training.js';
+import { OBJECTIVE_PERTURBATION_NOT_PRIVATE, requireObjectivePerturbationOptIn } from './objective-perturbation-opt-in.js';
 
 /** Privacy options shared by objective perturbation and AMP. */
 export interface ObjectivePerturbationNoiseOptions {
@@ -125,6 +129,12 @@ export interface ObjectivePerturbationOptions extends ObjectivePerturbationNoise
   readonly featureNames?: readonly string[];
   /** Progress of the minimisation for a bar (`glm/optimizer-progress.ts`): (done, total) units, done < total. */
   readonly onStep?: (step: number, steps: number) => void;
+  /**
+   * Must be `true`: the release has NO guarantee (its minimiser identifies the dataset,
+   * `objective-perturbation-opt-in.ts`); for research on `003` Thm. 3.1/3.2 only. Use `trainAmp`
+   * for a private model.
+   */
+  readonly acceptNoGuarantee?: boolean;
 }
 
 /** The loss to minimise, its constants for the declared row-norm bound, and the Huber threshold used for the squared loss. */
@@ -318,8 +328,9 @@ export function griddedObjectivePerturbationEvent(grid: ObjectiveNoiseGrid, cons
 /**
  * Minimises the perturbed objective SUM l + lambda/2 ||theta||^2 + b.theta with b given, to a
  * certified ||grad|| <= gradTolerance (`glm/certified-minimum.ts`: the fast optimiser, then a
- * fallback that cannot fail). Exposed so that tests can pass b explicitly; never release its
- * result without the noise (use `trainObjectivePerturbation`).
+ * fallback that cannot fail). Exposed so that tests can pass b explicitly. Its result is NOT a
+ * private release, whatever b is: with b on a grid, the minimiser identifies the dataset
+ * (`objective-perturbation-opt-in.ts`); release `trainAmp`'s output instead.
  */
 export function minimizePerturbedObjective(
   loss: GlmLoss,
@@ -343,12 +354,15 @@ export function minimizePerturbedObjective(
 }
 
 /**
- * Objective perturbation (see the module comment).
+ * Objective perturbation (see the module comment): refused unless `acceptNoGuarantee: true`, and
+ * then reported `guarantee: "none"`.
  *
  * @example
- * const {model, privacy} = trainObjectivePerturbation(data, {loss: 'logistic', epsilon: 1, delta: 1e-5});
+ * // Research only: the model is NOT private (use trainAmp for a private one).
+ * const {model, privacy} = trainObjectivePerturbation(data, {loss: 'logistic', epsilon: 1, delta: 1e-5, acceptNoGuarantee: true});
  */
 export function trainObjectivePerturbation(data: GlmData, options: ObjectivePerturbationOptions): TrainResult {
+  requireObjectivePerturbationOptIn(options.acceptNoGuarantee);
   const baseLoss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(baseLoss, data);
   const { n, d } = glmData;
@@ -379,13 +393,7 @@ export function trainObjectivePerturbation(data: GlmData, options: ObjectivePert
 
   const event = options.continuousNoise ? noise.event : griddedObjectivePerturbationEvent(grid, constants, noise.regularization);
   const privacy = objectivePerturbationReport(event, noise.delta, rng, {
-    conditions: [
-      {
-        level: 'conjecture',
-        reason:
-          '003 Thm. 3.1/3.2 hold for the exact minimiser of the perturbed objective; the released point is a numerical approximation whose error is not paid for, so this epsilon is not proven (--method amp pays for it)',
-      },
-    ],
+    conditions: [{ level: 'none', reason: OBJECTIVE_PERTURBATION_NOT_PRIVATE }],
     ...(options.continuousNoise ? {} : { granularity: grid.granularity }),
   });
   const model = linearModel(loss, theta, options.featureNames);

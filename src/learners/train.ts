@@ -2,7 +2,9 @@
  * `train(data, options)`: one entry point for every learner (issue 6's model API). The `method`
  * field picks the learner; the other fields are that learner's options, unchanged. The result is
  * always `{model, privacy, diagnostics}`; `model` is undefined only when the mechanism released
- * nothing (RGM's Propose-Test-Release rejected).
+ * nothing (RGM's Propose-Test-Release rejected). `method: 'objpert'` (objective perturbation
+ * without output noise) is refused unless `acceptNoGuarantee: true`: its minimiser identifies the
+ * dataset, so it has no guarantee (`objective-perturbation-opt-in.ts`); `'amp'` is the private one.
  *
  * `data` is either a plain `{x, y, n, d}` or what `loadDataset` returns. With the latter, the
  * schema's PUBLIC bounds fill what the options leave out, exactly as `dpfit train` does: the

@@ -18,6 +18,7 @@ import { lossByName } from '../../learners/losses.js';
 import type { LinearModel } from '../../learners/model.js';
 import { trainAmp } from '../../learners/amp.js';
 import { trainObjectivePerturbation } from '../../learners/objective-perturbation.js';
+import { GRID_INVERSION } from '../../learners/objective-perturbation-opt-in.js';
 import { trainOutputPerturbation } from '../../learners/output-perturbation.js';
 import { trainRgmGd } from '../../learners/rgm-gd.js';
 import { trainOutputPerturbationSgd } from '../../learners/output-perturbation-sgd.js';
@@ -60,6 +61,8 @@ export interface TrainFlags {
   rho?: number;
   bNormBound?: number;
   ptrFraction?: number;
+  /** objpert: the release has no guarantee (required: objective perturbation alone identifies the dataset). */
+  acceptNoGuarantee?: boolean;
   tune?: number;
   tuneLearningRates?: number[];
   validation?: string;
@@ -213,7 +216,7 @@ const METHOD_FLAGS: Readonly<Record<(typeof METHODS)[number], readonly (keyof Tr
   shuffled: ['noiseMultiplier', 'clipNorm', 'epochs', 'learningRate', 'regularization', 'fraction', 'conjecture', 'projectionRadius', ...TUNING_FLAGS],
   output: ['noiseMultiplier', 'clipNorm', 'regularization', 'gradTolerance', 'maxIterations'],
   'output-sgd': ['noiseMultiplier', 'clipNorm', 'regularization', 'epochs', 'batchSize', 'learningRate'],
-  objpert: ['noiseStd', 'regularization', 'accountant', 'parameterNormBound', 'gradTolerance', 'maxIterations'],
+  objpert: ['noiseStd', 'regularization', 'accountant', 'parameterNormBound', 'gradTolerance', 'maxIterations', 'acceptNoGuarantee'],
   amp: ['noiseStd', 'regularization', 'accountant', 'clipNorm', 'gradTolerance', 'outputNoiseStd', 'maxIterations'],
   rgm: ['noiseMultiplier', 'steps', 'regularization', 'featureClip', 'bClip', 'rho', 'bNormBound', 'ptrFraction', 'learningRate'],
 };
@@ -240,6 +243,15 @@ export function checkMethodFlags(flags: TrainFlags): void {
     throw new InvalidParameterError('--method', flags.method, METHODS.map((m) => `'${m}'`).join(', '));
   }
   const method = flags.method as (typeof METHODS)[number];
+  if (method === 'objpert' && flags.acceptNoGuarantee !== true) {
+    // Decided by the flags alone, before any file is read: the refusal is the same whatever the data.
+    throw new InvalidParameterError(
+      '--method',
+      flags.method,
+      'amp (objective perturbation with output noise, 003 Alg. 1: proven), or objpert with --accept-no-guarantee (research only: guarantee none)',
+      `objective perturbation alone is not private: ${GRID_INVERSION}`,
+    );
+  }
   if (flags.tune !== undefined && !['dpgd', 'dpsgd', 'shuffled'].includes(method)) {
     throw new InvalidParameterError('--tune', flags.tune, `used with a gradient method (dpgd, dpsgd, shuffled); ${method}'s own parameters are chosen without touching the data`);
   }
@@ -324,6 +336,7 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
           ...(flags.parameterNormBound === undefined ? {} : { parameterNormBound: flags.parameterNormBound }),
           ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
           ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
+          acceptNoGuarantee: flags.acceptNoGuarantee,
         }),
       );
     case 'amp':

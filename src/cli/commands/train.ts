@@ -14,6 +14,7 @@ import { evaluate, predict, type LinearModel } from '../../learners/model.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/one-vs-rest.js';
 import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/privacy-report.js';
 import { describeVerification, type ModelVerification } from '../../learners/verify-model.js';
+import { OBJECTIVE_PERTURBATION_NOT_PRIVATE } from '../../learners/objective-perturbation-opt-in.js';
 import type { Dataset } from '../../data/dataset.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
@@ -136,7 +137,8 @@ export function registerTrain(program: Command, io: CliIo): void {
       '--method <M>',
       'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one) | shuffled (004 Alg. 1, replace-one) | ' +
         'output (noise on the regularised ERM minimiser, Chaudhuri et al. 2011) | output-sgd (noise on the SGD output, 004 Sec. 3.2.2) | ' +
-        'objpert (objective perturbation, 003 Thm. 3.1/3.2, add/remove-one) | amp (Approximate Minima Perturbation, 003 Alg. 1) | ' +
+        'objpert (objective perturbation without output noise, 003 Sec. 2.2: NOT private, its minimiser identifies the dataset; refused unless --accept-no-guarantee, for research) | ' +
+        'amp (Approximate Minima Perturbation, 003 Alg. 1: objective perturbation with output noise, add/remove-one) | ' +
         'rgm (ridge by Relative Gaussian Mechanism gradient descent after a Propose-Test-Release check, 000 Sec. 5; may release nothing)',
       'dpsgd',
     )
@@ -163,6 +165,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--noise-std <S>', 'objpert/amp: explicit std of the objective noise b instead of --epsilon (needs --regularization)', parseNumberFlag('--noise-std'))
     .option('--output-noise-std <S>', 'amp: std of the output noise (default 0.15, 003 Sec. 5)', parseNumberFlag('--output-noise-std'))
     .option('--accountant <A>', "objpert/amp only: calibrate with 'rdp' (default, 003 Sec. 5) or 'pld' (tighter); other methods report their own accountant")
+    .option('--accept-no-guarantee', 'objpert only, and required by it: release objective perturbation without output noise, which has NO guarantee (guarantee none; research on 003 Thm. 3.1/3.2); use --method amp for a private model')
     .option('--parameter-norm-bound <P>', 'objpert with --loss linear: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
     .option('--feature-clip <RC>', 'rgm: rows clipped to norm RC (default: the schema row-norm bound)', parseNumberFlag('--feature-clip'))
     .option('--b-clip <B>', 'rgm: x_i y_i clipped to norm B (default RC times the label bound)', parseNumberFlag('--b-clip'))
@@ -246,7 +249,14 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
       if (flags.seed !== undefined) io.stderr(`dpfit: ${SEED_WARNING}\n`);
       const classes = labelColumn(schema).classes?.length ?? 1;
       const rng = flags.seed === undefined ? defaultRng() : seededRng(flags.seed);
-      const notPrivate = suggested ? ', NOT private: suggested schema' : flags.seed !== undefined ? ', NOT private: --seed' : '';
+      if (flags.acceptNoGuarantee === true) io.stderr(`dpfit: WARNING: --accept-no-guarantee: ${OBJECTIVE_PERTURBATION_NOT_PRIVATE}\n`);
+      const notPrivate = suggested
+        ? ', NOT private: suggested schema'
+        : flags.seed !== undefined
+          ? ', NOT private: --seed'
+          : flags.acceptNoGuarantee === true
+            ? ', NOT private: --accept-no-guarantee'
+            : '';
       // --db / --max-memory: trained in the database or out of core, or rows read through the engine (train-external.ts).
       let outcome: ExternalOutcome | undefined;
       let overlapFound: Awaited<ReturnType<typeof validationOverlap>> | undefined;
