@@ -17,6 +17,7 @@
  */
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { squaredLoss } from '../learners/glm/squared.js';
+import { localPerNodeSummary } from '../learners/local-per-node.js';
 import { linearModel, type LinearModel } from '../learners/model.js';
 import type { GradientAnswer, GradientRequest, NodeInfo, SessionPlan, SessionRequest } from './protocol.js';
 import { type FederatedMethod } from './protocol.js';
@@ -64,10 +65,15 @@ export interface NodeOutcome {
   readonly error?: string;
 }
 
-/** Local DP, node by node: each node's records are protected by that node's own report. */
+/**
+ * Local DP, node by node: each node's records are protected by that node's own report. `summary`
+ * and `nodeNames` say which nodes took part (`learners/local-per-node.ts`); `dpfit verify` checks
+ * that each of them carries its block in `nodes`.
+ */
 export interface FederatedPrivacy {
   readonly kind: 'localPerNode';
   readonly summary: string;
+  readonly nodeNames: readonly string[];
   readonly nodes: readonly { readonly node: string; readonly label: string; readonly privacy: SessionPlan['privacy']; readonly extraDelta: number }[];
 }
 
@@ -100,14 +106,7 @@ function describe(error: unknown): string {
 
 function privacyOf(outcomes: readonly NodeOutcome[]): FederatedPrivacy {
   const nodes = outcomes.filter((o) => o.plan !== undefined).map((o) => ({ node: o.node, label: o.label, privacy: (o.plan as SessionPlan).privacy, extraDelta: (o.plan as SessionPlan).extraDelta }));
-  return {
-    kind: 'localPerNode',
-    summary:
-      nodes.length === 0
-        ? 'no node granted a session: nothing was released'
-        : `local differential privacy: each node's records are protected by that node's own (epsilon, delta) below (replace-one neighbours within the node), whatever the coordinator and the other nodes do; ${nodes.map((n) => `${n.node}: (${n.privacy.epsilon}, ${n.privacy.delta}) ${n.privacy.guarantee}`).join('; ')}`,
-    nodes,
-  };
+  return { kind: 'localPerNode', summary: localPerNodeSummary(nodes), nodeNames: nodes.map((n) => n.node), nodes };
 }
 
 /** The session request for node i (validated again by the node). */

@@ -16,9 +16,14 @@
  *    (anything but the secure generator: none), the noise (continuous floating-point noise, i.e.
  *    a gaussian/laplace/objectivePerturbation/relativeGaussian event without `discrete: true`, or
  *    no stated grid: none), epsilon Infinity or a nonPrivate event (none), objective perturbation
- *    without AMP's output noise (its unpaid minimiser: conjecture), the embedded schema's
+ *    without AMP's output noise (none: its minimiser identifies the dataset,
+ *    `objective-perturbation-opt-in.ts`; it used to be a conjecture), the embedded schema's
  *    provenance (suggested from the private data: none), and the reasons already in the report's
  *    warnings. A claim stronger than that does not hold.
+ *  - the grid: `granularity`/`granularities` must be what the event implies where it implies one,
+ *    and theta must lie on the stated grid where theta is the grid value (`verify-grid.ts`).
+ *  - a federated model: every node its own description lists carries its block (`privacy.summary`,
+ *    and `privacy.nodeNames` when the file has it, against `privacy.nodes`).
  *
  * A malformed file (wrong format, non-finite parameters, an event that does not parse) is a
  * `DataFormatError`; a well-formed file whose claim is not supported gives `holds: false` and
@@ -37,6 +42,9 @@ import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../errors.js';
 import { defaultRng } from '../random/rng.js';
 import { parseModel, type LinearModel } from './model.js';
+import { localPerNodeSummary, type NodeClaim } from './local-per-node.js';
+import { OBJECTIVE_PERTURBATION_NOT_PRIVATE } from './objective-perturbation-opt-in.js';
+import { gridProblems } from './verify-grid.js';
 import { parseOneVsRestModel, type OneVsRestModel } from './one-vs-rest.js';
 import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
 
@@ -225,11 +233,12 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
     names.add(entry.node);
     // Privacy does not depend on the task: a ridge classifier's coefficients are checked as ridge regression's.
     const linear = { format: 'dpfit-linear-model/1', loss: json.loss, task: json.task === 'classification' && isRecord(json.loss) && json.loss.name === 'squared' ? 'regression' : json.task, theta: json.theta, ...(json.featureNames === undefined ? {} : { featureNames: json.featureNames }), privacy: entry.privacy };
-    const verification = verifyModel(linear, { source: `${source} (node ${entry.node})` });
+    const verification = verifyClaim(linear, `${source} (node ${entry.node})`, { thetaReleased: false });
     nodes.push({ node: entry.node, verification });
     problems.push(...verification.problems.map((p) => `node ${entry.node}: ${p}`));
     warnings.push(...verification.warnings.map((w) => `node ${entry.node}: ${w}`));
   });
+  problems.push(...nodeListProblems(privacy, privacy.nodes as NodeClaim[], source));
   const worst = nodes.reduce((a, b) => ((b.verification.verified?.epsilon ?? Infinity) > (a.verification.verified?.epsilon ?? Infinity) ? b : a));
   return Object.freeze({
     holds: problems.length === 0 && nodes.every((n) => n.verification.holds),
@@ -244,14 +253,50 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
 }
 
 /**
+ * The nodes a federated model says took part (`privacy.nodeNames`, written since issue 23, and the
+ * `privacy.summary` sentence, `local-per-node.ts`) against the blocks it carries in
+ * `privacy.nodes`: a node named without its block hides what that node's records cost.
+ */
+function nodeListProblems(privacy: Record<string, unknown>, blocks: readonly NodeClaim[], source: string): string[] {
+  const problems: string[] = [];
+  const present = blocks.map((b) => String(b.node));
+  const listed = privacy.nodeNames;
+  if (listed !== undefined) {
+    if (!Array.isArray(listed) || !listed.every((name) => typeof name === 'string')) {
+      throw new DataFormatError(source, "is not a valid dpfit model: privacy.nodeNames must be the list of the names of the nodes that took part");
+    }
+    for (const name of listed) {
+      if (!present.includes(name)) problems.push(`privacy.nodeNames lists node ${name}, but privacy.nodes has no block for it: every node that took part carries its own report (a removed block hides what that node's records cost)`);
+    }
+    for (const name of present) if (!listed.includes(name)) problems.push(`privacy.nodes has a block for node ${name}, which privacy.nodeNames does not list`);
+  }
+  const expected = localPerNodeSummary(blocks);
+  if (typeof privacy.summary !== 'string') {
+    problems.push("privacy.summary is missing: the model's own description of the nodes that took part and what each claims");
+  } else if (privacy.summary !== expected) {
+    problems.push(`privacy.summary does not describe privacy.nodes (a node's block removed, or a claim edited): it reads "${privacy.summary}", the blocks give "${expected}"`);
+  }
+  return problems;
+}
+
+/**
  * Reads a model file's JSON (already parsed) and checks its privacy claim. Throws
  * `DataFormatError` when the file is not a well-formed dpfit model.
  */
 export function verifyModel(json: unknown, options: VerifyModelOptions = {}): ModelVerification {
   const source = options.source ?? 'model';
   if (!isRecord(json)) throw new DataFormatError(source, `is not a dpfit model (a JSON object with a "format"), got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`);
+  if (json.format === FEDERATED_FORMAT) return verifyFederatedModel(json, source);
+  return verifyClaim(json, source, { thetaReleased: true });
+}
+
+/**
+ * The checks of a linear or one-vs-rest model's claim. `thetaReleased`: theta is what the
+ * event released (false for a node's report in a federated model, whose theta is the
+ * coordinator's iterate: only the report itself is checked).
+ */
+function verifyClaim(json: Record<string, unknown>, source: string, options: { readonly thetaReleased: boolean }): ModelVerification {
   const format = json.format;
-  if (format === FEDERATED_FORMAT) return verifyFederatedModel(json, source);
   let model: LinearModel | OneVsRestModel;
   try {
     if (format === 'dpfit-linear-model/1') model = parseModel(json);
@@ -400,6 +445,10 @@ export function verifyModel(json: unknown, options: VerifyModelOptions = {}): Mo
   }
   const verifiedRelation = eventRelation === undefined || eventRelation === 'relativeToSensitivity' ? (report.neighboringRelation ?? 'unknown') : eventRelation;
 
+  // ---- the stated grid: what the event implies, and theta where theta is the grid value
+  const thetas = !options.thetaReleased ? [] : model.format === 'dpfit-one-vs-rest-model/1' ? model.models.map((m) => m.theta) : [model.theta];
+  problems.push(...gridProblems(event, report, thetas));
+
   // ---- what holds
   if (accountantGuarantee === 'conjecture') conditions.push({ level: 'conjecture', reason: 'the accountant bounds this event through a conjecture (004 Conj. 1-2), not a theorem' });
   const secure = secureDescription();
@@ -417,9 +466,7 @@ export function verifyModel(json: unknown, options: VerifyModelOptions = {}): Mo
     conditions.push({ level: 'none', reason: 'the report states no power-of-two grid (granularity) for its discrete noise: no guarantee is proven without it' });
   }
   if (facts.nonPrivate || verifiedEpsilon === Infinity || report.epsilon === Infinity) conditions.push({ level: 'none', reason: 'epsilon is infinite: this model is NOT private' });
-  if (facts.unpaidObjectivePerturbation && !(report.warnings ?? []).some((w) => /exact minimi[sz]er/.test(w) && /is not proven/.test(w))) {
-    conditions.push({ level: 'conjecture', reason: "objective perturbation's theorems (003 Thm. 3.1/3.2) hold for the exact minimiser; without AMP's output noise the approximate minimiser is not paid for, so this epsilon is not proven" });
-  }
+  if (facts.unpaidObjectivePerturbation) conditions.push({ level: 'none', reason: OBJECTIVE_PERTURBATION_NOT_PRIVATE });
   if (facts.relativeGaussian && extra.ptr === undefined) {
     conditions.push({
       level: 'none',

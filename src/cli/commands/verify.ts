@@ -46,16 +46,24 @@ tightest valid bound is the verified epsilon), and checks that
   - the neighbouring relation is the event's;
   - the claimed guarantee is not stronger than what holds: none for seeded randomness, for
     continuous floating-point noise or noise without a stated grid, for epsilon Infinity (no
-    noise), for a schema suggested from the private data; conjecture for conjectured bounds and
-    objective perturbation without output noise; and whatever the report's warnings say;
+    noise), for a schema suggested from the private data, for objective perturbation without
+    output noise (its minimiser identifies the dataset); conjecture for conjectured bounds; and
+    whatever the report's warnings say;
+  - the stated grid: granularity (or granularities) is the one the event implies where it
+    implies one (objective perturbation's and AMP's objective grid, RGM's gradient grid), and
+    theta lies on it where theta is the noisy grid value itself (output, output-sgd, amp, and
+    shuffled's lattice iterate): each coordinate an integer multiple of the grid;
   - for Propose-Test-Release (rgm): delta = deltaComponents.rdp + deltaComponents.ptr and the
-    test's threshold >= log(1/delta_ptr)/epsilon_ptr.
+    test's threshold >= log(1/delta_ptr)/epsilon_ptr;
+  - a federated model: each node's report as above, and a block for every node its own
+    description names (privacy.nodeNames and privacy.summary against privacy.nodes).
 No data are read. With --json: {file, holds, format, verified, claimed, problems, warnings} (verified
 and claimed: {epsilon, delta, accountant, guarantee, neighboringRelation}; null without a
 privacy block).
 
 Exit status: 0 the claim holds, 4 it does not (edited epsilon, changed event, no privacy block,
-a guarantee stronger than what holds), 3 the file is not a well-formed dpfit model.
+a guarantee stronger than what holds, a grid the event or theta contradicts, a node's block
+missing), 3 the file is not a well-formed dpfit model.
 
 Example:
   $ dpfit train --data adult.data --schema adult.schema.json --epsilon 1 --out model.json
