@@ -193,6 +193,13 @@ describe('dpfit verify', () => {
     const components = JSON.parse(JSON.stringify(rgmFile));
     components.privacy.deltaComponents.rdp *= 2;
     assert.equal((await run('verify', edited(dir, 'rgm-delta.json', components))).code, 4);
+    // The gradient grid is implied by the event (baselineStd / gridBaselineStd): a doubled one does not hold (issue 23).
+    const grid = JSON.parse(JSON.stringify(rgmFile));
+    grid.privacy.granularity *= 2;
+    grid.privacy.granularities.gradient *= 2;
+    const doubled = await run('verify', edited(dir, 'rgm-grid.json', grid), '--json');
+    assert.equal(doubled.code, 4);
+    assert.ok(JSON.parse(doubled.stdout).problems.some((p: string) => /privacy\.granularities\.gradient = .* is not the grid of RGM's gradient noise the event implies/.test(p)));
     // one-vs-rest: one privacy block for the whole release; a per-class block is refused.
     const classes = edited(dir, 'classes.schema.json', { ...SCHEMA, columns: [SCHEMA.columns[0], SCHEMA.columns[1], { name: 'label', type: 'label', classes: ['yes', 'no'] }] });
     const ovrOut = join(dir, 'ovr.json');
