@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { checkWorkLimits } from '../src/cli/limits.js';
+import { checkWorkLimits, MAX_STEPS } from '../src/cli/limits.js';
 import { formatDuration, progressBar } from '../src/cli/progress.js';
 import type { TrainFlags } from '../src/cli/commands/train-methods.js';
 import { InvalidParameterError } from '../src/errors.js';
@@ -43,6 +43,21 @@ describe('work limits: refused at once, exit 2, the flag and the limit named, no
       assertFailure(await run(...base, ...flags), 2, pattern, flags.join(' '));
       assert.ok(Date.now() - started < 3000, `${flags.join(' ')}: refused before any work`);
       assertUnchanged(before, snapshot(f.dir), flags.join(' '));
+    }
+  });
+
+  it('dpfit audit: the same limits as train (one constant), refused at once (issue 23: --steps 1e12 used to run forever)', async () => {
+    const base = ['audit', '--method', 'dpgd', '--epsilon', '1', '--threads', '1'];
+    const cases: [string[], RegExp][] = [
+      [['--steps', '1e12'], new RegExp(`^dpfit: --steps must be at most ${MAX_STEPS.toExponential().replace('e+', 'e')} \\(dpfit's limit on the steps of one run\\), got 1000000000000$`)],
+      [['--steps', String(MAX_STEPS + 1)], /^dpfit: --steps must be at most 1e9 /],
+      [['--method', 'dpsgd', '--epochs', '1e6', '--rows', '100000', '--batch-size', '1'], /^dpfit: --epochs must be small enough for at most 1e9 steps per run \(epochs x \(rows \+ 1\) \/ batch size = 1000000 x 100001 \/ 1 = 1\.000e11\)/],
+      [['--steps', '1e8', '--runs', '1000'], /^dpfit: --steps must be small enough for at most 1e12 per-example gradient evaluations \(2 neighbours x runs x steps x \(rows \+ 1\) = 2 x 1000 x 100000000 x 101 = 2\.020e13\)/],
+    ];
+    for (const [flags, pattern] of cases) {
+      const started = Date.now();
+      assertFailure(await run(...base, ...flags), 2, pattern, flags.join(' '));
+      assert.ok(Date.now() - started < 3000, `${flags.join(' ')}: refused before any work`);
     }
   });
 

@@ -1,6 +1,7 @@
 /**
- * Work limits of `dpfit train`: a request so large that it could never finish is refused before
- * any work (exit 2, naming the flag and the limit) instead of running for days without a word.
+ * Work limits of `dpfit train` and `dpfit audit` (the same constants): a request so large that it
+ * could never finish is refused before any work (exit 2, naming the flag and the limit) instead of
+ * running for days without a word.
  * The limits are far above any real use (a DP-SGD run on a million rows for a thousand epochs
  * with tuning is ~1e10 per-example gradients) and are stated in `dpfit train --help`:
  *
@@ -13,7 +14,10 @@
  *     `--tune` (its mean: K is Poisson with that mean);
  *   - `--tune` mean <= 1e6 runs: K ~ Poisson(mean) full training runs can never be paid for in time
  *     beyond that, whatever one run costs;
- *   - `--max-iterations` <= 1e9.
+ *   - `--max-iterations` <= 1e9;
+ *   - `dpfit audit`: the same steps per run (`--steps`, or `--epochs` x (rows + 1) / batch size),
+ *     and per-example gradient evaluations of the whole audit (2 x runs x steps x (rows + 1) for
+ *     dpgd, x batch size for dpsgd: `--runs` trainings on each of the two neighbours) <= 1e12.
  * At 1e7 gradients per second per core (`npm run bench -- train`), 1e12 gradients are more than a
  * day of computing.
  */
@@ -30,15 +34,35 @@ function tooLarge(flag: string, value: unknown, expected: string): InvalidParame
   return new InvalidParameterError(flag, value, expected);
 }
 
+/** A limit as messages and help print it: 1e9, not 1e+9. */
+export function sci(limit: number): string {
+  return limit.toExponential().replace('e+', 'e');
+}
+
+/**
+ * Steps of one run: `--steps` at most MAX_STEPS, or the steps another flag implies (`rule`, e.g.
+ * epochs x rows / batch size). Throws InvalidParameterError naming `flag`, its value and the limit.
+ */
+export function checkStepLimit(flag: string, value: number | undefined, steps: number, rule?: string): void {
+  if (!(steps > MAX_STEPS)) return;
+  throw tooLarge(flag, value, rule === undefined ? `at most ${sci(MAX_STEPS)} (dpfit's limit on the steps of one run)` : `small enough for at most ${sci(MAX_STEPS)} steps per run (${rule} = ${steps.toExponential(3).replace('e+', 'e')})`);
+}
+
+/** Per-example gradient evaluations of a whole command (`rule` says how they were counted): at most MAX_GRADIENT_EVALUATIONS. */
+export function checkGradientLimit(flag: string, value: number | undefined, gradients: number, rule: string): void {
+  if (!(gradients > MAX_GRADIENT_EVALUATIONS)) return;
+  throw tooLarge(flag, value, `small enough for at most ${sci(MAX_GRADIENT_EVALUATIONS)} per-example gradient evaluations (${rule} = ${gradients.toExponential(3).replace('e+', 'e')})`);
+}
+
 /** Checks that need only the flags (before any file is read). */
 export function checkFlagLimits(flags: Pick<TrainFlags, 'steps' | 'epochs' | 'tune' | 'maxIterations'>): void {
-  if (flags.steps !== undefined && flags.steps > MAX_STEPS) throw tooLarge('--steps', flags.steps, `at most ${MAX_STEPS.toExponential().replace('e+', 'e')} (dpfit's limit on the steps of one run)`);
-  if (flags.epochs !== undefined && flags.epochs > MAX_EPOCHS) throw tooLarge('--epochs', flags.epochs, `at most ${MAX_EPOCHS.toExponential().replace('e+', 'e')} (passes over the data)`);
+  if (flags.steps !== undefined) checkStepLimit('--steps', flags.steps, flags.steps);
+  if (flags.epochs !== undefined && flags.epochs > MAX_EPOCHS) throw tooLarge('--epochs', flags.epochs, `at most ${sci(MAX_EPOCHS)} (passes over the data)`);
   if (flags.tune !== undefined && flags.tune > MAX_TUNE_MEAN) {
-    throw tooLarge('--tune', flags.tune, `at most ${MAX_TUNE_MEAN.toExponential().replace('e+', 'e')} (the mean number of full training runs; K ~ Poisson(mean) runs could never finish)`);
+    throw tooLarge('--tune', flags.tune, `at most ${sci(MAX_TUNE_MEAN)} (the mean number of full training runs; K ~ Poisson(mean) runs could never finish)`);
   }
   if (flags.maxIterations !== undefined && flags.maxIterations > MAX_ITERATIONS) {
-    throw tooLarge('--max-iterations', flags.maxIterations, `at most ${MAX_ITERATIONS.toExponential().replace('e+', 'e')}`);
+    throw tooLarge('--max-iterations', flags.maxIterations, `at most ${sci(MAX_ITERATIONS)}`);
   }
 }
 
@@ -95,15 +119,11 @@ function runWork(flags: TrainFlags, n: number): { steps?: { count: number; flag:
  */
 export function checkWorkLimits(flags: TrainFlags, n: number, classes = 1): void {
   const { steps, gradients } = runWork(flags, n);
-  if (steps !== undefined && steps.count > MAX_STEPS) {
-    throw tooLarge(steps.flag, flagValue(flags, steps.flag), `small enough for at most ${MAX_STEPS.toExponential().replace('e+', 'e')} steps per run (${steps.rule} = ${steps.count.toExponential(3).replace('e+', 'e')})`);
-  }
+  if (steps !== undefined) checkStepLimit(steps.flag, flagValue(flags, steps.flag), steps.count, steps.rule);
   if (gradients === undefined) return;
   const runs = (flags.tune ?? 1) * classes;
   const total = gradients.count * runs;
-  if (total > MAX_GRADIENT_EVALUATIONS) {
-    const why = `${gradients.rule}${classes > 1 ? `, x ${classes} classes` : ''}${flags.tune !== undefined ? `, x ${flags.tune} expected --tune runs` : ''} = ${total.toExponential(3).replace('e+', 'e')}`;
-    const flag = flags.tune !== undefined && gradients.count <= MAX_GRADIENT_EVALUATIONS ? '--tune' : gradients.flag;
-    throw tooLarge(flag, flagValue(flags, flag), `small enough for at most ${MAX_GRADIENT_EVALUATIONS.toExponential().replace('e+', 'e')} per-example gradient evaluations (${why})`);
-  }
+  const why = `${gradients.rule}${classes > 1 ? `, x ${classes} classes` : ''}${flags.tune !== undefined ? `, x ${flags.tune} expected --tune runs` : ''}`;
+  const flag = flags.tune !== undefined && gradients.count <= MAX_GRADIENT_EVALUATIONS ? '--tune' : gradients.flag;
+  checkGradientLimit(flag, flagValue(flags, flag), total, why);
 }

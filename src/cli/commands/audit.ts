@@ -11,6 +11,7 @@ import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
 import { deltaOption } from '../delta-option.js';
+import { checkGradientLimit, checkStepLimit, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, sci } from '../limits.js';
 
 interface AuditFlags {
   method: string;
@@ -36,7 +37,7 @@ export function auditSteps(flags: Pick<AuditFlags, 'method' | 'steps' | 'epochs'
   if (flags.epochs === undefined) return flags.steps;
   if (flags.method !== 'dpsgd') throw new InvalidParameterError('--epochs', flags.epochs, 'given only with --method dpsgd (a dpgd step is one full pass: give --steps)');
   if (stepsGiven) throw new InvalidParameterError('--epochs', flags.epochs, 'absent when --steps is given (one form of the schedule at a time)');
-  if (!(flags.epochs > 0 && flags.epochs <= 1e6)) throw new InvalidParameterError('--epochs', flags.epochs, 'a number in (0, 1e6]');
+  if (!(flags.epochs > 0 && flags.epochs <= MAX_EPOCHS)) throw new InvalidParameterError('--epochs', flags.epochs, `a number in (0, ${sci(MAX_EPOCHS)}]`);
   const n = flags.rows + 1;
   const batch = flags.batchSize ?? Math.max(1, Math.floor(flags.rows / 10));
   // The 1e-9 absorbs the rounding of E N / B when it is an integer (as epsilon dpsgd --epochs).
@@ -76,6 +77,10 @@ exit 4. The audit uses its own synthetic data (no private data are read).
 With --json: {method, epsilonLower, epsilonClaimed, epsilonAccounted, delta, runs, confidence,
 violated, test: {threshold, falsePositives, falseNegatives, evaluated}}.
 
+Limits (exit 2, before any work), as dpfit train's: at most ${sci(MAX_STEPS)} steps per run (--steps, or
+--epochs x (rows + 1) / batch size) and ${sci(MAX_GRADIENT_EVALUATIONS)} per-example gradients in all (2 x runs x
+steps x (rows + 1) for dpgd, x batch size for dpsgd).
+
 Example (a deliberately false claim is refuted):
   $ dpfit audit --method dpgd --epsilon 4 --delta 1e-5 --runs 1000 --claimed-epsilon 0.1`,
     )
@@ -83,8 +88,14 @@ Example (a deliberately false claim is refuted):
       takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'clip', flag: '--clip' }, { key: 'clipNorm', flag: '--clip-norm' }, command, io, "train's name for the clipping norm");
       if (flags.method !== 'dpgd' && flags.method !== 'dpsgd') throw new InvalidParameterError('--method', flags.method, 'dpgd or dpsgd');
       const steps = auditSteps(flags, command.getOptionValueSource('steps') === 'cli');
+      // The limits of dpfit train (limits.ts), before any work: the steps of one run, and the gradients of all 2 x --runs trainings.
+      const batch = flags.batchSize ?? Math.max(1, Math.floor(flags.rows / 10));
+      const schedule = flags.epochs === undefined ? { flag: '--steps', value: flags.steps } : { flag: '--epochs', value: flags.epochs };
+      checkStepLimit(schedule.flag, schedule.value, steps, flags.epochs === undefined ? undefined : `epochs x (rows + 1) / batch size = ${flags.epochs} x ${flags.rows + 1} / ${batch}`);
       if (!(flags.runs >= 20 && flags.runs <= 1_000_000)) throw new InvalidParameterError('--runs', flags.runs, 'an integer in [20, 1e6]');
       if (flags.batchSize !== undefined && flags.method !== 'dpsgd') throw new InvalidParameterError('--batch-size', flags.batchSize, 'given only with --method dpsgd');
+      const perStep = flags.method === 'dpgd' ? { count: flags.rows + 1, rule: '(rows + 1)' } : { count: batch, rule: 'batch size' };
+      checkGradientLimit(schedule.flag, schedule.value, 2 * flags.runs * steps * perStep.count, `2 neighbours x runs x steps x ${perStep.rule} = 2 x ${flags.runs} x ${steps} x ${perStep.count}`);
       const threads = flags.threads ?? availableParallelism();
       if (!(threads >= 1 && threads <= 256)) throw new InvalidParameterError('--threads', threads, 'an integer in [1, 256]');
       const bar = progressBar(`auditing ${flags.method} (${flags.runs} runs on each neighbour)`, { enabled: !flags.json });

@@ -19,7 +19,7 @@ import type { Dataset } from '../../data/dataset.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { loadModelFile, type AnyModel } from '../model-file.js';
-import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_TUNE_MEAN } from '../limits.js';
+import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_TUNE_MEAN, sci } from '../limits.js';
 import { deltaOption } from '../delta-option.js';
 import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { progressBar } from '../progress.js';
@@ -87,11 +87,6 @@ function diagnosticsJson(value: unknown): string {
     },
     2,
   );
-}
-
-/** 1e9, not 1e+9. */
-function sci(value: number): string {
-  return value.toExponential().replace('e+', 'e');
 }
 
 function requireSchemaFlag(schema: string | undefined): string {
