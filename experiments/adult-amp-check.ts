@@ -4,8 +4,9 @@
  * configuration (`003` Sec. 5: tau = 0.01, sigma_out = 0.15, C = sqrt(2), lambda the smallest with
  * sigma <= 1.3 sigma_G), logistic loss, rows from the shipped public schema (unit rows, then a bias
  * column: R = sqrt(2), so beta = 2/4 = 0.5 and L = min(C, R) = sqrt(2)); a few seeds of noise (an
- * EXPERIMENT, not a release). Exact objective perturbation (Newton) is run once per epsilon for
- * comparison.
+ * EXPERIMENT, not a release). Objective perturbation without output noise (Newton) is run once
+ * per epsilon for comparison, with its research opt-in: it is NOT private (its minimiser identifies
+ * the dataset, `test/objpert-grid-inversion.test.ts`), so its column is utility only.
  *
  * Needs the data: `node bin/dpfit.js data fetch adult --dir data/adult`.
  * Run: `node --import tsx experiments/adult-amp-check.ts [data/adult] [rdp|pld]`
@@ -40,7 +41,7 @@ const optimum = lbfgs(objective, new Float64Array(train.d), { gradTolerance: 1e-
 const baselineAccuracy = 100 * (evaluate(linearModel(logisticLoss, optimum.x), test).accuracy ?? NaN);
 
 process.stdout.write(`UCI Adult, ${train.n} train / ${test.n} test rows, ${train.d} features (shipped schema), delta = 1e-5, accountant ${accountant}, mean ± std over ${SEEDS.length} seeds\n\n`);
-process.stdout.write('| epsilon | lambda | sigma | AMP test accuracy (%) | ObjPert (Newton, seed 1) | 003 Table 2, Alg. 1 | seconds per AMP run |\n| --- | --- | --- | --- | --- | --- | --- |\n');
+process.stdout.write('| epsilon | lambda | sigma | AMP test accuracy (%) | ObjPert (Newton, seed 1; NOT private, research only) | 003 Table 2, Alg. 1 | seconds per AMP run |\n| --- | --- | --- | --- | --- | --- | --- |\n');
 for (const epsilon of EPSILONS) {
   const accuracies: number[] = [];
   let lambda = 0;
@@ -54,7 +55,7 @@ for (const epsilon of EPSILONS) {
     accuracies.push(100 * (evaluate(r.model, test).accuracy ?? NaN));
   }
   const seconds = (performance.now() - start) / 1000 / SEEDS.length;
-  const exact = trainObjectivePerturbation(train, { epsilon, delta: 1e-5, rowNormBound: R, accountant, rng: seededRng(1) });
+  const exact = trainObjectivePerturbation(train, { epsilon, delta: 1e-5, rowNormBound: R, accountant, rng: seededRng(1), acceptNoGuarantee: true });
   const exactAccuracy = 100 * (evaluate(exact.model, test).accuracy ?? NaN);
   process.stdout.write(
     `| ${epsilon} | ${lambda.toPrecision(4)} | ${sigma.toPrecision(4)} | ${mean(accuracies).toFixed(2)} ± ${std(accuracies).toFixed(2)} | ${exactAccuracy.toFixed(2)} | ${PAPER[epsilon]} | ${seconds.toFixed(1)} |\n`,

@@ -207,7 +207,7 @@ async function computeObjectivePerturbation(): Promise<void> {
     'objpert-note',
     amp
       ? '003 Thm. 4.1: the guarantee covers an approximate minimiser with gradient norm <= tau (add/remove-one).'
-      : 'Objective perturbation alone assumes the exact minimiser (003 Thm. 3.1/3.2), which floating point cannot give: dpfit reports it as a conjecture. Use AMP for a proven guarantee.',
+      : 'Objective perturbation alone: this is the epsilon of the idealised mechanism (003 Thm. 3.1/3.2: the exact minimiser, continuous noise), for research. What dpfit can release is NOT private (its minimiser identifies the dataset: b is recomputed from theta and lies on the noise grid only for the true data), so dpfit train refuses it without --accept-no-guarantee. Use AMP.',
   );
   markBusy('objpert-epsilon-pld');
   const pld = await runInWorker<PldResult>('objpert', { task: 'pld', event, delta, curveEpsilons: [] });
