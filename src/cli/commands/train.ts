@@ -26,6 +26,8 @@ import { overlaps, validationOverlap } from '../validation-overlap.js';
 import { growingFeatures } from '../../learners/glm/feature-memory.js';
 import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
+import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
+import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
 import { checkMethodFlags, runTrainingMethod, type MethodResult, type TrainFlags } from './train-methods.js';
 import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 
@@ -178,6 +180,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--projection-radius <R>', 'shuffled: public radius of the ball the iterate is projected on, which lets the last iterate be accounted by amplification by iteration (default 1000)', parseNumberFlag('--projection-radius'))
     .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
     .option('--schedule <S>', 'dpsgd: constant | inverseSqrt | cosine', 'constant')
+    .option('--dataset-size <N>', 'the number of records, declared without looking at the data: dpsgd computes q = batch size / N from it instead of the data\'s count; replace-one methods refuse data with another count (the report\'s datasetSize says which n is public)', parseIntegerFlag('--dataset-size'))
     .option('--seed <N>', 'seeded randomness for reproducible EXPERIMENTS (not for a real release)', parseIntegerFlag('--seed'))
     .option('--out <FILE>', 'write the model (its parameters, privacy report and schema: the release) as JSON')
     .option('--diagnostics <FILE>', "write the data owner's PRIVATE diagnostics (training metrics, learner diagnostics) as JSON")
@@ -262,13 +265,15 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
         }
       }
       const trained = outcome?.kind === 'trained' ? outcome : undefined;
-      const prepared = trained !== undefined ? undefined : outcome?.kind === 'prepared' ? outcome.prepared
+      const prepared = trained !== undefined ? undefined : outcome?.kind === 'prepared' ? withZeroRows(outcome.prepared)
         // DP-GD: CSV rows encoded straight into shared memory (no raw table, no copy for the worker pool).
-        : await loadDataset(flags.data as string, schema, flags.method === 'dpgd' ? { features: growingFeatures } : {});
+        // Rows dropped for a missing value stay as zero rows: n is the number of records read (data/dropped-rows.ts).
+        : await loadDataset(flags.data as string, schema, { droppedRows: 'zeroRows', ...(flags.method === 'dpgd' ? { features: growingFeatures } : {}) });
       let result: MethodResult;
       if (prepared === undefined) result = (trained as Extract<ExternalOutcome, { kind: 'trained' }>).result;
       else {
         checkWorkLimits(flags, prepared.dataset.n, classes);
+        datasetSizeReport(flags.method, prepared.dataset.n, flags.datasetSize); // a declared count the data disagree with is refused before training
         const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
         const overlap = flags.validation === undefined || flags.data === undefined ? undefined : await validationOverlap(flags.data, flags.validation, schema);
         // One bar for the whole command: one-vs-rest trains one run per class, tuning a random number of runs (mean --tune).
@@ -299,13 +304,13 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
       const conditions: GuaranteeCondition[] = [];
       if (suggested) conditions.push({ level: 'none', reason: SUGGESTED_SCHEMA_REASON });
       if (overlap !== undefined && overlaps(overlap)) conditions.push({ level: 'none', reason: OVERLAP_REASON });
-      const privacy = withConditions(result.privacy, conditions);
+      const privacy = withConditions(withDatasetSize(result.privacy, datasetSizeReport(flags.method, rowCount, flags.datasetSize)), conditions);
       const model = result.model === undefined ? undefined : releasedModel(result.model, privacy, schema);
 
       // The data owner's diagnostics: computed from the private data, not part of the release.
       const wantMetrics = model !== undefined && (outputs.diagnostics !== undefined || !flags.json);
       // Out of core and in the database the rows are not at hand: no training metrics (another pass would be needed).
-      const metrics = wantMetrics && prepared !== undefined ? evaluateAny(model as AnyModel, prepared.dataset) : undefined;
+      const metrics = wantMetrics && prepared !== undefined ? evaluateAny(model as AnyModel, keptRows(prepared.dataset, prepared.privateDiagnostics.droppedRows)) : undefined;
       const diagnostics = {
         ...result.diagnostics,
         rows: rowCount,
