@@ -205,7 +205,7 @@ describe('neighbours: train() in the library', () => {
   const cases: Array<[string, (n: number) => TrainOptions]> = [
     ['dpgd', () => ({ method: 'dpgd', ...common, steps: 20, learningRate: 1 })],
     ['dpsgd', () => ({ method: 'dpsgd', ...common, batchSize: 64, epochs: 2, learningRate: 1 })],
-    ['outputSgd', (n) => ({ method: 'outputSgd', ...common, ...(defaultMethodOptions('outputSgd', { n, d: 2, smoothness: 0.25, epsilon: 1 }) as { epochs: number }) })],
+    ['outputSgd', (n) => ({ method: 'outputSgd', ...common, ...(defaultMethodOptions('outputSgd', { n, d: 2, smoothness: 0.25, epsilon: 1 }) as { epochs: number; regularization: number }) })],
     ['amp', () => ({ method: 'amp', ...common })],
   ];
   for (const [method, options] of cases) {
