@@ -119,6 +119,10 @@ Mechanisms (000 Sec. 6, App. C): rgm (the Relative Gaussian Mechanism with this 
 Propose-Test-Release check: no knowledge of other nodes needed), dpgd (per-example clipping at
 the coordinator's threshold, Gaussian noise), nonprivate (only with --budget-epsilon Infinity).
 
+The coordinator is not trusted: every request is checked against public ranges and every theta
+is projected onto a public ball before the data are read, so no answer's status depends on a
+record. The rows must meet the schema's bounds (row norm, label), checked at start-up.
+
 Binary labels are used as -1/+1 (ridge regression on +-1 targets, as 000 does).
 Stop the node with Ctrl-C (SIGINT) or SIGTERM.
 
