@@ -56,7 +56,8 @@ export async function loadNodeData(path: string, schema: Schema): Promise<NodeDa
   const label = labelColumn(schema);
   if (label === undefined) throw new InvalidParameterError('--schema', 'no label column', 'a schema with a label column');
   if (label.classes !== undefined) throw new InvalidParameterError('--schema', 'a multi-class label', 'a binary or numeric label (federated training fits ridge regression)');
-  const prepared = await loadDataset(path, schema);
+  // n is public (replace-one within the node): a record dropped for a missing value stays, as a zero row (data/dropped-rows.ts).
+  const prepared = await loadDataset(path, schema, { droppedRows: 'zeroRows' });
   const { dataset } = prepared;
   const binary = label.positive !== undefined;
   return {
