@@ -415,9 +415,9 @@ describe('dpfit train: the release is honest', () => {
     const disjoint = join(dir, 'disjoint.csv');
     const rng = seededRng(99);
     const rows = ['age,hours,label'];
-    // Rows are compared as the learner sees them (after scaling and unit-norm normalisation, so only
-    // their direction counts): offsets from the centre 40 whose ratio is no ratio of whole numbers
-    // up to 40 never encode like a training row (whose values are whole numbers).
+    // Training values are whole numbers; these are not: only the rows 40 + 4.938, 40 - 7.037 (3 of
+    // 100) come within the schema's resolution (0.08 of age and of hours) of a whole-number pair,
+    // below the 5 % of shared rows that makes the data not disjoint.
     for (let i = 0; i < 100; i++) rows.push(`${40 + ((i % 7) + 1) * 1.234567},${40 - ((i % 5) + 1) * 2.345671},${rng.nextDouble() < 0.5 ? 'yes' : 'no'}`);
     writeFileSync(disjoint, `${rows.join('\n')}\n`);
     const tune = (validation: string, out: string) =>

@@ -169,3 +169,20 @@ test('parallel sum: bit-identical to sumClippedGradients for 1, 2 and 3 threads,
   }
   await assert.rejects(createClippedGradientPool({ threads: 0 }), (e: unknown) => e instanceof InvalidParameterError && e.param === 'threads');
 });
+
+test('a row whose squared norm underflows is still clipped (its gradient norm stays <= C)', () => {
+  // ||x||^2 = 2e-340 underflows to 0 in double precision; the old threshold C / 0 = Infinity left
+  // the gradient f'(z) x = 2e-20 * 1e-170 unclipped, 2e-190 > C = 1e-200.
+  const data: GlmData = { x: Float64Array.from([1e-170, 1e-170]), y: Float64Array.from([0]), n: 1, d: 2 };
+  const theta = Float64Array.from([1e150, 1e150]);
+  const clipNorm = 1e-200;
+  const out = new Float64Array(2);
+  sumClippedGradients(squaredLoss, data, theta, { clipNorm, out });
+  const norm = Math.sqrt((out[0] / clipNorm) ** 2 + (out[1] / clipNorm) ** 2) * clipNorm;
+  assert.ok(norm <= clipNorm, `gradient norm ${norm} > clipNorm ${clipNorm}`);
+  assert.ok(norm > 0, `clipped (conservatively: as if the row's norm were 2^-500), not zeroed (${norm})`);
+  // A zero row contributes exactly nothing (the dropped records of data/dropped-rows.ts).
+  const zero = new Float64Array(2);
+  sumClippedGradients(squaredLoss, { ...data, x: new Float64Array(2), y: Float64Array.from([7]) }, theta, { clipNorm: 1, out: zero });
+  assert.deepEqual(Array.from(zero, Math.abs), [0, 0]);
+});

@@ -508,6 +508,12 @@ export interface PreparedData {
   readonly rowTransform: RowTransform;
   readonly intercept: number | null;
   readonly privateDiagnostics: PrivateDiagnostics;
+  /**
+   * The label of a zero row (`dropped-rows.ts`: a record dropped for a missing value is a zero row
+   * of the training set, so that n does not depend on the data): a value the label's encoding
+   * accepts; x = 0 cancels it in every learner.
+   */
+  readonly zeroRowLabel: number;
 }
 
 /**
@@ -731,6 +737,7 @@ export function applySchema(table: RawTable, schema: Schema, options: SchemaRead
     labelBound: schemaLabelBound(schema),
     rowTransform: schema.rowTransform,
     intercept: schema.intercept,
+    zeroRowLabel: multiClass ? 0 : binary ? negativeValue : Math.min(label.upper ?? 0, Math.max(label.lower ?? 0, 0)),
     privateDiagnostics: {
       rowsRead: n0,
       droppedRows: n0 - kept,

@@ -11,6 +11,12 @@
  * <= R_i), and for RGM `000` Thm. 2's tau <= 1/((1 + d gamma_i) L_i) (see `learners/rgm-gd.ts`
  * on the factor d): tau = 1 / max_i ((1 + d gamma_i) L_i), or the caller's learning rate.
  *
+ * Projection. Every node projects the theta it is asked about onto its session's public ball
+ * ||theta|| <= Theta (`SessionRequest.thetaRadius`: the coordinator sends the largest of the nodes'
+ * public defaults for dpgd and nonprivate, which contains the minimiser, or the caller's); the
+ * coordinator projects its iterate onto the smallest ball of the plans after every step (projected
+ * gradient descent, as `trainRgmGd` does on RGM's ball), so that what it asks is what is answered.
+ *
  * A node that refuses its session (budget, PTR failure) or stops answering ends the run: nothing
  * more is asked of any node, and the result says what each node granted (its session's event,
  * whose whole budget the node has reserved) and why the run stopped. No model is returned then.
@@ -18,9 +24,11 @@
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { squaredLoss } from '../learners/glm/squared.js';
 import { localPerNodeSummary } from '../learners/local-per-node.js';
+import { projectOntoBall } from '../learners/rgm-grid.js';
 import { linearModel, type LinearModel } from '../learners/model.js';
 import type { GradientAnswer, GradientRequest, NodeInfo, SessionPlan, SessionRequest } from './protocol.js';
 import { type FederatedMethod } from './protocol.js';
+import { defaultThetaRadius, inScale, scaleRange } from './public-ranges.js';
 
 /** How the coordinator talks to one node (in-process, or HTTP). */
 export interface NodeClient {
@@ -51,6 +59,12 @@ export interface FederateOptions {
   /** rgm: the shares of epsilon and delta given to each node's PTR test (defaults 0.1 and 0.5). */
   readonly ptrEpsilonFraction?: number;
   readonly ptrDeltaFraction?: number;
+  /**
+   * The ball ||theta|| <= thetaRadius of every node's session (file comment). Default: for dpgd and
+   * nonprivate the largest of the nodes' public defaults (`defaultThetaRadius`), for rgm each
+   * node's own RGM ball.
+   */
+  readonly thetaRadius?: number;
   /** Step size tau (default: from the nodes' public constants, file comment). */
   readonly learningRate?: number;
   /** Called after every step with the new iterate (public: computed from released gradients only). */
@@ -109,19 +123,20 @@ function privacyOf(outcomes: readonly NodeOutcome[]): FederatedPrivacy {
   return { kind: 'localPerNode', summary: localPerNodeSummary(nodes), nodeNames: nodes.map((n) => n.node), nodes };
 }
 
-/** The session request for node i (validated again by the node). */
-function sessionRequest(options: FederateOptions, index: number): SessionRequest {
+/** The session request for node i (validated again by the node); `thetaRadius` is the ball every node is sent, if any. */
+function sessionRequest(options: FederateOptions, index: number, thetaRadius: number | undefined): SessionRequest {
   const { method, steps, regularization } = options;
-  if (method === 'nonprivate') return { method, steps, regularization };
+  const ball = thetaRadius === undefined ? {} : { thetaRadius };
+  if (method === 'nonprivate') return { method, steps, regularization, ...ball };
   const target = { epsilon: options.epsilon, delta: options.delta, ...(options.rdpOrder === undefined ? {} : { rdpOrder: options.rdpOrder }) };
   if (method === 'dpgd') {
     const clip = options.clipNorm;
     const clipNorm = typeof clip === 'number' ? clip : clip?.[index];
-    return { method, steps, regularization, ...target, ...(clipNorm === undefined ? {} : { clipNorm }) };
+    return { method, steps, regularization, ...target, ...(clipNorm === undefined ? {} : { clipNorm }), ...ball };
   }
   const rho = typeof options.rho === 'number' ? options.rho : options.rho?.[index];
   const rgm = { featureClip: options.featureClip, bClip: options.bClip, rho, ptrEpsilonFraction: options.ptrEpsilonFraction, ptrDeltaFraction: options.ptrDeltaFraction };
-  return { method, steps, regularization, ...target, ...Object.fromEntries(Object.entries(rgm).filter(([, v]) => v !== undefined)) };
+  return { method, steps, regularization, ...target, ...Object.fromEntries(Object.entries(rgm).filter(([, v]) => v !== undefined)), ...ball };
 }
 
 /**
@@ -134,6 +149,7 @@ export async function federate(clients: readonly NodeClient[], options: Federate
     throw new InvalidParameterError('clipNorm', options.clipNorm, `one threshold, or one per node (${clients.length})`);
   }
   if (Array.isArray(options.rho) && options.rho.length !== clients.length) throw new InvalidParameterError('rho', options.rho, `one value, or one per node (${clients.length})`);
+  if (options.thetaRadius !== undefined && !inScale(options.thetaRadius)) throw new InvalidParameterError('thetaRadius', options.thetaRadius, scaleRange);
   // ---- the nodes' public descriptions: they must describe the same features
   const infos: NodeInfo[] = [];
   for (const client of clients) {
@@ -157,12 +173,15 @@ export async function federate(clients: readonly NodeClient[], options: Federate
   const schemas = infos.map((info) => (info.schema === undefined ? undefined : JSON.stringify(info.schema)));
   const schema = schemas.every((s) => s !== undefined && s === schemas[0]) ? infos[0].schema : undefined;
 
+  // ---- the ball of every session (file comment): public values only
+  const thetaRadius = options.thetaRadius ?? (options.method === 'rgm' ? undefined : Math.max(...infos.map((info) => defaultThetaRadius(info, options.regularization))));
+
   // ---- sessions: every node accounts its whole run before anything is released
   const outcomes: NodeOutcome[] = [];
   const stop = (message: string, stepsDone: number, cause?: unknown): FederatedResult => ({ status: 'stopped', message, privacy: privacyOf(outcomes), nodes: outcomes, stepsDone, ...(cause === undefined ? {} : { cause }) });
   for (const [i, client] of clients.entries()) {
     try {
-      const plan = await client.openSession(sessionRequest(options, i));
+      const plan = await client.openSession(sessionRequest(options, i, thetaRadius));
       outcomes.push({ node: infos[i].name, label: client.label, plan });
       if (plan.ptr !== undefined && !plan.ptr.passed) {
         return stop(`node ${infos[i].name} (${client.label}): its Propose-Test-Release test rejected rho (000 Prop. 2), so it releases no gradient; the run stops (the nodes' sessions are spent as reserved)`, 0);
@@ -175,6 +194,8 @@ export async function federate(clients: readonly NodeClient[], options: Federate
   const plans = outcomes.map((o) => o.plan as SessionPlan);
   const tau = options.learningRate ?? 1 / Math.max(...plans.map((p) => (1 + d * (p.gamma ?? 0)) * p.smoothness));
   if (!(tau > 0 && Number.isFinite(tau))) throw new InvalidParameterError('learningRate', tau, 'a finite number > 0');
+  // The smallest ball of the plans (nodes before issue 23 name none).
+  const radius = Math.min(...plans.map((p) => p.thetaRadius ?? Infinity));
 
   // ---- 000 eq. (79)
   const theta = new Float64Array(d);
@@ -195,6 +216,7 @@ export async function federate(clients: readonly NodeClient[], options: Federate
       for (let j = 0; j < d; j++) mean[j] += answer.gradient[j] / answers.length;
     }
     for (let j = 0; j < d; j++) theta[j] -= tau * mean[j];
+    if (radius < Infinity) projectOntoBall(theta, radius);
     options.onStep?.(t + 1, options.steps, theta);
   }
   const privacy = privacyOf(outcomes);

@@ -8,9 +8,12 @@
  *
  * Every request needs `Authorization: Bearer <token>`; the token is compared in constant time
  * (SHA-256 digests of both sides, `timingSafeEqual`), and a wrong or missing token gets 401 before
- * the body is read. Bodies are JSON of at most `maxBodyBytes` (413 beyond, read no further); errors
+ * the body is read. Bodies are JSON of at most `maxBodyBytes` (413 beyond, read no further) nested
+ * at most `MAX_MESSAGE_DEPTH` deep (400 otherwise, decided on the text before it is parsed); errors
  * are `{"error": "...", "status": N}` bodies with the status. TLS when given a key and certificate.
- * The node logs one line per request on its log (never the data, never a gradient).
+ * The node logs one line per request on its log (never the data, never a gradient); only an
+ * internal error (500, a bug) logs a stack. No request can make the data decide a status
+ * (`node.ts`, `public-ranges.ts`).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -18,6 +21,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { NodeRefusal, type FederatedNode } from './node.js';
+import { MAX_MESSAGE_DEPTH } from './protocol.js';
 import { encodeMessage } from './wire.js';
 
 export interface NodeServerOptions {
@@ -74,6 +78,23 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/** Whether JSON text nests arrays and objects deeper than `limit` (a scan of the text: nothing is parsed or recursed). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 function send(response: ServerResponse, status: number, body: unknown, close = false): void {
   const text = encodeMessage(body);
   response.writeHead(status, {
@@ -116,6 +137,7 @@ export async function startNodeServer(node: FederatedNode, options: NodeServerOp
       const type = request.headers['content-type'] ?? '';
       if (!type.startsWith('application/json')) throw new HttpError(415, 'the body must be JSON (content-type: application/json)');
       const text = await readBody(request, limit);
+      if (nestsDeeperThan(text, MAX_MESSAGE_DEPTH)) throw new HttpError(400, `the body nests JSON more than ${MAX_MESSAGE_DEPTH} levels deep (the protocol's messages nest 2)`);
       let body: unknown;
       try {
         body = JSON.parse(text);

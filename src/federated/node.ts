@@ -9,8 +9,8 @@
  *   - `rgm` (`000` eq. 83): the node's own PTR test and RGM-GD noise, exactly the maths of
  *     `trainRgmGd` (`planRgmGd`, `runRgmPtr`, `noisyRgmGradient`): (eta, R_rel) come from public
  *     constants (R_c, B, rho, the node's n), which is `000` Sec. 6's point — no knowledge of the
- *     other nodes is needed. theta is projected onto the plan's public ball before the gradient is
- *     computed (a function of the public theta; the grid's error bound needs it).
+ *     other nodes is needed. The ball is the plan's (the grid's error bound needs it), or the
+ *     request's thetaRadius when smaller.
  *   - `dpgd` (`000` eq. 81): per-example gradients clipped to c, exact discrete Gaussian noise on
  *     a grid (`dpGdStepNoise`, sensitivity 2c replace-one), divided by the public n; T steps
  *     calibrated exactly (T Gaussians are one, `exactGaussianCompositionNoiseMultiplier`).
@@ -22,6 +22,13 @@
  * `BudgetExceededError`, nothing released). Only then does it read its data (PTR for rgm). A
  * session answers each step at most once and never more than T steps: repeated questions would be
  * fresh releases the ledger did not grant.
+ *
+ * The coordinator is untrusted (`public-ranges.ts`, issue 23): every request is parsed against
+ * public ranges, every theta is projected onto the session's public ball (`thetaRadius`, in the
+ * plan) before the data are touched, the node's rows are checked against its public bounds at
+ * construction, and `openSession` refuses, before reserving anything, a plan whose noise could
+ * leave the finite range. So every valid gradient request is answered with finite numbers, and
+ * every refusal is decided from the request and public values alone.
  *
  * Replace-one neighbours within the node's data (n public), as `000` App. B.4; the guarantee is
  * local: it holds for the node's records whatever the coordinator and the other nodes do.
@@ -38,9 +45,9 @@ import type { GlmData } from '../learners/glm/types.js';
 import { nonPrivateReport, privacyReport } from '../learners/privacy-report.js';
 import { gaussianFeatureRho } from '../learners/propose-test-release.js';
 import { clipAndAggregate, noisyRgmGradient, planRgmGd, requireClipMatrix, ridgeGradient, runRgmPtr, type ClippedData, type RgmGdPrivacyReport, type RgmPlan } from '../learners/rgm-gd.js';
-import { projectOntoBall } from '../learners/rgm-grid.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import type { BudgetLedger } from './budget.js';
+import { defaultThetaRadius, dpgdEnvelope, MAX_SCALE, projectIntoBall, requireDataWithinBounds, rgmEnvelope } from './public-ranges.js';
 import { FEDERATED_METHODS, PROTOCOL, parseGradientRequest, parseSessionRequest, type GradientAnswer, type NodeInfo, type SessionPlan, type SessionRequest } from './protocol.js';
 
 export interface NodeData extends GlmData {
@@ -96,6 +103,8 @@ export class FederatedNode {
     if (!(data.x instanceof Float64Array) || data.x.length !== data.n * data.d) throw new InvalidParameterError('data.x', data.x, `a Float64Array of length n * d = ${data.n * data.d}`);
     if (!(data.y instanceof Float64Array) || data.y.length !== data.n) throw new InvalidParameterError('data.y', data.y, `a Float64Array of length n = ${data.n}`);
     if (data.featureNames.length !== data.d) throw new InvalidParameterError('data.featureNames', data.featureNames.length, `${data.d} names`);
+    // Every row within the public bounds: what makes every request's arithmetic finite (public-ranges.ts).
+    requireDataWithinBounds(data);
     this.name = options.name;
     this.rng = options.rng ?? defaultRng();
     this.schema = options.schema;
@@ -152,7 +161,9 @@ export class FederatedNode {
     if (session.answered[request.step] === 1) throw new NodeRefusal(409, `node ${this.name}: step ${request.step} of session ${request.session} was already answered (a second answer would be a release the ledger did not grant)`);
     session.answered[request.step] = 1;
     session.done++;
-    const out = session.gradientOf(Float64Array.from(request.theta), new Float64Array(this.data.d));
+    // The public projection first: only a theta in the session's ball reaches the data.
+    const theta = projectIntoBall(Float64Array.from(request.theta), plan.thetaRadius as number);
+    const out = session.gradientOf(theta, new Float64Array(this.data.d));
     return { session: request.session, step: request.step, gradient: Array.from(out) };
   }
 
@@ -163,7 +174,10 @@ export class FederatedNode {
     }
   }
 
-  /** Everything decided before the data is read: the event, its report, and how to start the session. */
+  /**
+   * Everything decided before the data is read: the event, the ball, the checks that keep every
+   * answer finite (`public-ranges.ts`), the report when it is public, and how to start the session.
+   */
   private prepare(request: SessionRequest): {
     description: string;
     event: DpEvent;
@@ -176,16 +190,15 @@ export class FederatedNode {
     switch (request.method) {
       case 'nonprivate': {
         const event = selfComposeEvent(NON_PRIVATE_EVENT, steps);
+        const thetaRadius = request.thetaRadius ?? defaultThetaRadius(this.data, mu);
+        const plan = { ...base, privacy: { ...nonPrivateReport(this.rng, 'replaceOne'), event: eventToJson(event) }, extraDelta: 0, smoothness: this.smoothness(this.data.rowNormBound, mu), thetaRadius };
         return {
-          description: `nonprivate: ${steps} exact gradients (mu = ${mu})`,
+          description: `nonprivate: ${steps} exact gradients (mu = ${mu}, ||theta|| <= ${thetaRadius})`,
           event,
           extraDelta: 0,
           start: () => {
             const exact = clipAndAggregate(this.data, requireClipMatrix(undefined, d).factor, Infinity, Infinity, mu);
-            return {
-              plan: { ...base, privacy: { ...nonPrivateReport(this.rng, 'replaceOne'), event: eventToJson(event) }, extraDelta: 0, smoothness: this.smoothness(this.data.rowNormBound, mu) },
-              gradientOf: (theta, out) => ridgeGradient(exact, theta, out),
-            };
+            return { plan, gradientOf: (theta, out) => ridgeGradient(exact, theta, out) };
           },
         };
       }
@@ -194,21 +207,24 @@ export class FederatedNode {
         const epsilon = request.epsilon as number;
         const delta = request.delta as number;
         const order = request.rdpOrder;
+        const thetaRadius = request.thetaRadius ?? defaultThetaRadius(this.data, mu);
         const z =
           order === undefined
             ? exactGaussianCompositionNoiseMultiplier(epsilon, delta, steps)
             : calibrateNoiseMultiplier((m) => selfComposeEvent(dpGdStepNoise({ n, d }, clipNorm, m).event, steps), { targetEpsilon: epsilon, delta, accountant: rdpAtOrder(order) }).noiseMultiplier;
         const noise: SumNoise = dpGdStepNoise({ n, d }, clipNorm, z);
+        dpgdEnvelope(noise.granularity as number);
         const event = selfComposeEvent(noise.event, steps);
+        const privacy = privacyReport(event, delta, { relation: 'replaceOne', rng: this.rng, granularity: noise.granularity, pld: gaussianCompositionEpsilon });
+        const plan = { ...base, privacy, extraDelta: 0, smoothness: this.smoothness(this.data.rowNormBound, mu), thetaRadius, noiseMultiplier: z };
         return {
-          description: `dpgd: ${steps} clipped gradients (c = ${clipNorm}, z = ${z}, mu = ${mu}) at target ${order === undefined ? `(${epsilon}, ${delta})` : `RDP ${epsilon} at order ${order}`}`,
+          description: `dpgd: ${steps} clipped gradients (c = ${clipNorm}, z = ${z}, mu = ${mu}, ||theta|| <= ${thetaRadius}) at target ${order === undefined ? `(${epsilon}, ${delta})` : `RDP ${epsilon} at order ${order}`}`,
           event,
           extraDelta: 0,
           start: () => {
-            const privacy = privacyReport(event, delta, { relation: 'replaceOne', rng: this.rng, granularity: noise.granularity, pld: gaussianCompositionEpsilon });
             const glm = { x: this.data.x, y: this.data.y, n, d };
             return {
-              plan: { ...base, privacy, extraDelta: 0, smoothness: this.smoothness(this.data.rowNormBound, mu), noiseMultiplier: z },
+              plan,
               gradientOf: (theta, out) => {
                 sumClippedGradients(squaredLoss, glm, theta, { clipNorm, out });
                 noise.add(out, this.rng);
@@ -239,8 +255,14 @@ export class FederatedNode {
           ptrDeltaFraction: request.ptrDeltaFraction ?? 0.5,
           ...(request.rdpOrder === undefined ? {} : { rdpOrder: request.rdpOrder }),
         });
+        // RGM's own ball (its error bound needs it), or the request's when smaller.
+        const thetaRadius = Math.min(request.thetaRadius ?? MAX_SCALE, plan.grid.thetaRadius);
+        // ||A~ theta - b~|| computed: rows of norm <= min(R_c, R) (clipped, or within the node's bound), ||b~|| <= B, plus the grid's error bound.
+        const rows = Math.min(featureClip, this.data.rowNormBound);
+        const gradientBound = ((rows * rows + mu) * thetaRadius + bClip + plan.grid.computationError) * (1 + 1e-9);
+        rgmEnvelope({ granularity: plan.grid.granularity, gamma: plan.gamma, baselineSteps: plan.baselineSteps, d, gradientBound, thetaRadius });
         return {
-          description: `rgm: PTR + ${steps} RGM gradients (R_c = ${featureClip}, B = ${bClip}, rho = ${rho}, gamma = ${plan.gamma}, mu = ${mu}) at target (${plan.epsilon}, ${plan.delta})`,
+          description: `rgm: PTR + ${steps} RGM gradients (R_c = ${featureClip}, B = ${bClip}, rho = ${rho}, gamma = ${plan.gamma}, mu = ${mu}, ||theta|| <= ${thetaRadius}) at target (${plan.epsilon}, ${plan.delta})`,
           event: plan.event,
           extraDelta: plan.ptrDelta,
           start: () => {
@@ -270,13 +292,11 @@ export class FederatedNode {
                 privacy,
                 extraDelta: plan.ptrDelta,
                 smoothness,
+                thetaRadius,
                 gamma: plan.gamma,
                 ptr: { passed: outcome.passed, epsilon: plan.ptrEpsilon, delta: plan.ptrDelta, threshold: outcome.threshold },
               },
-              gradientOf: (theta, out) => {
-                projectOntoBall(theta, plan.grid.thetaRadius);
-                return noisyRgmGradient(fixed, plan, theta, this.rng, out);
-              },
+              gradientOf: (theta, out) => noisyRgmGradient(fixed, plan, theta, this.rng, out),
             };
           },
         };

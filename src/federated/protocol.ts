@@ -16,11 +16,18 @@
  *   - `GradientRequest` (POST /sessions/:id/gradient): the privatised gradient at theta for step t
  *     of a session; each step is answered at most once, never beyond T.
  *
- * Every request is untrusted JSON: the parsers below accept exactly the documented fields, with
- * finite numbers in range, and throw InvalidParameterError naming the field otherwise.
+ * Every request is untrusted JSON (the coordinator is the adversary of `000` Sec. 6's local
+ * model): the parsers below accept exactly the documented fields, nested at most
+ * `MAX_MESSAGE_DEPTH` deep, with finite numbers in PUBLIC ranges (`public-ranges.ts`: within them
+ * nothing the node computes on its records can overflow, turn NaN or fail), and throw
+ * InvalidParameterError naming the field, the value and the range otherwise — from the request
+ * alone, before any record is read. theta may be any finite vector: the node projects it onto the
+ * session's public ball ||theta|| <= thetaRadius before using it (post-processing of a public
+ * value), and says which ball in the plan; the coordinator runs projected gradient descent on it.
  */
 import { InvalidParameterError } from '../errors.js';
 import type { PrivacyReport } from '../learners/privacy-report.js';
+import { inScale, MAX_PRODUCT_SCALE, MAX_SESSION_EPSILON, MIN_PRODUCT_SCALE, MIN_SESSION_EPSILON, scaleRange } from './public-ranges.js';
 
 export const PROTOCOL = 'dpfit-federated/1';
 
@@ -72,6 +79,15 @@ export interface SessionRequest {
    * RDP at `rdpOrder`; `delta` still sets PTR's delta and the reported (epsilon, delta).
    */
   readonly rdpOrder?: number;
+  /**
+   * Theta: the public ball ||theta|| <= Theta onto which the node projects every theta of the
+   * session before its data are touched (`public-ranges.ts` `projectIntoBall`). Default, from
+   * public values only (`defaultThetaRadius`): 2 L / sqrt(mu), which contains the minimiser of any
+   * average of the nodes' objectives (L = the largest label bound), 2^40 L / R without
+   * regularization; for rgm, RGM's own ball 2 B / (rho lambda_min(C)) (and 2 B / mu), or this one
+   * when smaller. `federate` sends one Theta to every node (the largest default of the nodes).
+   */
+  readonly thetaRadius?: number;
 }
 
 export interface SessionPlan {
@@ -95,6 +111,8 @@ export interface SessionPlan {
   readonly ptr?: { readonly passed: boolean; readonly epsilon: number; readonly delta: number; readonly threshold: number };
   /** dpgd: the noise multiplier of each step (std / sensitivity of the clipped sum). */
   readonly noiseMultiplier?: number;
+  /** The ball the node projects every theta onto (`SessionRequest.thetaRadius`); absent from nodes before issue 23. */
+  readonly thetaRadius?: number;
 }
 
 export interface GradientRequest {
@@ -110,8 +128,24 @@ export interface GradientAnswer {
   readonly gradient: readonly number[];
 }
 
+/** The protocol's messages nest 2 levels (a gradient request holds theta); deeper values are refused before anything walks them. */
+export const MAX_MESSAGE_DEPTH = 8;
+
+/** Refuses a value nested deeper than MAX_MESSAGE_DEPTH, level by level (no recursion; stops at the first level too deep). */
+function requireShallow(value: unknown, what: string): void {
+  const isNode = (v: unknown): v is object => v !== null && typeof v === 'object';
+  let level: object[] = isNode(value) ? [value] : [];
+  for (let depth = 1; level.length > 0; depth++) {
+    if (depth > MAX_MESSAGE_DEPTH) throw new InvalidParameterError(`${what} (its JSON nesting depth)`, depth, `at most ${MAX_MESSAGE_DEPTH} (the protocol's messages nest 2 levels)`);
+    const next: object[] = [];
+    for (const v of level) for (const child of Object.values(v)) if (isNode(child)) next.push(child);
+    level = next;
+  }
+}
+
 /** A JSON object with exactly the allowed keys (others refused), for `what`. */
 function record(value: unknown, what: string, allowed: readonly string[]): Record<string, unknown> {
+  requireShallow(value, what);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidParameterError(what, value, 'a JSON object');
   const out = value as Record<string, unknown>;
   for (const key of Object.keys(out)) {
@@ -132,7 +166,7 @@ function optionalFinite(value: unknown, what: string, check: (x: number) => bool
 /** Sessions may not be longer than this many steps (a node answers at most this many gradients per session). */
 export const MAX_SESSION_STEPS = 1_000_000;
 
-const SESSION_FIELDS = ['method', 'steps', 'epsilon', 'delta', 'regularization', 'clipNorm', 'featureClip', 'bClip', 'rho', 'ptrEpsilonFraction', 'ptrDeltaFraction', 'rdpOrder'];
+const SESSION_FIELDS = ['method', 'steps', 'epsilon', 'delta', 'regularization', 'clipNorm', 'featureClip', 'bClip', 'rho', 'ptrEpsilonFraction', 'ptrDeltaFraction', 'rdpOrder', 'thetaRadius'];
 
 /** Parses an untrusted session request (field rules in `SessionRequest`). */
 export function parseSessionRequest(value: unknown): SessionRequest {
@@ -142,22 +176,24 @@ export function parseSessionRequest(value: unknown): SessionRequest {
     throw new InvalidParameterError('request.method', method, `one of ${FEDERATED_METHODS.join(', ')}`);
   }
   const steps = finite(r.steps, 'request.steps', (x) => Number.isInteger(x) && x >= 1 && x <= MAX_SESSION_STEPS, `an integer in [1, ${MAX_SESSION_STEPS}]`);
-  const regularization = finite(r.regularization, 'request.regularization', (x) => x >= 0, 'a finite number >= 0');
-  const positive = (key: string) => optionalFinite(r[key], `request.${key}`, (x) => x > 0, 'a finite number > 0');
+  // Public ranges (`public-ranges.ts`): within them no record can make the node's arithmetic fail.
+  const regularization = finite(r.regularization, 'request.regularization', (x) => x === 0 || inScale(x), `0 or ${scaleRange}`);
+  const scale = (key: string) => optionalFinite(r[key], `request.${key}`, inScale, scaleRange);
   const unit = (key: string) => optionalFinite(r[key], `request.${key}`, (x) => x > 0 && x < 1, 'in (0, 1)');
   const request: SessionRequest = {
     method: method as FederatedMethod,
     steps,
     regularization,
-    epsilon: positive('epsilon'),
+    epsilon: optionalFinite(r.epsilon, 'request.epsilon', (x) => x >= MIN_SESSION_EPSILON && x <= MAX_SESSION_EPSILON, `in [${MIN_SESSION_EPSILON}, ${MAX_SESSION_EPSILON}]`),
     delta: unit('delta'),
-    clipNorm: positive('clipNorm'),
-    featureClip: positive('featureClip'),
-    bClip: positive('bClip'),
-    rho: positive('rho'),
+    clipNorm: scale('clipNorm'),
+    featureClip: scale('featureClip'),
+    bClip: optionalFinite(r.bClip, 'request.bClip', (x) => x >= MIN_PRODUCT_SCALE && x <= MAX_PRODUCT_SCALE, `in [${MIN_PRODUCT_SCALE}, ${MAX_PRODUCT_SCALE}]`),
+    rho: scale('rho'),
     ptrEpsilonFraction: unit('ptrEpsilonFraction'),
     ptrDeltaFraction: unit('ptrDeltaFraction'),
     rdpOrder: optionalFinite(r.rdpOrder, 'request.rdpOrder', (x) => x > 1 && x <= 1e6, 'a Renyi order in (1, 1e6]'),
+    thetaRadius: scale('thetaRadius'),
   };
   const given = (key: keyof SessionRequest) => request[key] !== undefined;
   if (method === 'nonprivate') {
@@ -178,7 +214,7 @@ export function parseSessionRequest(value: unknown): SessionRequest {
   return Object.freeze(Object.fromEntries(Object.entries(request).filter(([, v]) => v !== undefined))) as SessionRequest;
 }
 
-/** Parses an untrusted gradient request for a node of dimension d. */
+/** Parses an untrusted gradient request for a node of dimension d (any finite theta: the node projects it onto the session's ball). */
 export function parseGradientRequest(value: unknown, d: number): GradientRequest {
   const r = record(value, 'request', ['session', 'step', 'theta']);
   if (typeof r.session !== 'string' || !/^[0-9a-f]{32}$/.test(r.session)) throw new InvalidParameterError('request.session', r.session, 'a session id (32 hex digits) from POST /sessions');

@@ -98,6 +98,7 @@ export function readSessionPlan(label: string, json: unknown): SessionPlan {
     smoothness: num(label, 'plan.smoothness', r.smoothness, (x) => x > 0 && finiteNumber(x), 'a finite number > 0'),
     ...(r.gamma === undefined ? {} : { gamma: num(label, 'plan.gamma', r.gamma, (x) => x >= 0 && finiteNumber(x), 'a finite number >= 0') }),
     ...(r.noiseMultiplier === undefined ? {} : { noiseMultiplier: num(label, 'plan.noiseMultiplier', r.noiseMultiplier, (x) => x >= 0 && finiteNumber(x), 'a finite number >= 0') }),
+    ...(r.thetaRadius === undefined ? {} : { thetaRadius: num(label, 'plan.thetaRadius', r.thetaRadius, (x) => x > 0 && finiteNumber(x), 'a finite number > 0') }),
     ...(ptr === undefined
       ? {}
       : {

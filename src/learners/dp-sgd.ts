@@ -3,8 +3,9 @@
  * with probability q; empty batches happen and are kept), clips each per-example gradient to
  * norm C, sums, adds noise of std zC — exact discrete Gaussian noise on a public power-of-two
  * grid, the rounding and the sum's floating-point error paid in the sensitivity
- * (`dp-gd.ts` `clippedSumNoise`) — and divides by the expected batch size qn (n treated as
- * public, as in Abadi et al. and Opacus). Momentum and Adam act on the noised gradient only:
+ * (`dp-gd.ts` `clippedSumNoise`) — and divides by the expected batch size qn. n is the public
+ * `datasetSize` when one is declared, else the data's own count, treated as public as in Abadi et
+ * al. and Opacus (`dpSgdPublicSize`). Momentum and Adam act on the noised gradient only:
  * post-processing, no privacy cost.
  *
  * Released: selfCompose(poissonSampled(q, gaussian(z)), T), add/remove-one. For a target
@@ -45,9 +46,44 @@ export interface DpSgdOptions extends NoiseOptions {
   /** Momentum coefficient (default 0.9) / Adam's beta1. */
   readonly momentum?: number;
   readonly regularization?: number;
+  /**
+   * The number of records, declared without looking at the data (`dpSgdPublicSize`): q, the
+   * steps of an epoch and the noise's rounding bound then depend on it, not on the data's count.
+   */
+  readonly datasetSize?: number;
   readonly featureNames?: readonly string[];
   /** After each step; `theta` is the iterate after it (read it, do not keep it: it changes; every iterate is covered by the run's event). */
   readonly onStep?: (step: number, steps: number, theta: Float64Array) => void;
+}
+
+/** The public n of a DP-SGD run (`dpSgdPublicSize`). */
+export interface DpSgdPublicSize {
+  /** The n of q = batchSize / n and of epochs (declared, or the data's count). */
+  readonly datasetSize: number;
+  /** The most rows a batch sum may hold, for the noise's rounding bound. */
+  readonly rowsBound: number;
+  readonly declared: boolean;
+}
+
+/**
+ * The public n of DP-SGD. Under add/remove-one neighbours the number of records is NOT public (a
+ * neighbour has one more or one fewer), yet DP-SGD's event carries q = B/n and its noise the
+ * rounding bound of a sum of up to n rows: a run that took n from the data would publish it. With
+ * `datasetSize` declared, nothing released depends on the data's own count: q = B / datasetSize,
+ * an epoch is datasetSize / B steps, the update divides by the expected batch B, and the noise
+ * pays the rounding of sums of up to 2 datasetSize rows, so the data must hold at most that many
+ * records (a count declared within a factor of two; refused otherwise, whatever the neighbour:
+ * a pair of neighbours differs there only if the data hold exactly 2 datasetSize records).
+ * Without it the data's count n is used and treated as public (Abadi et al. 2016, Opacus); the
+ * report says which (`datasetSizeReport`).
+ */
+export function dpSgdPublicSize(n: number, datasetSize: number | undefined): DpSgdPublicSize {
+  if (datasetSize === undefined) return { datasetSize: n, rowsBound: n, declared: false };
+  const declared = requireInteger('datasetSize', datasetSize, 1);
+  if (n > 2 * declared) {
+    throw new InvalidParameterError('datasetSize', declared, 'at least half the number of records the data hold (the noise covers the rounding of batch sums of up to 2 x datasetSize rows)');
+  }
+  return { datasetSize: declared, rowsBound: 2 * declared, declared: true };
 }
 
 function learningRateAt(schedule: Schedule, base: number, t: number, steps: number): number {
@@ -92,7 +128,10 @@ export function dpSgdRunEvent(samplingProbability: number, stepEvent: DpEvent, s
 /** @internal The validated set-up of one DP-SGD run on n rows in d coordinates (shared with `streamed-gradient.ts`). */
 export interface DpSgdRun {
   readonly loss: GlmLoss;
+  /** Rows of the data (the batches are drawn from them). */
   readonly n: number;
+  /** The public n of q and of the expected batch q n (`dpSgdPublicSize`). */
+  readonly datasetSize: number;
   readonly d: number;
   readonly clipNorm: number;
   readonly samplingProbability: number;
@@ -116,7 +155,8 @@ export function setUpDpSgd(shape: { n: number; d: number }, options: DpSgdOption
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const { n, d } = shape;
   const clipNorm = requirePositive('clipNorm', options.clipNorm);
-  const { samplingProbability: q, steps } = dpSgdSchedule(n, options);
+  const size = dpSgdPublicSize(n, options.datasetSize);
+  const { samplingProbability: q, steps } = dpSgdSchedule(size.datasetSize, options);
   const learningRate = requirePositive('learningRate', options.learningRate);
   const regularization = requireNonNegative('regularization', options.regularization ?? 0);
   const schedule = options.schedule ?? 'constant';
@@ -130,9 +170,9 @@ export function setUpDpSgd(shape: { n: number; d: number }, options: DpSgdOption
 
   const calibration = target.kind === 'target' ? calibrateDpsgd({ samplingProbability: q, steps, targetEpsilon: target.epsilon, delta: target.delta }) : undefined;
   const noiseMultiplier = calibration?.noiseMultiplier ?? (target.kind === 'explicit' ? target.noiseMultiplier : 0);
-  const noise = noiseMultiplier === 0 ? undefined : dpSgdStepNoise({ n, d }, clipNorm, noiseMultiplier, options.continuousNoise);
+  const noise = noiseMultiplier === 0 ? undefined : dpSgdStepNoise({ n: size.rowsBound, d }, clipNorm, noiseMultiplier, options.continuousNoise);
   return {
-    loss, n, d, clipNorm, samplingProbability: q, steps, learningRate, regularization, schedule, optimizer, beta1, target, rng, noiseMultiplier, noise,
+    loss, n, datasetSize: size.datasetSize, d, clipNorm, samplingProbability: q, steps, learningRate, regularization, schedule, optimizer, beta1, target, rng, noiseMultiplier, noise,
     m: new Float64Array(d), v: new Float64Array(d),
   };
 }
@@ -140,7 +180,7 @@ export function setUpDpSgd(shape: { n: number; d: number }, options: DpSgdOption
 /** @internal Step t's update from the clipped sum of its batch in `gradient` (noised in place: the release), then onStep. */
 export function dpSgdUpdate(run: DpSgdRun, options: DpSgdOptions, t: number, gradient: Float64Array, theta: Float64Array): void {
   const { d, steps, optimizer, beta1, regularization, m, v } = run;
-  const expectedBatch = run.samplingProbability * run.n;
+  const expectedBatch = run.samplingProbability * run.datasetSize;
   run.noise?.add(gradient, run.rng);
   const rate = learningRateAt(run.schedule, run.learningRate, t, steps);
   for (let j = 0; j < d; j++) {
@@ -173,7 +213,7 @@ export function finishDpSgd(run: DpSgdRun, options: DpSgdOptions, theta: Float64
     clipNorm: run.clipNorm,
     learningRate: run.learningRate,
     samplingProbability: q,
-    expectedBatchSize: q * run.n,
+    expectedBatchSize: q * run.datasetSize,
     emptyBatches: counts.emptyBatches,
     optimizer: run.optimizer,
     schedule: run.schedule,

@@ -15,7 +15,7 @@ import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../a
 import { InvalidParameterError } from '../errors.js';
 import { requireInteger, requirePositive } from '../validate.js';
 import { dpGdStepNoise, trainDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
-import { dpSgdRunEvent, dpSgdSchedule, dpSgdStepNoise, trainDpSgd, type DpSgdOptions } from './dp-sgd.js';
+import { dpSgdPublicSize, dpSgdRunEvent, dpSgdSchedule, dpSgdStepNoise, trainDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import type { GlmData } from './glm/types.js';
 import type { NoiseOptions } from './training.js';
 import { shuffledPartialEpochs, shuffledSgdEvent, shuffledStepNoise, trainShuffledSgd, type ShuffledSgdOptions } from './shuffled-sgd.js';
@@ -65,8 +65,9 @@ export function gradientRunNoise(options: GradientMethodOptions, shape: RunShape
       return { event: selfComposeEvent(noise.event, steps), granularity: noise.granularity };
     }
     case 'dpsgd': {
-      const { samplingProbability, steps } = dpSgdSchedule(shape.n, options);
-      const noise = dpSgdStepNoise(shape, clipNorm, noiseMultiplier, continuous);
+      const size = dpSgdPublicSize(shape.n, options.datasetSize);
+      const { samplingProbability, steps } = dpSgdSchedule(size.datasetSize, options);
+      const noise = dpSgdStepNoise({ n: size.rowsBound, d: shape.d }, clipNorm, noiseMultiplier, continuous);
       return { event: dpSgdRunEvent(samplingProbability, noise.event, steps), granularity: noise.granularity };
     }
     case 'shuffled': {

@@ -36,6 +36,18 @@ export interface PrivacyReport {
   readonly granularities?: Readonly<Record<string, number>>;
   readonly randomness: string;
   readonly warnings: readonly string[];
+  /** Which number of records n the released values depend on, and why it may be public (`dataset-size.ts`). */
+  readonly datasetSize?: DatasetSizeReport;
+}
+
+/** Which n is public (`dataset-size.ts`). */
+export interface DatasetSizeReport {
+  /** The n released values depend on (absent when none does). */
+  readonly value?: number;
+  /** 'records': the count of records read; 'declared': `datasetSize`; 'unused': no released value depends on n. */
+  readonly source: 'records' | 'declared' | 'unused';
+  /** Why that n may be public, in words. */
+  readonly note: string;
 }
 
 /** An accountant returning a guarantee for an event at delta (e.g. the PLD accountant). */

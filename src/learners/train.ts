@@ -22,6 +22,9 @@ import { trainDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
 import { trainDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import { glmConstants } from './glm/constants.js';
 import type { GlmData } from './glm/types.js';
+import { withZeroRows } from '../data/dropped-rows.js';
+import type { PreparedData } from '../data/schema.js';
+import { datasetSizeReport, withDatasetSize } from './dataset-size.js';
 import { lossByName } from './losses.js';
 import type { LinearModel } from './model.js';
 import { trainObjectivePerturbation, type ObjectivePerturbationOptions } from './objective-perturbation.js';
@@ -34,15 +37,27 @@ import { trainShuffledSgd, type ShuffledSgdOptions } from './shuffled-sgd.js';
 /** A learner's options with the fields the schema can supply made optional. */
 type SchemaFilled<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
-export type TrainOptions =
-  | ({ readonly method: 'dpgd' } & SchemaFilled<DpGdOptions, 'clipNorm'>)
-  | ({ readonly method: 'dpsgd' } & SchemaFilled<DpSgdOptions, 'clipNorm'>)
-  | ({ readonly method: 'shuffled' } & SchemaFilled<ShuffledSgdOptions, 'clipNorm'>)
-  | ({ readonly method: 'output' } & OutputPerturbationOptions)
-  | ({ readonly method: 'outputSgd' } & OutputPerturbationSgdOptions)
-  | ({ readonly method: 'objpert' } & ObjectivePerturbationOptions)
-  | ({ readonly method: 'amp' } & AmpOptions)
-  | ({ readonly method: 'rgm' } & SchemaFilled<RgmGdOptions, 'featureClip' | 'bClip'>);
+/** What every method accepts besides its own options. */
+interface CommonTrainOptions {
+  /**
+   * The number of records, declared without looking at the data (`dataset-size.ts`): replace-one
+   * learners refuse data that hold another number; DP-SGD computes q and its epochs from it
+   * instead of the data's own count; objective perturbation and AMP use no n.
+   */
+  readonly datasetSize?: number;
+}
+
+export type TrainOptions = CommonTrainOptions &
+  (
+    | ({ readonly method: 'dpgd' } & SchemaFilled<DpGdOptions, 'clipNorm'>)
+    | ({ readonly method: 'dpsgd' } & SchemaFilled<DpSgdOptions, 'clipNorm'>)
+    | ({ readonly method: 'shuffled' } & SchemaFilled<ShuffledSgdOptions, 'clipNorm'>)
+    | ({ readonly method: 'output' } & OutputPerturbationOptions)
+    | ({ readonly method: 'outputSgd' } & OutputPerturbationSgdOptions)
+    | ({ readonly method: 'objpert' } & ObjectivePerturbationOptions)
+    | ({ readonly method: 'amp' } & AmpOptions)
+    | ({ readonly method: 'rgm' } & SchemaFilled<RgmGdOptions, 'featureClip' | 'bClip'>)
+  );
 
 export type TrainMethod = TrainOptions['method'];
 
@@ -67,6 +82,11 @@ export interface TrainOutcome {
 
 function isSchemaBounded(data: TrainData): data is SchemaBoundedData {
   return typeof data === 'object' && data !== null && 'dataset' in data && 'rowNormBound' in data;
+}
+
+/** What `loadDataset` returned (rows it dropped for missing values become zero rows: `data/dropped-rows.ts`). */
+function isPrepared(data: SchemaBoundedData): data is SchemaBoundedData & PreparedData {
+  return 'privateDiagnostics' in data && 'zeroRowLabel' in data;
 }
 
 /** The clipping norm `dpfit train` uses by default: the loss's Lipschitz bound on the schema's domain. */
@@ -122,8 +142,19 @@ function requireGiven(options: object, fields: readonly string[], method: string
 
 export function train(data: TrainData, options: TrainOptions): TrainOutcome {
   const bounded = isSchemaBounded(data);
-  const dataset: GlmData = bounded ? data.dataset : data;
-  const o = bounded ? fillFromSchema(options, data) : options;
+  // A private training set keeps one row per record read: n must not depend on which rows a schema dropped.
+  const rows = bounded && isPrepared(data) ? withZeroRows(data) : data;
+  const dataset: GlmData = bounded ? (rows as SchemaBoundedData).dataset : (rows as GlmData);
+  const size = datasetSizeReport(options.method, dataset.n, options.datasetSize);
+  const { model, privacy, diagnostics } = trainMethod(dataset, bounded ? fillFromSchema(options, rows as SchemaBoundedData) : options);
+  const stated = withDatasetSize(privacy, size);
+  return { model: model === undefined ? undefined : { ...model, privacy: stated }, privacy: stated, diagnostics };
+}
+
+function trainMethod(dataset: GlmData, options: TrainOptions): TrainOutcome {
+  // Only DP-SGD takes a declared count into its computation; the others have checked it above.
+  const { datasetSize, ...rest } = options;
+  const o = (options.method === 'dpsgd' ? options : rest) as TrainOptions;
   switch (o.method) {
     case 'dpgd':
       requireGiven(o, ['clipNorm'], o.method);

@@ -31,6 +31,7 @@ interface FederateFlags {
   rho?: number;
   rdpOrder?: number;
   learningRate?: number;
+  thetaRadius?: number;
   ca?: string;
   out?: string;
   json?: boolean;
@@ -70,6 +71,7 @@ export function registerFederate(program: Command, io: CliIo): void {
     .option('--b-clip <B>', 'rgm: the clip of the products x y (default R_c times the label bound)', parseNumberFlag('--b-clip'))
     .option('--rho <RHO>', "rgm: the proposed rho of each node's Propose-Test-Release test", parseNumberFlag('--rho'))
     .option('--rdp-order <A>', 'calibrate each node to Renyi DP at this order instead (000 App. C: 2)', parseNumberFlag('--rdp-order'))
+    .option('--theta-radius <R>', "the public ball ||theta|| <= R every node projects theta onto (default: 2 L / sqrt(mu) from the nodes' label bounds L; rgm: each node's own ball)", parseNumberFlag('--theta-radius'))
     .option('--learning-rate <TAU>', "step size (default 1 / max_i (1 + d gamma_i) L_i from the nodes' public constants)", parseNumberFlag('--learning-rate'))
     .option('--ca <FILE>', 'the CA certificate of https nodes')
     .option('--out <MODEL>', 'write the model file (dpfit-federated-model/1)')
@@ -147,6 +149,7 @@ Example:
         ...(flags.rho === undefined ? {} : { rho: flags.rho }),
         ...(flags.rdpOrder === undefined ? {} : { rdpOrder: flags.rdpOrder }),
         ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
+        ...(flags.thetaRadius === undefined ? {} : { thetaRadius: flags.thetaRadius }),
         ...(bar === undefined ? {} : { onStep: (t: number, total: number) => bar.onStep(t, total) }),
       };
       let result: FederatedResult;

@@ -56,7 +56,8 @@ export async function loadNodeData(path: string, schema: Schema): Promise<NodeDa
   const label = labelColumn(schema);
   if (label === undefined) throw new InvalidParameterError('--schema', 'no label column', 'a schema with a label column');
   if (label.classes !== undefined) throw new InvalidParameterError('--schema', 'a multi-class label', 'a binary or numeric label (federated training fits ridge regression)');
-  const prepared = await loadDataset(path, schema);
+  // n is public (replace-one within the node): a record dropped for a missing value stays, as a zero row (data/dropped-rows.ts).
+  const prepared = await loadDataset(path, schema, { droppedRows: 'zeroRows' });
   const { dataset } = prepared;
   const binary = label.positive !== undefined;
   return {
@@ -118,6 +119,10 @@ nothing. The ledger survives restarts and crashes: the spent budget never goes d
 Mechanisms (000 Sec. 6, App. C): rgm (the Relative Gaussian Mechanism with this node's own
 Propose-Test-Release check: no knowledge of other nodes needed), dpgd (per-example clipping at
 the coordinator's threshold, Gaussian noise), nonprivate (only with --budget-epsilon Infinity).
+
+The coordinator is not trusted: every request is checked against public ranges and every theta
+is projected onto a public ball before the data are read, so no answer's status depends on a
+record. The rows must meet the schema's bounds (row norm, label), checked at start-up.
 
 Binary labels are used as -1/+1 (ridge regression on +-1 targets, as 000 does).
 Stop the node with Ctrl-C (SIGINT) or SIGTERM.

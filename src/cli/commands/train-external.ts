@@ -15,6 +15,7 @@
  */
 import type { PrivateDiagnostics, PreparedData, Schema } from '../../data/schema.js';
 import { applySchema, labelColumn, schemaCsvOptions } from '../../data/schema.js';
+import type { RawTable } from '../../data/table.js';
 import { InvalidParameterError } from '../../errors.js';
 import { defaultGradientLearningRate, defaultMethodOptions } from '../../learners/defaults.js';
 import { glmConstants } from '../../learners/glm/constants.js';
@@ -33,7 +34,7 @@ export interface ExternalFlags {
 
 /** What an external run gives the command: a prepared table (then trained as usual), or a finished run. */
 export type ExternalOutcome =
-  | { readonly kind: 'prepared'; readonly prepared: PreparedData }
+  | { readonly kind: 'prepared'; readonly prepared: PreparedData; readonly table: RawTable }
   | { readonly kind: 'trained'; readonly result: MethodResult; readonly rows: number; readonly d: number; readonly data: Partial<PrivateDiagnostics>; readonly mode: string };
 
 /** The flag rules, checked before anything is read. */
@@ -130,7 +131,8 @@ export async function trainExternal(
       if (engine.kind === 'postgres') checkPsqlQuery(flags.query as string);
       if (flags.method !== 'dpgd' || multiClass) {
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
-        return { kind: 'prepared', prepared: applySchema(table, schema) };
+        // The raw rows too: --tune compares them with its --validation file (cli/validation-overlap.ts).
+        return { kind: 'prepared', prepared: applySchema(table, schema), table };
       }
       const { trainDpGdInSql, schemaEncodingSql, checkEncodedRows, checkPartitionedRows } = await import('../../learners/sql-gradient.js');
       const encoded = schemaEncodingSql(schema, flags.query as string);

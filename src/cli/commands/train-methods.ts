@@ -67,6 +67,8 @@ export interface TrainFlags {
   tuneLearningRates?: number[];
   validation?: string;
   metric?: string;
+  /** --dataset-size: the number of records, declared without the data (`learners/dataset-size.ts`). */
+  datasetSize?: number;
   seed?: number;
   out?: string;
   diagnostics?: string;
@@ -109,7 +111,8 @@ function lipschitzOf(flags: TrainFlags, prepared: PreparedData): number {
 function defaultsOf(method: string, flags: TrainFlags, prepared: PreparedData): Record<string, number> {
   const { smoothness } = glmConstants(lossByName(flags.loss), { rowNormBound: prepared.rowNormBound, labelBound: prepared.labelBound });
   return defaultMethodOptions(method, {
-    n: prepared.dataset.n,
+    // DP-SGD's defaults (its batch size) use the declared count when there is one, as its q does.
+    n: method === 'dpsgd' && flags.datasetSize !== undefined ? flags.datasetSize : prepared.dataset.n,
     d: prepared.dataset.d,
     smoothness,
     ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
@@ -141,6 +144,7 @@ function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: Met
       method,
       ...common,
       batchSize: flags.batchSize ?? defaults.batchSize,
+      ...(flags.datasetSize === undefined ? {} : { datasetSize: flags.datasetSize }),
       ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? defaults.epochs }),
       optimizer: flags.optimizer as Optimizer,
       schedule: flags.schedule as Schedule,

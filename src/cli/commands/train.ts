@@ -23,10 +23,12 @@ import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS,
 import { deltaOption } from '../delta-option.js';
 import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { progressBar } from '../progress.js';
-import { overlaps, validationOverlap } from '../validation-overlap.js';
+import { OVERLAP_SHARE, RESOLUTION, overlaps, validationOverlap } from '../validation-overlap.js';
 import { growingFeatures } from '../../learners/glm/feature-memory.js';
 import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
+import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
+import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
 import { checkMethodFlags, runTrainingMethod, type MethodResult, type TrainFlags } from './train-methods.js';
 import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 
@@ -40,7 +42,20 @@ const SUGGESTED_SCHEMA_REASON =
 
 /** The condition validation data that are not disjoint from the training data put on the report (no count: it is private). */
 const OVERLAP_REASON =
-  'the --validation data are not disjoint from the training data (the same file, the same content or shared rows): the tuning scores read private rows, so this model is NOT private';
+  `the --validation data are not disjoint from the training data (the same file, the same content, or more than ${100 * OVERLAP_SHARE}% of its rows shared with training rows): the tuning scores read private rows, so this model is NOT private`;
+
+/** What --help says the overlap check of --tune detects and what it does not. */
+const OVERLAP_HELP = `--validation must be PUBLIC data: never a part, a copy or a transformation of the private data.
+dpfit checks that assertion against the usual mistakes and gives guarantee none when --validation
+is the --data file or has the same bytes, or when more than ${100 * OVERLAP_SHARE}% of its rows are shared with the
+training data. A row is shared when a training row has the same categories (as the schema maps
+them) and every numeric feature within 1/${1 / RESOLUTION} of the column's declared range (after clipping and
+the column's transform), whatever the labels, the column order or extra columns; or the same
+values in another column order. Not detected: shared rows up to ${100 * OVERLAP_SHARE}% (a few private rows among
+public ones pass: distinct people share records, e.g. 0.9% of adult.test's rows are shared with
+adult.data), values moved by more than that resolution, another record of the same person,
+synthetic data made from the private data, a held-out part of the private data. How many rows
+are shared is private: --diagnostics has it, the release never does.`;
 
 const DIAGNOSTICS_NOTE =
   'computed from the private data for its owner: metrics.training and diagnostics are NOT covered by the privacy guarantee; publish the model file, never this file';
@@ -176,6 +191,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--projection-radius <R>', 'shuffled: public radius of the ball the iterate is projected on, which lets the last iterate be accounted by amplification by iteration (default 1000)', parseNumberFlag('--projection-radius'))
     .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
     .option('--schedule <S>', 'dpsgd: constant | inverseSqrt | cosine', 'constant')
+    .option('--dataset-size <N>', 'the number of records, declared without looking at the data: dpsgd computes q = batch size / N from it instead of the data\'s count; replace-one methods refuse data with another count (the report\'s datasetSize says which n is public)', parseIntegerFlag('--dataset-size'))
     .option('--seed <N>', 'seeded randomness for reproducible EXPERIMENTS (not for a real release)', parseIntegerFlag('--seed'))
     .option('--out <FILE>', 'write the model (its parameters, privacy report and schema: the release) as JSON')
     .option('--diagnostics <FILE>', "write the data owner's PRIVATE diagnostics (training metrics, learner diagnostics) as JSON")
@@ -194,7 +210,9 @@ The privacy report gives epsilon, delta, the accountant, the DpEvent released, t
 relation, the grid of the noise and whether the guarantee is proven (else conjecture or none,
 with the reasons in its warnings). Default randomness is the secure generator; --seed, zero noise,
 a schema suggested from the private data, or --validation data that overlap the training data
-(same file, same content or shared rows) give guarantee none.
+(see below) give guarantee none.
+
+${OVERLAP_HELP}
 
 What is printed and written is the release: the model (parameters, public schema, privacy
 report). Training metrics and learner diagnostics are computed from the private data: they are
@@ -267,15 +285,19 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
         }
       }
       const trained = outcome?.kind === 'trained' ? outcome : undefined;
-      const prepared = trained !== undefined ? undefined : outcome?.kind === 'prepared' ? outcome.prepared
+      const prepared = trained !== undefined ? undefined : outcome?.kind === 'prepared' ? withZeroRows(outcome.prepared)
         // DP-GD: CSV rows encoded straight into shared memory (no raw table, no copy for the worker pool).
-        : await loadDataset(flags.data as string, schema, flags.method === 'dpgd' ? { features: growingFeatures } : {});
+        // Rows dropped for a missing value stay as zero rows: n is the number of records read (data/dropped-rows.ts).
+        : await loadDataset(flags.data as string, schema, { droppedRows: 'zeroRows', ...(flags.method === 'dpgd' ? { features: growingFeatures } : {}) });
       let result: MethodResult;
       if (prepared === undefined) result = (trained as Extract<ExternalOutcome, { kind: 'trained' }>).result;
       else {
         checkWorkLimits(flags, prepared.dataset.n, classes);
+        datasetSizeReport(flags.method, prepared.dataset.n, flags.datasetSize); // a declared count the data disagree with is refused before training
         const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
-        const overlap = flags.validation === undefined || flags.data === undefined ? undefined : await validationOverlap(flags.data, flags.validation, schema);
+        // Rows read from --db are compared as read; a file is read again (the overlap is the owner's diagnostic, it only lowers the guarantee).
+        const trainingRows = flags.data ?? (outcome?.kind === 'prepared' ? outcome.table : undefined);
+        const overlap = flags.validation === undefined || trainingRows === undefined ? undefined : await validationOverlap(trainingRows, flags.validation, schema);
         // One bar for the whole command: one-vs-rest trains one run per class, tuning a random number of runs (mean --tune).
         const bar = progressBar(`training (${flags.method}${flags.tune !== undefined ? ', tuned' : ''}${notPrivate})`, {
           enabled: !flags.json,
@@ -304,13 +326,13 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
       const conditions: GuaranteeCondition[] = [];
       if (suggested) conditions.push({ level: 'none', reason: SUGGESTED_SCHEMA_REASON });
       if (overlap !== undefined && overlaps(overlap)) conditions.push({ level: 'none', reason: OVERLAP_REASON });
-      const privacy = withConditions(result.privacy, conditions);
+      const privacy = withConditions(withDatasetSize(result.privacy, datasetSizeReport(flags.method, rowCount, flags.datasetSize)), conditions);
       const model = result.model === undefined ? undefined : releasedModel(result.model, privacy, schema);
 
       // The data owner's diagnostics: computed from the private data, not part of the release.
       const wantMetrics = model !== undefined && (outputs.diagnostics !== undefined || !flags.json);
       // Out of core and in the database the rows are not at hand: no training metrics (another pass would be needed).
-      const metrics = wantMetrics && prepared !== undefined ? evaluateAny(model as AnyModel, prepared.dataset) : undefined;
+      const metrics = wantMetrics && prepared !== undefined ? evaluateAny(model as AnyModel, keptRows(prepared.dataset, prepared.privateDiagnostics.droppedRows)) : undefined;
       const diagnostics = {
         ...result.diagnostics,
         rows: rowCount,

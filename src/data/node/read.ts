@@ -13,6 +13,7 @@ import { CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type
 import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
 import { addPrivateDiagnostics, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
+import { withZeroRows } from '../dropped-rows.js';
 import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type PrivateDiagnostics, type Schema, type SchemaReadOptions } from '../schema.js';
 import type { RawTable } from '../table.js';
 import { nodeKind } from './output-files.js';
@@ -252,15 +253,26 @@ export async function readSchemaFile(path: string): Promise<Schema> {
 export async function loadDataset(
   path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions = {},
 ): Promise<PreparedData> {
-  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, ...readOptions } = options;
+  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', ...readOptions } = options;
+  if (droppedRows !== 'remove' && droppedRows !== 'zeroRows') throw new InvalidParameterError('droppedRows', droppedRows, "'remove' or 'zeroRows'");
   const csvOptions = { ...schemaCsvOptions(schema, path, { label }), ...readOptions };
   if (features !== undefined && (readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
     if (!Number.isSafeInteger(encodeChunkBytes) || encodeChunkBytes < 2) throw new InvalidParameterError('encodeChunkBytes', encodeChunkBytes, 'an integer >= 2');
-    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features, encodeChunkBytes);
+    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features, encodeChunkBytes, droppedRows === 'zeroRows');
     if (encoded !== undefined) return encoded;
   }
   const table = await readTable(path, csvOptions);
-  return applySchema(table, schema, { label });
+  const prepared = applySchema(table, schema, { label });
+  return droppedRows === 'zeroRows' ? withZeroRows(prepared) : prepared;
+}
+
+/** Appends `count` zero rows (x = 0, y = label) to a store, a block at a time (`data/dropped-rows.ts`). */
+function appendZeroRows(store: FeatureStore, count: number, d: number, label: number): void {
+  const block = Math.min(count, 4096);
+  if (block === 0) return;
+  const x = new Float64Array(block * d);
+  const y = new Float64Array(block).fill(label);
+  for (let done = 0; done < count; done += block) store.append(x, y, Math.min(block, count - done));
 }
 
 export interface LoadOptions {
@@ -272,6 +284,13 @@ export interface LoadOptions {
   features?: FeatureStoreFactory;
   /** Bytes parsed per encoded chunk with `features` (default 1 MiB; small values in tests). */
   encodeChunkBytes?: number;
+  /**
+   * Rows the schema drops for a missing value ("dropRow"): 'remove' (default: evaluation, public
+   * data) or 'zeroRows', for PRIVATE training data: each dropped record becomes a zero row after
+   * the kept rows, so that n is the number of records read and no released value depends on which
+   * rows were dropped (`data/dropped-rows.ts`).
+   */
+  droppedRows?: 'remove' | 'zeroRows';
 }
 
 /** Bytes parsed before each chunk of rows is encoded into the store. */
@@ -285,7 +304,7 @@ const ENCODE_CHUNK_BYTES = 1024 * 1024;
  * the first MiB): the caller then reads the whole table.
  */
 async function loadCsvEncoded(
-  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number,
+  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number, zeroRows: boolean,
 ): Promise<PreparedData | undefined> {
   const size = await requireFile(path);
   // No size hint: the parser's arrays hold one chunk (reused), not the whole file.
@@ -326,7 +345,9 @@ async function loadCsvEncoded(
       return undefined;
     }
     const done: PreparedData = first;
-    const { x, y, n } = (store as FeatureStore).finish();
+    const kept = store as FeatureStore;
+    if (zeroRows) appendZeroRows(kept, (diagnostics as PrivateDiagnostics).droppedRows, done.dataset.d, done.zeroRowLabel);
+    const { x, y, n } = kept.finish();
     return { ...done, dataset: { ...done.dataset, x, y, n }, privateDiagnostics: diagnostics as PrivateDiagnostics };
   }
 }

@@ -31,13 +31,23 @@ import type { GlmLoss, MarginDomain } from './types.js';
 export const CLIP_SAFETY = 1 - 2 ** -48;
 
 /**
+ * Rows whose computed norm is below this are clipped as if their norm were this. A squared norm
+ * below 2^-1000 may have lost precision or underflowed to 0 (a row of entries 1e-170 computes
+ * ||x||^2 = 0, and t = C / 0 = Infinity would leave its gradient unclipped: with a tiny C and a
+ * large margin, f'(z) x could exceed C). With the floor, t = C 2^500 and |f_C'| ||x|| <= C for
+ * every row of true norm below 2^-500 (the squared norm's absolute error, at most d 2^-1074, is
+ * within CLIP_SAFETY's headroom for d < 2^27); a zero row's gradient is 0 whatever t.
+ */
+export const SMALLEST_CLIP_ROW_NORM = 2 ** -500;
+
+/**
  * The derivative bound t = C / ||x||_2 (times CLIP_SAFETY) that clips the per-example gradient of
- * a row with norm `rowNorm` to `clipNorm`. Infinity (no clipping) when C is Infinity or the row
- * is zero.
+ * a row with norm `rowNorm` to `clipNorm` (norms below `SMALLEST_CLIP_ROW_NORM` count as that).
+ * Infinity (no clipping) when C is Infinity.
  */
 export function clipThreshold(clipNorm: number, rowNorm: number): number {
-  if (clipNorm === Infinity || rowNorm === 0) return Infinity;
-  return (clipNorm * CLIP_SAFETY) / rowNorm;
+  if (clipNorm === Infinity) return Infinity;
+  return (clipNorm * CLIP_SAFETY) / Math.max(rowNorm, SMALLEST_CLIP_ROW_NORM);
 }
 
 /** f_C'(z; y) = clamp(f'(z; y), -t, t). */
