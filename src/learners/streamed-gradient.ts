@@ -20,9 +20,11 @@
  *   costs without random access to the rows.
  *
  * The number of rows n must be known before training (it is public under both relations, as in
- * memory): the source counts it in an opening pass.
+ * memory): the source counts it in an opening pass. A pass that reads to the end must see exactly
+ * n rows and a batch's rows must all be there, or the run stops with an error before anything is
+ * released (a source that ends early must never pass for a smaller dataset).
  */
-import { InvalidParameterError } from '../errors.js';
+import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
 import { setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
 import { setUpDpSgd, dpSgdUpdate, finishDpSgd, type DpSgdOptions } from './dp-sgd.js';
@@ -40,6 +42,8 @@ export interface RowSource {
   readonly n: number;
   readonly d: number;
   readonly featureNames?: readonly string[];
+  /** What the rows are read from (a file's path), named in errors. */
+  readonly source?: string;
   /** The distinct label values of the rows (from the opening pass), for the same label checks as in memory. */
   readonly labelValues: readonly number[];
   scan(onChunk: (x: Float64Array, y: Float64Array, rows: number) => boolean | void | Promise<boolean | void>): Promise<void>;
@@ -95,7 +99,7 @@ export async function streamedClippedSum(loss: GlmLoss, source: RowSource, theta
     seen += rows;
   });
   flush();
-  if (seen !== n) throw new InvalidParameterError('rows', seen, `${n}, the count of the opening pass (the source changed between passes)`);
+  if (seen !== n) throw new DataFormatError(source.source ?? 'the row source', `a pass over the rows saw a different number of rows than the opening pass's ${n} (the source changed between passes, or ended early); nothing was released`);
   return clipped;
 }
 
@@ -139,7 +143,7 @@ export async function gatherRows(loss: GlmLoss, source: RowSource, batch: Uint32
     position = end;
     return k < b; // the rest of the pass holds no batch row
   });
-  if (k !== b) throw new InvalidParameterError('rows', position, `> ${batch[b - 1]} (the source has fewer rows than its opening pass counted)`);
+  if (k !== b) throw new DataFormatError(source.source ?? 'the row source', `a pass over the rows ended before the opening pass's ${source.n} rows (the source changed between passes, or ended early); nothing was released`);
   return { x, y, n: b, d };
 }
 

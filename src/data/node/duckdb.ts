@@ -165,19 +165,45 @@ export function integers(vector: { getItem(i: number): unknown }, count: number)
   return Int32Array.from({ length: count }, (_, r) => Number(vector.getItem(r)));
 }
 
-/** Streams the query of `selectSql` into table columns. */
-/** @internal (also used by `sql-engine.ts`) */
 /**
- * The non-empty chunks of `sql`'s result, streamed (one chunk in memory at a time); DuckDB's
- * errors as one-line messages naming `path`.
+ * @internal (also used by `stream-rows.ts`) The number of rows of `sql`'s result, counted by DuckDB
+ * in a materialised query, which reports its errors (a malformed CSV line, DuckDB's memory limit)
+ * as one line naming `path`, unlike a stream (`streamChunks`).
  */
-export async function* streamChunks(connection: DuckDBConnection, sql: string, path: string): AsyncGenerator<DuckDBDataChunk> {
+export async function countRows(connection: DuckDBConnection, sql: string, path: string): Promise<number> {
+  let value: unknown;
+  try {
+    value = (await connection.runAndReadAll(`SELECT count(*) FROM (${sql})`)).getRows()[0][0];
+  } catch (error) {
+    throw duckDbError(path, error);
+  }
+  const rows = Number(value);
+  if (!Number.isSafeInteger(rows) || rows < 0) throw new DataFormatError(path, `DuckDB's count of the rows is ${String(value)}, not a count (DuckDB)`);
+  return rows;
+}
+
+/**
+ * @internal (also used by `stream-rows.ts`) The non-empty chunks of `sql`'s result, streamed (one
+ * chunk in memory at a time): exactly `rows` rows (`countRows` of the same query), or an error
+ * naming `path` (`memoryRemedy` says how to give DuckDB more memory). A consumer may stop early
+ * (`break`); a stream that ends early never passes for the end of the data.
+ *
+ * Why the count. A streamed DuckDB result fetches its chunks with `duckdb_fetch_chunk`, which
+ * returns NULL both at the end of the result and when the query failed on the way (DuckDB ran out
+ * of its `memory_limit`, a malformed CSV line after the first chunk); the error is then only in
+ * `duckdb_result_error`, which @duckdb/node-api 1.5.5-r.5 does not expose, and `fetchChunk` returns
+ * the same empty chunk (no rows, no columns) in both cases. So the end of a stream is the end of
+ * the data only when it comes after exactly the rows DuckDB counted; DuckDB's errors at the start
+ * of a stream (its first chunk is computed by `stream`) are reported as usual.
+ */
+export async function* streamChunks(connection: DuckDBConnection, sql: string, path: string, rows: number, memoryRemedy = 'more memory'): AsyncGenerator<DuckDBDataChunk> {
   let result;
   try {
     result = await connection.stream(sql);
   } catch (error) {
     throw duckDbError(path, error);
   }
+  let seen = 0;
   for (;;) {
     let chunk;
     try {
@@ -185,13 +211,20 @@ export async function* streamChunks(connection: DuckDBConnection, sql: string, p
     } catch (error) {
       throw duckDbError(path, error);
     }
-    if (chunk === null || chunk.rowCount === 0) return;
+    if (chunk === null || chunk.rowCount === 0) break;
+    seen += chunk.rowCount;
+    if (seen > rows) throw new DataFormatError(path, `DuckDB's stream of the file gave more than the ${rows} rows it counted (the file changed while it was read)`);
     yield chunk;
+  }
+  if (seen < rows) {
+    throw new DataFormatError(path, `DuckDB's stream of the file ended before its last row (of the ${rows} it counted) and gave no reason (its streaming API drops errors): most often DuckDB ran out of its memory limit (${memoryRemedy}), or the file changed while it was read`);
   }
 }
 
+/** Reads the query of `selectSql` into table columns, every row DuckDB counted (`streamChunks`). */
 export async function collect(connection: DuckDBConnection, path: string, from: string, selected: Selected[], missingTokens: readonly string[]): Promise<RawTable> {
   const sql = selectSql(selected, from, missingTokens);
+  const expected = await countRows(connection, sql, path);
   const missing = new Set(missingTokens.map((t) => t.trim()));
   let capacity = 1024;
   let rows = 0;
@@ -203,7 +236,7 @@ export async function collect(connection: DuckDBConnection, path: string, from: 
   const numericColumns = selected.map((s, j) => (s.kind === 'numeric' ? j : -1)).filter((j) => j >= 0);
   const badTextVector = new Map(numericColumns.map((j, k) => [j, selected.length + k] as const));
   const badVector = numericColumns.length > 0 ? selected.length + numericColumns.length : -1;
-  for await (const chunk of streamChunks(connection, sql, path)) {
+  for await (const chunk of streamChunks(connection, sql, path, expected)) {
     const count = chunk.rowCount;
     if (badVector >= 0) {
       const bad = integers(chunk.getColumnVector(badVector), count);

@@ -12,8 +12,17 @@
  *
  * Memory. DuckDB's own buffers are capped by `memory_limit` (a fraction of `maxMemory`) and it
  * runs one thread by default (each thread holds row groups in flight); dpfit holds one result
- * chunk and its encoding. The first pass counts the rows (n is public under both neighbouring
- * relations, as in memory) and gathers the owner's private diagnostics.
+ * chunk and its encoding. DuckDB's CSV reader holds buffers of `buffer_size` bytes (32 MB by
+ * default, two at once): under a small `memory_limit` they are made smaller (`csvBufferBytes`),
+ * or DuckDB runs out of memory after the first buffer.
+ *
+ * Every row, every pass. DuckDB's stream drops its errors (a stream that fails ends like one that
+ * is finished, `duckdb.ts` `streamChunks`), so nothing here trusts the end of a stream: DuckDB
+ * first counts the file's rows in a query that reports its errors, every pass must stream exactly
+ * that many rows (an error naming the file otherwise, before anything is trained or released),
+ * and every pass that reads to the end must encode as many rows as the opening pass. The opening
+ * pass counts the encoded rows (n is public under both neighbouring relations, as in memory) and
+ * gathers the owner's private diagnostics.
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
@@ -23,7 +32,7 @@ import { addPrivateDiagnostics } from '../feature-store.js';
 import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema.js';
 import type { RawColumn, RawTable } from '../table.js';
 import {
-  copyDoubles, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,
+  copyDoubles, countRows, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,
 } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { detectFormat, requireFile } from './read.js';
@@ -56,6 +65,21 @@ export function parseMemorySize(flag: string, text: string): number {
   const bytes = m === null ? NaN : Number(m[1]) * units[(m[2] ?? 'b').toLowerCase()];
   if (!(bytes >= 64 * 2 ** 20 && Number.isFinite(bytes))) throw new InvalidParameterError(flag, text, 'a size of at least 64MiB, e.g. 256MB or 2GiB');
   return Math.floor(bytes);
+}
+
+/** DuckDB's `memory_limit` in bytes for a cap of `maxMemory` bytes: a quarter of it, at least 32 MiB (a whole number of MiB). */
+export function duckDbMemoryLimit(maxMemory: number): number {
+  return Math.max(32, Math.floor(maxMemory / 4 / 2 ** 20)) * 2 ** 20;
+}
+
+/**
+ * The `buffer_size` of DuckDB's CSV reader under a `memory_limit` of `limit` bytes: an eighth of it
+ * per thread, between 4 MiB (a CSV line longer than a buffer is an error) and DuckDB's default,
+ * 32 MB. With the default, DuckDB ran out of memory after the first buffer under a limit below
+ * about 64 MiB (`--max-memory` up to about 256MB), which its stream did not report.
+ */
+export function csvBufferBytes(limit: number, threads: number): number {
+  return Math.min(32_000_000, Math.max(4 * 2 ** 20, Math.floor(limit / 8 / threads)));
 }
 
 /** An error about row r of a chunk, renumbered to the row of the file. */
@@ -128,7 +152,8 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
   const threads = options.threads ?? 1;
   if (!Number.isSafeInteger(threads) || threads < 1) throw new InvalidParameterError('threads', threads, 'an integer >= 1');
   const config: Record<string, string> = { threads: String(threads) };
-  if (options.maxMemory !== undefined) config.memory_limit = `${Math.max(32, Math.floor(options.maxMemory / 4 / 2 ** 20))}MiB`;
+  const memoryLimit = options.maxMemory === undefined ? undefined : duckDbMemoryLimit(options.maxMemory);
+  if (memoryLimit !== undefined) config.memory_limit = `${memoryLimit / 2 ** 20}MiB`;
   const { DuckDBInstance: Instance } = await loadDuckDb(path, format === 'parquet' ? 'reading Parquet files' : 'streaming a CSV file');
   const instance: DuckDBInstance = await Instance.create(':memory:', config);
   const connection: DuckDBConnection = await instance.connect();
@@ -157,6 +182,7 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
       const parts = [sqlString(path), `header = ${header}`, `delim = ${sqlString(csv.delimiter ?? ',')}`, `quote = '"'`, `escape = '"'`, 'auto_detect = false',
         `columns = {${names.map((name) => `${sqlString(name)}: 'VARCHAR'`).join(', ')}}`];
       if (csv.comment !== undefined) parts.push(`comment = ${sqlString(csv.comment)}`);
+      if (memoryLimit !== undefined) parts.push(`buffer_size = ${csvBufferBytes(memoryLimit, threads)}`);
       from = `read_csv(${parts.join(', ')})`;
     }
     const wanted = kinds(path, names, types, csv.columnTypes, csv.optionalColumns);
@@ -169,10 +195,21 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
     const sql = selectSql(selected, from, missingTokens);
     const missing = new Set(missingTokens.map((t) => t.trim()));
 
-    /** One pass: each DuckDB chunk encoded by the schema; stops when `onChunk` returns false. */
+    // Every pass must stream exactly the rows DuckDB counts here (a query that reports its errors).
+    const fileRows = await countRows(connection, sql, path);
+    let passes = 0;
+    let encodedRows: number | undefined;
+
+    /**
+     * One pass: each DuckDB chunk encoded by the schema; stops when `onChunk` returns false. A pass
+     * that reads to the end encodes the opening pass's count of rows, or the file changed.
+     */
     const pass = async (onChunk: (x: Float64Array, y: Float64Array, rows: number, diagnostics: PrivateDiagnostics) => boolean | void | Promise<boolean | void>): Promise<void> => {
+      passes++;
       let offset = 0;
-      for await (const chunk of streamChunks(connection, sql, path)) {
+      let encoded = 0;
+      let stopped = false;
+      for await (const chunk of streamChunks(connection, sql, path, fileRows, 'a larger --max-memory')) {
         let prepared;
         try {
           prepared = applySchema(chunkTable(path, chunk, selected, missing, offset), schema);
@@ -181,9 +218,16 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
         }
         offset += chunk.rowCount;
         const { x, y, n } = prepared.dataset;
-        if (n > 0 && (await onChunk(x, y, n, prepared.privateDiagnostics)) === false) break;
+        encoded += n;
+        if (n > 0 && (await onChunk(x, y, n, prepared.privateDiagnostics)) === false) {
+          stopped = true;
+          break;
+        }
         if (n === 0) await onChunk(x, y, 0, prepared.privateDiagnostics);
       }
+      if (stopped) return;
+      if (encodedRows === undefined) encodedRows = encoded;
+      else if (encoded !== encodedRows) throw new DataFormatError(path, `pass ${passes} over the file encoded a different number of rows than the opening pass's ${encodedRows} (the file changed between passes)`);
     };
 
     // The opening pass: n, the label values, the owner's diagnostics; every value checked once.
@@ -205,6 +249,7 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
     const rows: RowSource = {
       n,
       d,
+      source: path,
       ...(featureNames === undefined ? {} : { featureNames }),
       labelValues: [...labels],
       scan: (onChunk) => pass((x, y, count) => (count === 0 ? undefined : onChunk(x, y, count))),
