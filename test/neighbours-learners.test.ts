@@ -158,6 +158,18 @@ describe('neighbours: every learner of dpfit train', () => {
     });
   }
 
+  for (const method of ['dpgd', 'dpsgd']) {
+    it(`${method} out of core (--max-memory): the dropRow pair differs only in theta, and each run equals the in-memory one`, async () => {
+      const flags = ['--method', method, '--epsilon', '1', ...methodFlags(method)];
+      await assertCliNeighbours(classification, [...flags, '--max-memory', '256MB'], `${method} out of core, dropRow pair`);
+      for (const data of [classification.d, classification.dPrime]) {
+        const memory = await observeTrain(data, classification.schema, flags, join(classification.dir, 'memory.json'));
+        const streamed = await observeTrain(data, classification.schema, [...flags, '--max-memory', '256MB'], join(classification.dir, 'memory.json'));
+        assert.deepEqual(streamed, memory, `${method}: out of core = in memory, zero rows for the dropped record included`);
+      }
+    });
+  }
+
   const replaced = writePair('replace', 'age,hours,label', classificationRows(300, 3), { ...CLASSIFICATION_SCHEMA, columns: CLASSIFICATION_SCHEMA.columns.map((c) => ({ ...c, missing: undefined })) }, (r) => {
     r[17] = ['79', '2', 'no'];
     return r;

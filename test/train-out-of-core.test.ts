@@ -109,7 +109,7 @@ describe('streamed rows', () => {
   for (const which of ['csv', 'parquet'] as const) {
     it(`are the rows loadDataset encodes (${which}, dropRow, fill, other, log1p, bins, intercept)`, async () => {
       const path = which === 'csv' ? csv : parquet;
-      const memory = await loadDataset(path, schema);
+      const memory = await loadDataset(path, schema, { droppedRows: 'zeroRows' });
       const streamed = await openStreamedDataset(path, schema);
       try {
         assert.equal(streamed.rows.n, memory.dataset.n);
@@ -127,7 +127,7 @@ describe('streamed rows', () => {
   }
 
   it('give the clipped gradient sum of the in-memory kernel bit for bit, for any theta (property)', async () => {
-    const memory = await loadDataset(parquet, schema);
+    const memory = await loadDataset(parquet, schema, { droppedRows: 'zeroRows' });
     const glm = { ...memory.dataset, y: toSignedLabels(memory.dataset.y) };
     const streamed = await openStreamedDataset(parquet, schema);
     try {
@@ -151,7 +151,7 @@ describe('streamed rows', () => {
 
 describe('out-of-core training', () => {
   it('DP-GD from Parquet under a memory cap releases the in-memory model (same seed) and the same event', async () => {
-    const memory = await loadDataset(parquet, schema);
+    const memory = await loadDataset(parquet, schema, { droppedRows: 'zeroRows' });
     const expected = trainDpGd(memory.dataset, { ...options, rng: seededRng(3) });
     const streamed = await openStreamedDataset(parquet, schema, { maxMemory: 64 * 2 ** 20 });
     try {
@@ -165,7 +165,7 @@ describe('out-of-core training', () => {
   });
 
   it('DP-SGD from CSV: batches drawn first by the generator, gathered per step; same model and event as in memory', async () => {
-    const memory = await loadDataset(smallCsv, schema);
+    const memory = await loadDataset(smallCsv, schema, { droppedRows: 'zeroRows' });
     const sgd = { loss: 'logistic', clipNorm: 1, batchSize: 120, steps: 12, learningRate: 0.5, noiseMultiplier: 1.1, delta: 1e-5, optimizer: 'adam' as const };
     const expected = trainDpSgd(memory.dataset, { ...sgd, rng: seededRng(9) });
     const streamed = await openStreamedDataset(smallCsv, schema);
@@ -209,7 +209,7 @@ describe('out of core under a memory cap DuckDB cannot stream a 32 MB CSV buffer
 
   it('reads every row at 64 MiB and 256MB: DP-GD and DP-SGD release the in-memory model bit for bit (same seed)', async () => {
     assert.ok(statSync(wideCsv).size > DUCKDB_CSV_BUFFER, 'the file needs more than one of DuckDB\'s default CSV buffers');
-    const memory = await loadDataset(wideCsv, wideSchema);
+    const memory = await loadDataset(wideCsv, wideSchema, { droppedRows: 'zeroRows' });
     const expectedGd = trainDpGd(memory.dataset, { ...options, rng: seededRng(3) });
     const expectedSgd = trainDpSgd(memory.dataset, { ...sgd, rng: seededRng(4) });
     for (const maxMemory of [64 * 2 ** 20, 256e6]) {
@@ -295,7 +295,7 @@ describe('out of core under a memory cap DuckDB cannot stream a 32 MB CSV buffer
   });
 
   it('a row source that stops short on its second pass is refused before anything is released (DP-GD, DP-SGD)', async () => {
-    const memory = await loadDataset(smallCsv, schema);
+    const memory = await loadDataset(smallCsv, schema, { droppedRows: 'zeroRows' });
     const { x, y, n, d } = memory.dataset;
     /** The rows in chunks of 100, all of them on the first pass, the first 1000 on later ones. */
     const shortOnPass2 = (): RowSource => {

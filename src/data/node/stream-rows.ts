@@ -204,7 +204,7 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
      * One pass: each DuckDB chunk encoded by the schema; stops when `onChunk` returns false. A pass
      * that reads to the end encodes the opening pass's count of rows, or the file changed.
      */
-    const pass = async (onChunk: (x: Float64Array, y: Float64Array, rows: number, diagnostics: PrivateDiagnostics) => boolean | void | Promise<boolean | void>): Promise<void> => {
+    const pass = async (onChunk: (x: Float64Array, y: Float64Array, rows: number, diagnostics: PrivateDiagnostics) => boolean | void | Promise<boolean | void>): Promise<boolean> => {
       passes++;
       let offset = 0;
       let encoded = 0;
@@ -225,9 +225,10 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
         }
         if (n === 0) await onChunk(x, y, 0, prepared.privateDiagnostics);
       }
-      if (stopped) return;
+      if (stopped) return false;
       if (encodedRows === undefined) encodedRows = encoded;
       else if (encoded !== encodedRows) throw new DataFormatError(path, `pass ${passes} over the file encoded a different number of rows than the opening pass's ${encodedRows} (the file changed between passes)`);
+      return true;
     };
 
     // The opening pass: n, the label values, the owner's diagnostics; every value checked once.
@@ -246,13 +247,25 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
     const shape = applySchema({ source: path, rowCount: 0, columns: selected.map((s): RawColumn => (s.kind === 'numeric' ? { kind: 'numeric', name: s.name, values: new Float64Array(0) } : { kind: 'categorical', name: s.name, codes: new Int32Array(0), levels: [] })) }, schema);
     d = shape.dataset.d;
     featureNames = shape.dataset.featureNames;
+    // Records dropped for a missing value are zero rows after the kept ones, as in memory
+    // (data/dropped-rows.ts): n is the number of records, whatever was dropped.
+    const dropped = fileRows - n;
+    if (dropped > 0) labels.add(shape.zeroRowLabel);
+    const zeroBlock = Math.min(dropped, 4096);
+    const zeroX = new Float64Array(zeroBlock * d);
+    const zeroY = new Float64Array(zeroBlock).fill(shape.zeroRowLabel);
     const rows: RowSource = {
-      n,
+      n: fileRows,
       d,
       source: path,
       ...(featureNames === undefined ? {} : { featureNames }),
       labelValues: [...labels],
-      scan: (onChunk) => pass((x, y, count) => (count === 0 ? undefined : onChunk(x, y, count))),
+      scan: async (onChunk) => {
+        if (!(await pass((x, y, count) => (count === 0 ? undefined : onChunk(x, y, count))))) return;
+        for (let done = 0; done < dropped; done += zeroBlock) {
+          if ((await onChunk(zeroX, zeroY, Math.min(zeroBlock, dropped - done))) === false) return;
+        }
+      },
     };
     return {
       rows,
