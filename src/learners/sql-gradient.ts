@@ -36,24 +36,31 @@
  * travel to the coordinating server (still inside the database, never to dpfit). The push-down
  * form (`partitionKey`, `partitionSetupSql`, `partitionedGradientSumSql`) ships it. Each server
  * holds a one-row table T (theta as t0..t{d-1}, the clip constant k, the loss's code, the step's
- * nonce) and a view T_rows of its rows already encoded, fenced by OFFSET 0 inside the view, with
+ * nonce), a view T_input of its rows (the server's data) and a view T_rows of them encoded,
+ * fenced by OFFSET 0 inside the view, with
  * per row: z = f . theta, ss = f0 f0 + ... + f{d-1} f{d-1}, t = k / sqrt(ss), g = the loss
  * derivative at (z, y), c = clamp(g, -t, t) and whether it clipped, so that each server computes a
  * row's O(d) values once. The coordinator holds T_servers, whose children are foreign tables on
  * every server's T, and a table partitioned by the key whose partitions are foreign tables on the
  * views. Each step is one transaction: `UPDATE T_servers SET t0 = ..., k = ..., loss = ...,
  * nonce = ...` (postgres_fdw ships one direct UPDATE per server), then `SELECT sum(c * f0), ...,
- * key FROM (query) GROUP BY key` with enable_partitionwise_aggregate, no fences and only CASE
+ * key FROM (query) GROUP BY key` (its theta UPDATE, then the transaction made READ ONLY for the
+ * statement holding the user's query) with enable_partitionwise_aggregate, no fences and only CASE
  * (postgres_fdw 15 ships neither least/greatest/COALESCE nor subqueries), so that every
  * partition's aggregate is one remote query (`Remote SQL: SELECT sum(...) ... GROUP BY`, checked
  * in test/train-sql.test.ts) and only d + 5 numbers per server cross. Per row the step does one
  * product per sum and, once, the checks below (O(d)); the fenced form's cost per row, spread over
  * the servers (bench/out-of-core-sql.ts).
  *
- * Privacy of this form: dpfit trusts nothing of the views or of the theta tables. Per row i the
- * step reads one value of each column (the view is fenced, and PostgreSQL evaluates a view's
- * volatile columns once per row; deterministic ones give the same value at each use) and computes,
- * in the same query, r_i = f_i0 f_i0 + ... + f_i,d-1 f_i,d-1 (the view's order) and the check
+ * Privacy of this form: dpfit trusts nothing of the views or of the theta tables, it checks them.
+ * Per-row checks alone are not enough: PostgreSQL may evaluate an inlined view's column once per
+ * USE (a function declared IMMUTABLE can return one value in the sums and another in the check),
+ * and a view may pass every row check while each row's value depends on other rows. So before the
+ * first step `sql-partition-check.ts` locks every server's view and theta table for the run and
+ * checks in the servers' catalogs that each view is exactly dpfit's (`partitionViewSql`: fenced
+ * layers of built-in expressions of one row of the server's T_input and the one theta row) and
+ * that `query` reads only such partitions with built-in, non-volatile functions (proof there).
+ * Then per row i the step reads one value of each column and computes, in the same query, r_i = f_i0 f_i0 + ... + f_i,d-1 f_i,d-1 (the view's order) and the check
  * r_i <= ss_i <= the largest double and |c_i| <= fl(K / fl(sqrt(ss_i))) (0 when ss_i = 0), K
  * dpfit's literal (PostgreSQL orders NaN above every number and a comparison with NULL is not
  * true: NaN, infinite and NULL values fail). If any row fails, dpfit refuses the step: it throws
