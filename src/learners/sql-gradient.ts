@@ -529,7 +529,11 @@ function cellNumber(cell: SqlCell, what: string): number {
   return v;
 }
 
-export interface PushDownOptions extends DpGdOptions {
+export interface PushDownOptions extends Omit<DpGdOptions, 'steps'> {
+  /** The number of steps, or its rule given n (called once the check query has counted the rows). */
+  readonly steps: number | ((n: number) => number);
+  /** Called with n before any step (the CLI's work limits): nothing is read before the servers are checked. */
+  readonly checkRows?: (n: number) => void;
   /** Called with each step's SQL time in milliseconds (benchmarks). */
   readonly onQuery?: (milliseconds: number) => void;
   /**
@@ -597,7 +601,8 @@ export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: s
   const encoded = schemaEncodingSql(schema, query);
   const d = encoded.d;
   const partitionKey = options.partitionKey;
-  const thetaTable = options.thetaTable ?? DEFAULT_THETA_TABLE;
+  const thetaTable = thetaTableName(options.thetaTable ?? DEFAULT_THETA_TABLE);
+  if (partitionKey !== undefined) partitionColumn(partitionKey);
   if (partitionKey !== undefined && !isPostgresRunner(runner)) throw new InvalidParameterError('--partition-key', partitionKey, 'given only with PostgreSQL (postgres_fdw partitions)');
   // Partitioned: every server's view and theta table locked for the run and checked against what
   // dpfit's setup creates, before anything is read from them (sql-partition-check.ts).
@@ -609,7 +614,9 @@ export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: s
     const { n } = check;
     const clipNorm = options.clipNorm;
     if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
-    const named = { ...options, featureNames: options.featureNames ?? encoded.featureNames };
+    options.checkRows?.(n);
+    const steps = typeof options.steps === 'function' ? options.steps(n) : options.steps;
+    const named = { ...options, steps, featureNames: options.featureNames ?? encoded.featureNames };
     const run = setUpDpGd({ n, d }, named, sqlSumRoundingSlack(n, clipNorm, d));
     const theta = new Float64Array(d);
     const gradient = new Float64Array(d);

@@ -245,7 +245,7 @@ async function checkServer(own: SqlConnection, spec: PartitionedViewSpec, leaf: 
   }
   const [definition] = await own.run(`SELECT definition FROM ${cat.pg_views} WHERE schemaname = $1 AND viewname = $2`, [leaf.remoteSchema, leaf.remoteTable]);
   const expectedText = await expectedDefinition(own, spec, leaf, index, standIn);
-  if (definition === undefined || definition[0] !== expectedText) throw refuse('its definition is not the view dpfit creates for this server (partition value ' + leaf.value + ')');
+  if (definition === undefined || definition[0] !== expectedText) throw refuse(`its definition is not the view dpfit creates for this server (partition value ${leaf.value}; or the server runs another PostgreSQL major version than the coordinator, which prints views differently)`);
 }
 
 /** An identifier quoted for SQL. */

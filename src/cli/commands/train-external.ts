@@ -138,12 +138,17 @@ export async function trainExternal(
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
         return { kind: 'prepared', prepared: applySchema(table, schema) };
       }
-      const { trainDpGdInSql, schemaEncodingSql, checkEncodedRows, checkPartitionedRows } = await import('../../learners/sql-gradient.js');
+      const { trainDpGdInSql, schemaEncodingSql } = await import('../../learners/sql-gradient.js');
       const encoded = schemaEncodingSql(schema, flags.query as string);
       const partitionKey = flags.partitionKey;
-      const { n } = partitionKey === undefined ? await checkEncodedRows(engine, encoded, flags.loss) : await checkPartitionedRows(engine, encoded.d, flags.query as string, partitionKey, flags.loss);
-      context.checkLimits(n);
-      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? defaultMethodOptions('dpgd', { n, d: encoded.d }).steps, ...(partitionKey === undefined ? {} : { partitionKey, ...(flags.thetaTable === undefined ? {} : { thetaTable: flags.thetaTable }) }) });
+      // n is counted inside (after the servers' views are checked): the limits and the default steps follow it.
+      const result = await trainDpGdInSql(engine, schema, flags.query as string, {
+        ...common,
+        ...noise,
+        steps: flags.steps ?? ((n: number) => defaultMethodOptions('dpgd', { n, d: encoded.d }).steps),
+        checkRows: context.checkLimits,
+        ...(partitionKey === undefined ? {} : { partitionKey, ...(flags.thetaTable === undefined ? {} : { thetaTable: flags.thetaTable }) }),
+      });
       return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: result.check.n, d: encoded.d, data: { droppedRows: result.check.droppedRows }, mode: `inside ${engine.kind === 'postgres' ? 'PostgreSQL' : 'DuckDB'}` };
     } finally {
       await engine.close();
