@@ -15,9 +15,11 @@
  * postgres_fdw foreign tables of a partitioned table, each bound to one key value v):
  *
  * 1. The coordinator's query reads nothing else: every relation it depends on is a partitioned
- *    table whose partitions are foreign tables, and every function and operator it uses is built
- *    into PostgreSQL (object id below 16384, FirstNormalObjectId: initdb's objects, which nobody but
- *    a superuser can change) and not volatile (a volatile value may differ at each of its uses).
+ *    table whose partitions are postgres_fdw foreign tables, and every function and operator it
+ *    calls (read from its parse tree, nested ones included: pg_depend records no dependency on
+ *    built-in objects) is built into PostgreSQL (object id below 16384, FirstNormalObjectId:
+ *    initdb's objects, which nobody but a superuser can change) and not volatile (a volatile value
+ *    may differ at each of its uses, and the step's aggregate is not fenced).
  * 2. Locks (the guard): a SECOND connection opens a transaction that reads one row of every
  *    partition (the remote server locks its view and, recursively, every relation the view reads,
  *    in ACCESS SHARE mode) and runs a no-op UPDATE of every server's theta table (ROW EXCLUSIVE);
@@ -82,7 +84,6 @@ const PG_PROC = 1255;
 interface Leaf {
   readonly table: string;
   readonly server: string;
-  readonly serverOid: number;
   readonly remoteSchema: string;
   readonly remoteTable: string;
   readonly value: string;
@@ -179,7 +180,6 @@ async function coordinatorLeaves(own: SqlConnection, spec: PartitionedViewSpec, 
       leaves.push({
         table: text(table),
         server: text(server),
-        serverOid: Number(serverOid),
         remoteSchema: option(opts, 'schema_name') ?? text(schemaName),
         remoteTable: option(opts, 'table_name') ?? text(relname),
         value: value[1],
