@@ -216,28 +216,34 @@ describe('lying views (--partition-key) are refused before anything is released'
     });
   }
 
-  it('a view cannot be replaced while a run reads it (the second connection holds its lock)', async (t) => {
+  it('a view cannot be replaced, nor a trigger added to a theta table, while a run reads them (the second connection holds their locks)', async (t) => {
     if (typeof pg === 'string' || typeof shard === 'string') return t.skip(typeof pg === 'string' ? pg : (shard as string));
     const s = shard;
+    const attempts = [
+      honestView,
+      `CREATE FUNCTION noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$; CREATE TRIGGER sneak BEFORE UPDATE ON ${THETA} FOR EACH ROW EXECUTE FUNCTION noop()`,
+    ];
+    const outcomes: string[] = [];
     const engine = await openSqlEngine(pg.url);
-    let replaced: string | undefined;
     try {
       await trainDpGdInSql(engine, schema, setup.query, {
-        loss: 'logistic', clipNorm: 1, steps: 2, learningRate: 1, noiseMultiplier: 1, delta: 1e-6, rng: seededRng(3), partitionKey: 'part', thetaTable: THETA,
+        loss: 'logistic', clipNorm: 1, steps: attempts.length + 1, learningRate: 1, noiseMultiplier: 1, delta: 1e-6, rng: seededRng(3), partitionKey: 'part', thetaTable: THETA,
         onQuery: () => {
-          if (replaced !== undefined) return;
+          const sql = attempts[outcomes.length];
+          if (sql === undefined) return;
           try {
-            s.psql(`SET lock_timeout = '300ms'; ${honestView}`);
-            replaced = 'replaced';
+            s.psql(`SET lock_timeout = '300ms'; BEGIN; ${sql}; COMMIT`);
+            outcomes.push('went through');
           } catch (error) {
-            replaced = String((error as { stderr?: string }).stderr ?? error);
+            outcomes.push(String((error as { stderr?: string }).stderr ?? error));
           }
         },
       });
     } finally {
       await engine.close();
     }
-    assert.match(replaced ?? '', /lock timeout/, 'CREATE OR REPLACE VIEW went through during the run');
+    assert.equal(outcomes.length, attempts.length);
+    outcomes.forEach((outcome, k) => assert.match(outcome, /lock timeout/, `${attempts[k].slice(0, 60)}... went through during the run`));
   });
 
   it('a lie in the server\'s own rows (T_input) is harmless: each row is read once, the release stays within the clip bound', async (t) => {
