@@ -60,7 +60,8 @@
  * checks in the servers' catalogs that each view is exactly dpfit's (`partitionViewSql`: fenced
  * layers of built-in expressions of one row of the server's T_input and the one theta row) and
  * that `query` reads only such partitions with built-in, non-volatile functions (proof there).
- * Then per row i the step reads one value of each column and computes, in the same query, r_i = f_i0 f_i0 + ... + f_i,d-1 f_i,d-1 (the view's order) and the check
+ * Then per row i the step reads one value of each column and computes, in the same query,
+ * r_i = f_i0 f_i0 + ... + f_i,d-1 f_i,d-1 (the view's order) and the check
  * r_i <= ss_i <= the largest double and |c_i| <= fl(K / fl(sqrt(ss_i))) (0 when ss_i = 0), K
  * dpfit's literal (PostgreSQL orders NaN above every number and a comparison with NULL is not
  * true: NaN, infinite and NULL values fail). If any row fails, dpfit refuses the step: it throws
@@ -350,7 +351,7 @@ export function thetaColumns(d: number): ThetaColumn[] {
 
 /**
  * The body of the view T_rows a server holds in a partitioned run named `thetaTable` (T), for its
- * key `value`: its rows read from the view T_input (`input`, the server's rows), encoded by the
+ * key `value`: its rows read from the view T_input (the server's rows), encoded by the
  * schema, then per row z = f . theta, ss = f0 f0 + ... + f{d-1} f{d-1}, t = k / sqrt(ss), the loss
  * derivative g(z, y), c = clamp(g, -t, t) and whether it clipped, each layer fenced by OFFSET 0 so
  * that the server computes them once per row. Theta is the ONE row `SELECT ... FROM ONLY T LIMIT 1`
