@@ -36,24 +36,32 @@
  * travel to the coordinating server (still inside the database, never to dpfit). The push-down
  * form (`partitionKey`, `partitionSetupSql`, `partitionedGradientSumSql`) ships it. Each server
  * holds a one-row table T (theta as t0..t{d-1}, the clip constant k, the loss's code, the step's
- * nonce) and a view T_rows of its rows already encoded, fenced by OFFSET 0 inside the view, with
+ * nonce), a view T_input of its rows (the server's data) and a view T_rows of them encoded,
+ * fenced by OFFSET 0 inside the view, with
  * per row: z = f . theta, ss = f0 f0 + ... + f{d-1} f{d-1}, t = k / sqrt(ss), g = the loss
  * derivative at (z, y), c = clamp(g, -t, t) and whether it clipped, so that each server computes a
  * row's O(d) values once. The coordinator holds T_servers, whose children are foreign tables on
  * every server's T, and a table partitioned by the key whose partitions are foreign tables on the
  * views. Each step is one transaction: `UPDATE T_servers SET t0 = ..., k = ..., loss = ...,
  * nonce = ...` (postgres_fdw ships one direct UPDATE per server), then `SELECT sum(c * f0), ...,
- * key FROM (query) GROUP BY key` with enable_partitionwise_aggregate, no fences and only CASE
+ * key FROM (query) GROUP BY key` (its theta UPDATE, then the transaction made READ ONLY for the
+ * statement holding the user's query) with enable_partitionwise_aggregate, no fences and only CASE
  * (postgres_fdw 15 ships neither least/greatest/COALESCE nor subqueries), so that every
  * partition's aggregate is one remote query (`Remote SQL: SELECT sum(...) ... GROUP BY`, checked
  * in test/train-sql.test.ts) and only d + 5 numbers per server cross. Per row the step does one
  * product per sum and, once, the checks below (O(d)); the fenced form's cost per row, spread over
  * the servers (bench/out-of-core-sql.ts).
  *
- * Privacy of this form: dpfit trusts nothing of the views or of the theta tables. Per row i the
- * step reads one value of each column (the view is fenced, and PostgreSQL evaluates a view's
- * volatile columns once per row; deterministic ones give the same value at each use) and computes,
- * in the same query, r_i = f_i0 f_i0 + ... + f_i,d-1 f_i,d-1 (the view's order) and the check
+ * Privacy of this form: dpfit trusts nothing of the views or of the theta tables, it checks them.
+ * Per-row checks alone are not enough: PostgreSQL may evaluate an inlined view's column once per
+ * USE (a function declared IMMUTABLE can return one value in the sums and another in the check),
+ * and a view may pass every row check while each row's value depends on other rows. So before the
+ * first step `sql-partition-check.ts` locks every server's view and theta table for the run and
+ * checks in the servers' catalogs that each view is exactly dpfit's (`partitionViewSql`: fenced
+ * layers of built-in expressions of one row of the server's T_input and the one theta row) and
+ * that `query` reads only such partitions with built-in, non-volatile functions (proof there).
+ * Then per row i the step reads one value of each column and computes, in the same query,
+ * r_i = f_i0 f_i0 + ... + f_i,d-1 f_i,d-1 (the view's order) and the check
  * r_i <= ss_i <= the largest double and |c_i| <= fl(K / fl(sqrt(ss_i))) (0 when ss_i = 0), K
  * dpfit's literal (PostgreSQL orders NaN above every number and a comparison with NULL is not
  * true: NaN, infinite and NULL values fail). If any row fails, dpfit refuses the step: it throws
@@ -83,18 +91,12 @@ import { numericEncodedWidth } from '../data/numeric-encoding.js';
 import { setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
 import { CLIP_SAFETY } from './glm/clipped-gradient.js';
 import { lossByName } from './losses.js';
+import { checkPartitionedViews, type ThetaColumn } from './sql-partition-check.js';
+import { inTransaction, isPostgresRunner, subquery, type PostgresRunner, type SqlCell, type SqlRunner } from './sql-runner.js';
+
+export type { SqlCell, SqlRunner } from './sql-runner.js';
 
 const U = Number.EPSILON / 2;
-
-/**
- * Runs SQL and returns the rows as text cells (null for SQL NULL): numbers in the engine's
- * shortest round-trip text, so that Number(cell) is the engine's double exactly.
- */
-export interface SqlRunner {
-  /** What the messages call the database (never with a password). */
-  readonly name: string;
-  query(sql: string): Promise<(string | null)[][]>;
-}
 
 /** A double as a SQL literal that every engine parses back to the same double (shortest round-trip text). */
 export function sqlNumber(v: number): string {
@@ -162,6 +164,11 @@ function numericFeatures(spec: NumericColumnSpec, clippedValue: string): string[
  * refused (train them from rows read by dpfit instead).
  */
 export function schemaEncodingSql(schema: Schema, query: string): EncodingSql {
+  return encodingFrom(schema, subquery(query));
+}
+
+/** `schemaEncodingSql` of the rows of `from`, a FROM item: the user's query as a `subquery`, or a relation (the servers' views). */
+function encodingFrom(schema: Schema, from: string): EncodingSql {
   const label = labelColumn(schema);
   if (label.classes !== undefined) throw new InvalidParameterError('--db', 'a multi-class label', 'a binary or numeric label for the SQL push-down (one-vs-rest needs the rows read by dpfit: leave out --method dpgd)');
   const missingTokens = [...new Set((schema.csv?.missing ?? ['', '?']).map((t) => t.trim()))];
@@ -210,7 +217,7 @@ export function schemaEncodingSql(schema: Schema, query: string): EncodingSql {
   const raw = features.map((f, j) => `${f} AS e${j}`).join(', ');
   const where = drops.length > 0 ? ` WHERE ${drops.join(' AND ')}` : '';
   // OFFSET 0 fences each layer: PostgreSQL would otherwise inline it and recompute it per use.
-  const base = `SELECT ${raw}, ${y} AS y FROM (${query}) AS q${where} OFFSET 0`;
+  const base = `SELECT ${raw}, ${y} AS y FROM ${from} AS q${where} OFFSET 0`;
   const e = (j: number) => `e${j}`;
   let transformed: string[];
   switch (schema.rowTransform) {
@@ -234,10 +241,10 @@ export function schemaEncodingSql(schema: Schema, query: string): EncodingSql {
       transformed = Array.from({ length: d0 }, (_, j) => e(j));
       return finish(`(${base}) AS b`);
   }
-  function finish(from: string): EncodingSql {
+  function finish(layers: string): EncodingSql {
     const all = schema.intercept === null ? transformed : [...transformed, sqlNumber(schema.intercept)];
-    const rows = `SELECT ${all.map((f, j) => `${f} AS f${j}`).join(', ')}, y FROM ${from} OFFSET 0`;
-    const checkSql = `SELECT count(*)${checks.map((c) => `, count(*) FILTER (WHERE ${c.sql})`).join('')}, count(*) FILTER (WHERE NOT (${drops.length > 0 ? drops.join(' AND ') : 'TRUE'}))${label.positive !== undefined ? `, count(DISTINCT (${y})) FILTER (WHERE ${drops.length > 0 ? drops.join(' AND ') : 'TRUE'})` : ''} FROM (${query}) AS q`;
+    const rows = `SELECT ${all.map((f, j) => `${f} AS f${j}`).join(', ')}, y FROM ${layers} OFFSET 0`;
+    const checkSql = `SELECT count(*)${checks.map((c) => `, count(*) FILTER (WHERE ${c.sql})`).join('')}, count(*) FILTER (WHERE NOT (${drops.length > 0 ? drops.join(' AND ') : 'TRUE'}))${label.positive !== undefined ? `, count(DISTINCT (${y})) FILTER (WHERE ${drops.length > 0 ? drops.join(' AND ') : 'TRUE'})` : ''} FROM ${from} AS q`;
     return {
       rows,
       checks: checkSql,
@@ -317,51 +324,109 @@ function thetaTableName(name: string): string {
 /** The per-server and coordinator SQL of a partitioned (postgres_fdw) push-down run (module comment). */
 export interface PartitionSetupSql {
   readonly d: number;
-  /** On each server: its one-row theta table and the fenced view of its encoded rows, key `value` (SQL text: a number, or a psql variable). */
+  /** On each server: its one-row theta table, the view T_input of its rows (`query`) and the fenced view T_rows of its encoded rows, key `value` (SQL text: a number, or a psql variable). */
   server(value: string): string;
   /** On the coordinator, once: the parent of the servers' theta tables (dpfit UPDATEs it) and the partitioned table of the rows. */
   readonly coordinator: string;
-  /** On the coordinator, per server: the foreign tables on that server's theta table and view (`foreignServer` a postgres_fdw server; a loopback one for the coordinator's own rows). */
+  /**
+   * On the coordinator, per server: the foreign tables on that server's theta table and view, and
+   * on the catalogs of its pg_catalog that dpfit's view check reads (`sql-partition-check.ts`), in
+   * the schema T_catalog_<value> (`foreignServer` a postgres_fdw server; a loopback one for the
+   * coordinator's own rows).
+   */
   coordinatorPartition(foreignServer: string, value: string): string;
   /** --query for `dpfit train`: the coordinator's partitioned table. */
   readonly query: string;
 }
 
+/** The columns of a run's theta table, in order: t0..t{d-1} = theta, k = the clip constant K, loss = the loss's code, nonce = the step's. */
+export function thetaColumns(d: number): ThetaColumn[] {
+  return [
+    ...Array.from({ length: d }, (_, j) => ({ name: `t${j}`, type: 'DOUBLE PRECISION', oid: 701 })),
+    { name: 'k', type: 'DOUBLE PRECISION', oid: 701 },
+    { name: 'loss', type: 'INTEGER', oid: 23 },
+    { name: 'nonce', type: 'BIGINT', oid: 20 },
+  ];
+}
+
 /**
- * The SQL of a partitioned push-down run named `thetaTable` (T), module comment: each server
- * holds T, one row (t0..t{d-1} = theta, k = the clip constant K, loss = the loss's code, nonce =
- * the step's), and the view T_rows of its encoded rows (`query`, e.g. `SELECT * FROM local`,
- * encoded by the schema) with the partition key and, per row, z = f . theta, ss = f0 f0 + ... +
- * f{d-1} f{d-1}, the threshold t = k / sqrt(ss), the loss derivative g(z, y), c = clamp(g, -t, t) and
- * whether it clipped, each layer fenced by OFFSET 0 inside the view so that the server computes
- * them once per row. The coordinator holds T_servers, whose children are foreign tables on every
- * server's T (dpfit UPDATEs T_servers: postgres_fdw ships one UPDATE per server), and T_parted,
- * partitioned by the key, whose partitions are foreign tables on the views.
+ * The body of the view T_rows a server holds in a partitioned run named `thetaTable` (T), for its
+ * key `value`: its rows read from the view T_input (the server's rows), encoded by the
+ * schema, then per row z = f . theta, ss = f0 f0 + ... + f{d-1} f{d-1}, t = k / sqrt(ss), the loss
+ * derivative g(z, y), c = clamp(g, -t, t) and whether it clipped, each layer fenced by OFFSET 0 so
+ * that the server computes them once per row. Theta is the ONE row `SELECT ... FROM ONLY T LIMIT 1`
+ * (a second row in T cannot repeat the data rows). `sql-partition-check.ts` compares each server's
+ * view with this text.
  */
-export function partitionSetupSql(schema: Schema, query: string, partitionKey: string, thetaTable: string = DEFAULT_THETA_TABLE): PartitionSetupSql {
+export function partitionViewSql(schema: Schema, partitionKey: string, thetaTable: string, value: string): string {
   const key = partitionColumn(partitionKey);
   const name = thetaTableName(thetaTable);
-  const rows = encodedRowsSql(schema, query);
-  const d = schemaEncodingSql(schema, 'SELECT 1').d;
-  const thetaColumns = `${Array.from({ length: d }, (_, j) => `t${j} DOUBLE PRECISION`).join(', ')}, k DOUBLE PRECISION, loss INTEGER, nonce BIGINT`;
+  const { rows, d } = encodingFrom(schema, `${name}_input`);
   const z = Array.from({ length: d }, (_, j) => `e.f${j} * th.t${j}`).join(' + ');
   // The same expression, in the same order, as `partitionedGradientSumSql`'s check.
   const ss = Array.from({ length: d }, (_, j) => `e.f${j} * e.f${j}`).join(' + ');
   const losses = Object.entries(LOSS_CODES).map(([loss, code]) => `WHEN loss = ${code} THEN ${lossDerivativeSql(loss)}`).join(' ');
-  const perRow = (value: string) => `SELECT e.*, CAST(${value} AS INTEGER) AS ${key}, th.k, th.loss, th.nonce, ${z} AS z, ${ss} AS ss FROM (${rows}) AS e CROSS JOIN ${name} AS th OFFSET 0`;
-  const threshold = (value: string) => `SELECT p.*, ${thresholdSql('k')} AS t, CASE ${losses} END AS g FROM (${perRow(value)}) AS p OFFSET 0`;
-  const view = (value: string) => `SELECT q.*, ${CLAMP_SQL} FROM (${threshold(value)}) AS q OFFSET 0`;
+  const theta = `(SELECT ${thetaColumns(d).map((c) => c.name).join(', ')} FROM ONLY ${name} LIMIT 1)`;
+  const perRow = `SELECT e.*, CAST(${value} AS INTEGER) AS ${key}, th.k, th.loss, th.nonce, ${z} AS z, ${ss} AS ss FROM (${rows}) AS e CROSS JOIN ${theta} AS th OFFSET 0`;
+  const threshold = `SELECT p.*, ${thresholdSql('k')} AS t, CASE ${losses} END AS g FROM (${perRow}) AS p OFFSET 0`;
+  return `SELECT q.*, ${CLAMP_SQL} FROM (${threshold}) AS q OFFSET 0`;
+}
+
+/** The columns of the schema that a server's T_input must have (the view reads them by name). */
+export function inputColumnNames(schema: Schema): string[] {
+  return schema.columns.filter((c) => c.type === 'numeric' || c.type === 'categorical' || c.type === 'label').map((c) => c.name);
+}
+
+/**
+ * The catalogs of a server that dpfit's view check reads (`sql-partition-check.ts`), each a foreign
+ * table on the coordinator with these columns (a subset of PostgreSQL's; pg_catalog is trusted).
+ */
+export const REMOTE_CATALOGS: Readonly<Record<string, string>> = {
+  pg_class: 'oid oid, relname name, relnamespace oid, relkind "char", relrowsecurity boolean',
+  pg_namespace: 'oid oid, nspname name',
+  pg_views: 'schemaname name, viewname name, definition text',
+  pg_rewrite: 'oid oid, rulename name, ev_class oid',
+  pg_depend: 'classid oid, objid oid, refclassid oid, refobjid oid',
+  pg_attribute: 'attrelid oid, attname name, atttypid oid, atttypmod integer, attnum smallint, attisdropped boolean',
+  pg_trigger: 'oid oid, tgrelid oid, tgname name',
+  pg_proc: 'oid oid, proname name, pronamespace oid',
+};
+
+/**
+ * The SQL of a partitioned push-down run named `thetaTable` (T), module comment: each server
+ * holds T, one row (`thetaColumns`), the view T_input of its rows (`query`, e.g. `SELECT * FROM
+ * local`: what the server's data are) and the view T_rows (`partitionViewSql`). The coordinator
+ * holds T_servers, whose children are foreign tables on every server's T (dpfit UPDATEs T_servers:
+ * postgres_fdw ships one UPDATE per server), T_parted, partitioned by the key, whose partitions are
+ * foreign tables on the views, and per server foreign tables on the catalogs of `REMOTE_CATALOGS`.
+ */
+export function partitionSetupSql(schema: Schema, query: string, partitionKey: string, thetaTable: string = DEFAULT_THETA_TABLE): PartitionSetupSql {
+  const key = partitionColumn(partitionKey);
+  const name = thetaTableName(thetaTable);
+  const d = schemaEncodingSql(schema, 'SELECT 1').d;
+  const theta = thetaColumns(d).map((c) => `${c.name} ${c.type}`).join(', ');
   const rowColumns = `${Array.from({ length: d }, (_, j) => `f${j} DOUBLE PRECISION`).join(', ')}, y DOUBLE PRECISION, ${key} INTEGER NOT NULL, k DOUBLE PRECISION, loss INTEGER, nonce BIGINT, z DOUBLE PRECISION, ss DOUBLE PRECISION, t DOUBLE PRECISION, g DOUBLE PRECISION, c DOUBLE PRECISION, clipped INTEGER`;
   const suffix = (value: string) => value.replace(/[^0-9a-z_]/gi, '_');
+  const catalogs = (foreignServer: string, value: string) => {
+    const schemaName = `${name}_catalog_${suffix(value)}`;
+    return [
+      `CREATE SCHEMA ${schemaName};`,
+      ...Object.entries(REMOTE_CATALOGS).map(([table, columns]) => `CREATE FOREIGN TABLE ${schemaName}.${table} (${columns}) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (schema_name 'pg_catalog', table_name '${table}');`),
+    ].join('\n');
+  };
   return {
     d,
-    server: (value) => `CREATE TABLE ${name} (${thetaColumns});
+    server: (value) => `CREATE TABLE ${name} (${theta});
 INSERT INTO ${name} VALUES (${Array.from({ length: d + 3 }, () => '0').join(', ')});
-CREATE VIEW ${name}_rows AS ${view(value)};`,
-    coordinator: `CREATE TABLE ${name}_servers (${thetaColumns});
+CREATE VIEW ${name}_input AS
+${query}
+;
+CREATE VIEW ${name}_rows AS ${partitionViewSql(schema, partitionKey, name, value)};`,
+    coordinator: `CREATE TABLE ${name}_servers (${theta});
 CREATE TABLE ${name}_parted (${rowColumns}) PARTITION BY LIST (${key});`,
     coordinatorPartition: (foreignServer, value) => `CREATE FOREIGN TABLE ${name}_theta_${suffix(value)} () INHERITS (${name}_servers) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}');
-CREATE FOREIGN TABLE ${name}_rows_${suffix(value)} PARTITION OF ${name}_parted FOR VALUES IN (${value}) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}_rows');`,
+CREATE FOREIGN TABLE ${name}_rows_${suffix(value)} PARTITION OF ${name}_parted FOR VALUES IN (${value}) SERVER ${sqlIdentifier(foreignServer)} OPTIONS (table_name '${name}_rows');
+${catalogs(foreignServer, value)}`,
     query: `SELECT * FROM ${name}_parted`,
   };
 }
@@ -389,6 +454,22 @@ export function thetaUpdateSql(thetaTable: string, theta: Float64Array, lossName
  * numbers per partition cross. PostgreSQL only (the SET).
  */
 export function partitionedGradientSumSql(d: number, query: string, partitionKey: string, clipNorm: number, nonce: number): string {
+  return statementText(partitionedGradientStep(d, query, partitionKey, clipNorm, nonce));
+}
+
+/** A SELECT and the settings it runs with (PostgreSQL: set for its transaction only). */
+export interface SqlStatement {
+  readonly settings: Readonly<Record<string, string>>;
+  readonly select: string;
+}
+
+/** The statement as psql text (SET ...; SELECT ...), for EXPLAIN and tests. */
+function statementText(statement: SqlStatement): string {
+  return [...Object.entries(statement.settings).map(([key, value]) => `SET ${key} = ${value}`), statement.select].join('; ');
+}
+
+/** `partitionedGradientSumSql` as a SELECT and its settings (what dpfit runs, one statement per call). */
+export function partitionedGradientStep(d: number, query: string, partitionKey: string, clipNorm: number, nonce: number): SqlStatement {
   if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
   if (!Number.isSafeInteger(nonce)) throw new InvalidParameterError('nonce', nonce, 'a safe integer');
   const key = partitionColumn(partitionKey);
@@ -400,19 +481,31 @@ export function partitionedGradientSumSql(d: number, query: string, partitionKey
   const bad = `CASE WHEN ss >= (${r}) AND ss <= ${sqlNumber(Number.MAX_VALUE)} AND abs(c) <= (${thresholdSql(sqlNumber(clipNorm * CLIP_SAFETY))}) THEN 0 ELSE 1 END`;
   const stale = `CASE WHEN nonce = ${nonce} THEN 0 ELSE 1 END`;
   // jit off: compiling the expressions costs more than evaluating them on this many rows.
-  return `SET enable_partitionwise_aggregate = on; SET jit = off; SELECT ${sums}, sum(clipped), count(*), sum(${bad}), sum(${stale}), ${key} FROM (${query}) AS r GROUP BY ${key}`;
+  return {
+    settings: { enable_partitionwise_aggregate: 'on', jit: 'off' },
+    select: `SELECT ${sums}, sum(clipped), count(*), sum(${bad}), sum(${stale}), ${key} FROM ${subquery(query)} AS r GROUP BY ${key}`,
+  };
 }
 
 /** The checks of a partitioned encoded query, one row per partition: rows, rows with a missing or non-finite value, min(y), max(y). */
 export function partitionedCheckSql(d: number, query: string, partitionKey: string): string {
+  return statementText(partitionedCheckStep(d, query, partitionKey));
+}
+
+/** `partitionedCheckSql` as a SELECT and its settings. */
+function partitionedCheckStep(d: number, query: string, partitionKey: string): SqlStatement {
   const key = partitionColumn(partitionKey);
   const bad = [...Array.from({ length: d }, (_, j) => `f${j}`), 'y'].map((c) => `${c} IS NULL OR NOT (abs(${c}) <= ${sqlNumber(Number.MAX_VALUE)})`).join(' OR ');
-  return `SET enable_partitionwise_aggregate = on; SELECT count(*), count(*) FILTER (WHERE ${bad}), min(y), max(y), ${key} FROM (${query}) AS r GROUP BY ${key}`;
+  return {
+    settings: { enable_partitionwise_aggregate: 'on' },
+    select: `SELECT count(*), count(*) FILTER (WHERE ${bad}), min(y), max(y), ${key} FROM ${subquery(query)} AS r GROUP BY ${key}`,
+  };
 }
 
 /** Runs `partitionedCheckSql`: n, and the refusals of an encoded query (missing or non-finite values, one class only). */
 export async function checkPartitionedRows(runner: SqlRunner, d: number, query: string, partitionKey: string, lossName: string): Promise<PushDownCheck> {
-  const rows = await runner.query(partitionedCheckSql(d, query, partitionKey));
+  const check = partitionedCheckStep(d, query, partitionKey);
+  const rows = await runner.query(check.select, check.settings);
   let n = 0;
   let bad = 0;
   let lo = Infinity;
@@ -430,14 +523,18 @@ export async function checkPartitionedRows(runner: SqlRunner, d: number, query: 
 }
 
 /** A cell of a sum as the double it stands for (NULL: an empty sum, 0). */
-function cellNumber(cell: string | null, what: string): number {
+function cellNumber(cell: SqlCell, what: string): number {
   if (cell === null || cell === '') return 0;
-  const v = Number(cell);
+  const v = typeof cell === 'number' ? cell : Number.NaN;
   if (!Number.isFinite(v)) throw new DataFormatError('database', `${what} is not a finite number: ${cell}`);
   return v;
 }
 
-export interface PushDownOptions extends DpGdOptions {
+export interface PushDownOptions extends Omit<DpGdOptions, 'steps'> {
+  /** The number of steps, or its rule given n (called once the check query has counted the rows). */
+  readonly steps: number | ((n: number) => number);
+  /** Called with n before any step (the CLI's work limits): nothing is read before the servers are checked. */
+  readonly checkRows?: (n: number) => void;
   /** Called with each step's SQL time in milliseconds (benchmarks). */
   readonly onQuery?: (milliseconds: number) => void;
   /**
@@ -480,7 +577,7 @@ export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql, 
  * other than the check query's n (the slack was planned for n), a row whose nonce is not this
  * step's (its view read a theta other than this step's: the model would be wrong, not the privacy).
  */
-function checkPartitionedStep(name: string, rows: (string | null)[][], d: number, n: number, thetaTable: string): void {
+function checkPartitionedStep(name: string, rows: SqlCell[][], d: number, n: number, thetaTable: string): void {
   let count = 0;
   let bad = 0;
   let stale = 0;
@@ -500,41 +597,69 @@ function checkPartitionedStep(name: string, rows: (string | null)[][], d: number
  */
 export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: string, options: PushDownOptions): Promise<TrainResult & { check: PushDownCheck }> {
   const lossName = options.loss ?? 'logistic';
+  // The query must be one statement by itself before it is embedded in dpfit's SQL (sql-runner.ts).
+  await runner.checkQuery(query);
   const encoded = schemaEncodingSql(schema, query);
   const d = encoded.d;
   const partitionKey = options.partitionKey;
-  const check = partitionKey === undefined ? await checkEncodedRows(runner, encoded, lossName) : await checkPartitionedRows(runner, d, query, partitionKey, lossName);
-  const { n } = check;
-  const clipNorm = options.clipNorm;
-  if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
-  const named = { ...options, featureNames: options.featureNames ?? encoded.featureNames };
-  const run = setUpDpGd({ n, d }, named, sqlSumRoundingSlack(n, clipNorm, d));
-  const theta = new Float64Array(d);
-  const gradient = new Float64Array(d);
-  let clippedFraction = 0;
-  const thetaTable = options.thetaTable ?? DEFAULT_THETA_TABLE;
-  // Each step's nonce, written with its theta and checked in every row: a random start (not from the
-  // noise generator, which it must not advance) so that another run's steps do not repeat it.
-  const nonce = randomInt(2 ** 40);
-  for (let t = 0; t < run.steps; t++) {
-    const started = performance.now();
-    // Partitioned: every server's theta set and the sums computed in ONE transaction, so that the
-    // servers' views read this step's theta (and a concurrent run's UPDATE of the same tables waits or fails).
-    const sql = partitionKey === undefined
-      ? clippedGradientSumSql(encoded, run.loss.name, theta, clipNorm)
-      : `BEGIN; ${thetaUpdateSql(thetaTable, theta, run.loss.name, clipNorm, nonce + t)}; ${partitionedGradientSumSql(d, query, partitionKey, clipNorm, nonce + t)}; COMMIT`;
-    const rows = await runner.query(sql);
-    options.onQuery?.(performance.now() - started);
-    if (partitionKey !== undefined) checkPartitionedStep(runner.name, rows, d, n, thetaTable);
-    gradient.fill(0);
-    let clippedCount = 0;
-    // One row, or one per partition: their sums added here, in the order returned (covered by the any-order bound).
-    for (const row of rows) {
-      for (let j = 0; j < d; j++) gradient[j] += cellNumber(row[j], `sum ${j}`);
-      clippedCount += cellNumber(row[d], 'the clipped count');
+  const thetaTable = thetaTableName(options.thetaTable ?? DEFAULT_THETA_TABLE);
+  if (partitionKey !== undefined) partitionColumn(partitionKey);
+  if (partitionKey !== undefined && !isPostgresRunner(runner)) throw new InvalidParameterError('--partition-key', partitionKey, 'given only with PostgreSQL (postgres_fdw partitions)');
+  // Partitioned: every server's view and theta table locked for the run and checked against what
+  // dpfit's setup creates, before anything is read from them (sql-partition-check.ts).
+  const guard = partitionKey === undefined || !isPostgresRunner(runner)
+    ? undefined
+    : await checkPartitionedViews(runner, { query, partitionKey, thetaTable, inputColumns: inputColumnNames(schema), thetaColumns: thetaColumns(d), viewSql: (value) => partitionViewSql(schema, partitionKey, thetaTable, value) });
+  try {
+    const check = partitionKey === undefined ? await checkEncodedRows(runner, encoded, lossName) : await checkPartitionedRows(runner, d, query, partitionKey, lossName);
+    const { n } = check;
+    const clipNorm = options.clipNorm;
+    if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
+    options.checkRows?.(n);
+    const steps = typeof options.steps === 'function' ? options.steps(n) : options.steps;
+    const named = { ...options, steps, featureNames: options.featureNames ?? encoded.featureNames };
+    const run = setUpDpGd({ n, d }, named, sqlSumRoundingSlack(n, clipNorm, d));
+    const theta = new Float64Array(d);
+    const gradient = new Float64Array(d);
+    let clippedFraction = 0;
+    // Each step's nonce, written with its theta and checked in every row: a random start (not from the
+    // noise generator, which it must not advance) so that another run's steps do not repeat it.
+    const nonce = randomInt(2 ** 40);
+    for (let t = 0; t < run.steps; t++) {
+      const started = performance.now();
+      const rows = partitionKey === undefined || !isPostgresRunner(runner)
+        ? await runner.query(clippedGradientSumSql(encoded, run.loss.name, theta, clipNorm))
+        : await partitionedStep(runner, thetaUpdateSql(thetaTable, theta, run.loss.name, clipNorm, nonce + t), partitionedGradientStep(d, query, partitionKey, clipNorm, nonce + t));
+      options.onQuery?.(performance.now() - started);
+      if (partitionKey !== undefined) checkPartitionedStep(runner.name, rows, d, n, thetaTable);
+      gradient.fill(0);
+      let clippedCount = 0;
+      // One row, or one per partition: their sums added here, in the order returned (covered by the any-order bound).
+      for (const row of rows) {
+        for (let j = 0; j < d; j++) gradient[j] += cellNumber(row[j], `sum ${j}`);
+        clippedCount += cellNumber(row[d], 'the clipped count');
+      }
+      clippedFraction += clippedCount / n / run.steps;
+      dpGdUpdate(run, named, t, gradient, theta);
     }
-    clippedFraction += clippedCount / n / run.steps;
-    dpGdUpdate(run, named, t, gradient, theta);
+    return { ...finishDpGd(run, named, theta, clippedFraction), check };
+  } finally {
+    await guard?.release();
   }
-  return { ...finishDpGd(run, named, theta, clippedFraction), check };
+}
+
+/**
+ * One partitioned step in ONE transaction, so that the servers' views read this step's theta (and
+ * a concurrent run's UPDATE of the same tables waits or fails): dpfit's UPDATE of every server's
+ * theta, then the transaction made read-only, then the sums (the statement holding the user's query).
+ */
+async function partitionedStep(runner: PostgresRunner, update: string, step: SqlStatement): Promise<SqlCell[][]> {
+  const connection = await runner.connection();
+  return inTransaction(connection, async () => {
+    await connection.run(update);
+    for (const [key, value] of Object.entries({ transaction_read_only: 'on', ...step.settings, ...runner.exactFloats })) await connection.run('SELECT pg_catalog.set_config($1, $2, true)', [key, value]);
+    const rows = await connection.run(step.select);
+    await runner.checkExactFloats(connection);
+    return rows;
+  }, true);
 }

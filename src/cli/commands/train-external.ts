@@ -78,8 +78,11 @@ export async function encodingSqlText(schema: Schema, flags: TrainFlags & Extern
   const setup = partitionSetupSql(schema, flags.query, flags.partitionKey, name);
   const key = flags.partitionKey;
   return `-- dpfit --partition-key ${key} --theta-table ${name}: ${setup.d} encoded features.
--- 1. On EACH server, its rows (--query) behind a one-row theta table and a view computing z, ss and
---    the clipped coefficient c once per row (the view is trusted for nothing: every step checks ss and c).
+-- 1. On EACH server: a one-row theta table ${name}, the view ${name}_input of its rows (--query: what the
+--    server's data are) and the view ${name}_rows computing z, ss and the clipped coefficient c once per row.
+--    Before the first step dpfit locks every server's ${name}_rows and ${name} and checks, through the
+--    foreign tables of section 3, that they are exactly these (the view's definition, built-in functions only,
+--    no trigger, rule or row security on ${name}); every step still checks ss and c in every row.
 --    Run: psql -v part=<this server's value of ${key}, an integer> -f <this file's section 1> <server URL>
 ${setup.server(':part')}
 
@@ -88,7 +91,9 @@ ${setup.coordinator}
 
 -- 3. On the coordinator, per server SRV (CREATE SERVER SRV FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host ..., port ...,
 --    dbname ..., fdw_tuple_cost '0.2', async_capable 'true', options '-c jit=off'), a loopback one for the coordinator's own
---    rows, and a USER MAPPING) with value V of ${key}:
+--    rows, and a USER MAPPING) with value V of ${key}: foreign tables on its theta table, its view and its catalogs.
+--    (dpfit's role on the coordinator needs CREATE on the database: the check builds the expected view in a scratch
+--    schema that it rolls back.)
 ${setup.coordinatorPartition('SRV', 'V').split('\n').map((line) => `-- ${line}`).join('\n')}
 
 -- 4. Train: dpfit train --db <coordinator URL> --query "${setup.query}" --partition-key ${key} --theta-table ${name} --method dpgd ...
@@ -125,21 +130,27 @@ export async function trainExternal(
     ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
   };
   if (flags.db !== undefined) {
-    const { checkPsqlQuery, openSqlEngine } = await import('../../data/node/sql-engine.js');
+    const { openSqlEngine } = await import('../../data/node/sql-engine.js');
     const engine = await openSqlEngine(flags.db);
     try {
-      if (engine.kind === 'postgres') checkPsqlQuery(flags.query as string);
+      // One statement by itself, before dpfit embeds it in its own SQL (learners/sql-runner.ts).
+      await engine.checkQuery(flags.query as string);
       if (flags.method !== 'dpgd' || multiClass) {
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
         // The raw rows too: --tune compares them with its --validation file (cli/validation-overlap.ts).
         return { kind: 'prepared', prepared: applySchema(table, schema), table };
       }
-      const { trainDpGdInSql, schemaEncodingSql, checkEncodedRows, checkPartitionedRows } = await import('../../learners/sql-gradient.js');
+      const { trainDpGdInSql, schemaEncodingSql } = await import('../../learners/sql-gradient.js');
       const encoded = schemaEncodingSql(schema, flags.query as string);
       const partitionKey = flags.partitionKey;
-      const { n } = partitionKey === undefined ? await checkEncodedRows(engine, encoded, flags.loss) : await checkPartitionedRows(engine, encoded.d, flags.query as string, partitionKey, flags.loss);
-      context.checkLimits(n);
-      const result = await trainDpGdInSql(engine, schema, flags.query as string, { ...common, ...noise, steps: flags.steps ?? defaultMethodOptions('dpgd', { n, d: encoded.d }).steps, ...(partitionKey === undefined ? {} : { partitionKey, ...(flags.thetaTable === undefined ? {} : { thetaTable: flags.thetaTable }) }) });
+      // n is counted inside (after the servers' views are checked): the limits and the default steps follow it.
+      const result = await trainDpGdInSql(engine, schema, flags.query as string, {
+        ...common,
+        ...noise,
+        steps: flags.steps ?? ((n: number) => defaultMethodOptions('dpgd', { n, d: encoded.d }).steps),
+        checkRows: context.checkLimits,
+        ...(partitionKey === undefined ? {} : { partitionKey, ...(flags.thetaTable === undefined ? {} : { thetaTable: flags.thetaTable }) }),
+      });
       return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: result.check.n, d: encoded.d, data: { droppedRows: result.check.droppedRows }, mode: `inside ${engine.kind === 'postgres' ? 'PostgreSQL' : 'DuckDB'}` };
     } finally {
       await engine.close();

@@ -127,7 +127,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .command('train')
     .description('train a private linear model and report what it cost')
     .option('--data <FILE>', 'training data (CSV, Parquet or LIBSVM; or --db)')
-    .option('--db <URL>', 'train from a database: postgres://... (PostgreSQL, through psql) or duckdb:FILE; with --method dpgd the gradient sums run inside it')
+    .option('--db <URL>', 'train from a database: postgres://... (PostgreSQL) or duckdb:FILE (opened read-only, no file access); --query runs as one read-only statement; with --method dpgd the gradient sums run inside it')
     .option('--query <SQL>', 'with --db: the SELECT whose rows are the training data')
     .option(
       '--partition-key <COL>',

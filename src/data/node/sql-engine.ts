@@ -1,21 +1,27 @@
 /**
  * Databases as data sources for `dpfit train --db URL --query SQL`:
  *
- * - DuckDB database files (`duckdb:PATH`, or a path ending in .duckdb/.ddb), opened read-only
- *   through the optional `@duckdb/node-api`;
- * - PostgreSQL (`postgres://...`, `postgresql://...`, libpq URIs), through Debian's `psql` client
- *   run as a child process (no npm client needed; the `pg@8` package could replace it later).
- *   Every query is one `psql` run (the SQL on its stdin) with `extra_float_digits = 3`, so each
- *   double crosses as its shortest round-trip text and `Number()` gives back the server's double exactly.
+ * - DuckDB database files (`duckdb:PATH`, or a path ending in .duckdb/.ddb), through the optional
+ *   `@duckdb/node-api`: opened read-only with `enable_external_access = false` (no file, no
+ *   network, no extension: `read_csv('/etc/passwd')` and `COPY ... TO 'file'` are refused) and the
+ *   configuration locked (`lock_configuration`: no query can SET it back). dpfit's statements
+ *   run as ONE prepared statement each.
+ * - PostgreSQL (`postgres://...`, `postgresql://...`), through node-postgres (`pg`): one
+ *   connection per engine, one statement per call over the extended query protocol (its Parse
+ *   message refuses a text holding several statements), values as bind parameters, float8 read
+ *   as the server's double bit for bit (`textParser`); no psql, so nothing a client could read as
+ *   a meta-command. What holds the user's query runs in a READ ONLY transaction, rolled back after.
  *
- * Two uses: `readTable` returns a query's rows as a `RawTable` (then encoded by dpfit like a
- * file: `applySchema`), and `query` runs the aggregate queries of the SQL push-down
- * (`learners/sql-gradient.ts`), which keeps the rows in the database.
+ * The user's query is checked once (`checkQuery`: it must be one statement by itself) before
+ * dpfit embeds it in its own SQL (`learners/sql-runner.ts`, `subquery`). Two uses: `readTable`
+ * returns a query's rows as a `RawTable` (then encoded by dpfit like a file: `applySchema`), and
+ * `query` runs the aggregate queries of the SQL push-down (`learners/sql-gradient.ts`), which keeps
+ * the rows in the database.
  */
-import { spawn } from 'node:child_process';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type pg from 'pg';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import type { SqlRunner } from '../../learners/sql-gradient.js';
+import { subquery, type PostgresRunner, type SqlCell, type SqlConnection, type SqlParameter, type SqlRunner } from '../../learners/sql-runner.js';
 import { parseCsv, type CsvOptions } from '../csv.js';
 import type { RawTable } from '../table.js';
 import { collect, duckDbError, inferTextColumns, kinds, NUMERIC_SOURCE, selectedColumns } from './duckdb.js';
@@ -41,148 +47,231 @@ export function engineKind(url: string): 'duckdb' | 'postgres' {
   throw new InvalidParameterError('--db', redactUrl(url), 'postgres://... (PostgreSQL) or duckdb:FILE / FILE.duckdb (DuckDB)');
 }
 
-/** Runs psql once; resolves with stdout, or a one-line DataFormatError with the server's message. */
-function runPsql(url: string, sql: string, name: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // The SQL goes through stdin, not argv: a push-down step over d features is O(d^2) text
-    // (hundreds of kB for d ~ 20), beyond Linux's 128 kB limit on one argument.
-    const child = spawn('psql', ['-X', '-q', '-A', '-t', '-F', '\x1f', '-v', 'ON_ERROR_STOP=1', '-f', '-', url], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, PGCONNECT_TIMEOUT: process.env.PGCONNECT_TIMEOUT ?? '10' },
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      reject(new DataFormatError(name, error.code === 'ENOENT' ? 'PostgreSQL needs the psql client (Debian: apt-get install postgresql-client)' : error.message));
-    });
-    child.stdin.on('error', () => {}); // psql gone early (a connection error): reported by 'close'
-    child.stdin.end(`SET extra_float_digits = 3;\n${sql};\n`);
-    child.on('close', (code) => {
-      if (code === 0) return resolve(Buffer.concat(out));
-      const message = Buffer.concat(err).toString('utf8').split('\n').find((l) => l.trim() !== '') ?? `psql exited with status ${code}`;
-      reject(new DataFormatError(name, `${message.replace(/^psql:\S*\s*/, '').trim()} (PostgreSQL)`));
-    });
-  });
+/** The first line of a database error, as a one-line DataFormatError about `name`. */
+function engineError(name: string, engine: string, error: unknown): DataFormatError {
+  if (error instanceof DataFormatError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const first = (message.split('\n').find((line) => line.trim() !== '') ?? message).trim();
+  return new DataFormatError(name, `${redactUrl(first)} (${engine})`);
+}
+
+/** A query refused by `checkQuery`: the flag, the start of the query, and why. */
+function queryRefused(query: string, reason: string): InvalidParameterError {
+  const shown = query.length > 60 ? `${query.slice(0, 57)}...` : query;
+  return new InvalidParameterError('--query', shown.replace(/\s+/g, ' '), `one SELECT statement by itself (${reason})`);
 }
 
 /**
- * The index of the first backslash psql would read as a meta-command in `sql` (`\!` runs a shell
- * command, `\o` writes a file: psql runs every PostgreSQL query dpfit sends), or -1. Like psql's
- * lexer, it skips what PostgreSQL quotes: '...' strings ('' inside; E'...' strings also escape
- * with a backslash), "..." identifiers, $tag$...$tag$ strings, -- and (nested) /* *\/ comments.
- * A '...' string holding a backslash before a quote counts as a meta-command at the string's
- * start: with standard_conforming_strings off, psql would end that string elsewhere.
+ * Result cells from PostgreSQL's text: float8 (and float4, integers, oid) as numbers, booleans,
+ * the rest (text, numeric: never rounded silently) as strings. The float8 text is exact: with
+ * extra_float_digits >= 1 (dpfit sets 3 for each of its transactions and checks after each
+ * statement that it is still 3: a query could call set_config) PostgreSQL >= 12 prints the
+ * shortest decimal that reads back to the same double (Ryu), and `Number` reads a decimal as the
+ * nearest double (ECMAScript's correctly rounded conversion): the round trip gives the server's
+ * double bit for bit, -0, infinities and NaN included (test/sql-attacks.test.ts checks it on
+ * random bit patterns). (node-postgres's binary mode would not help: it decodes every field as
+ * UTF-8 text first, which loses bytes.)
  */
-export function psqlMetaCommandAt(sql: string): number {
-  const n = sql.length;
-  let i = 0;
-  /** Moves i to the closing quote; false when a backslash before a quote makes the end ambiguous. */
-  const skipQuoted = (close: string, backslashEscapes: boolean): boolean => {
-    for (i++; i < n; i++) {
-      if (sql[i] === '\\' && close === "'") {
-        // In E'...' the backslash escapes; in '...' it does only where standard_conforming_strings
-        // is off, where psql would end the string elsewhere: refused rather than guessed.
-        if (backslashEscapes) i++;
-        else if (sql[i + 1] === "'") return false;
-      } else if (sql[i] === close) {
-        if (sql[i + 1] === close) i++;
-        else return true;
-      }
+function textParser(oid: number): (text: string) => SqlCell {
+  switch (oid) {
+    case 700: case 701: case 21: case 23: case 26: return Number;
+    case 20: return (t) => {
+      const v = Number(t);
+      if (!Number.isSafeInteger(v)) throw new Error(`a bigint result beyond 2^53: ${t}`);
+      return v;
+    };
+    case 16: return (t) => t === 't';
+    default: return (t) => t;
+  }
+}
+
+const CELL_TYPES = { getTypeParser: ((oid: number) => textParser(oid)) as unknown as pg.CustomTypesConfig['getTypeParser'] };
+/** Text results kept as the server's text (`readTable`, parsed by dpfit's CSV rules). */
+const TEXT_TYPES = { getTypeParser: (() => (text: string) => text) as unknown as pg.CustomTypesConfig['getTypeParser'] };
+
+/** The query option node-postgres reads but its types do not declare. */
+type ExtendedQuery = pg.QueryArrayConfig & { queryMode: 'extended' };
+
+/** One node-postgres connection: one statement per call (extended protocol). */
+function pgConnection(client: pg.Client, name: string): SqlConnection & { runText(sql: string): Promise<{ names: string[]; rows: (string | null)[][] }> } {
+  const call = async (sql: string, values: readonly SqlParameter[], cells: boolean) => {
+    try {
+      const config: ExtendedQuery = { text: sql, values: [...values], rowMode: 'array', queryMode: 'extended', types: cells ? CELL_TYPES : TEXT_TYPES };
+      return await client.query(config);
+    } catch (error) {
+      throw engineError(name, 'PostgreSQL', error);
     }
-    return true;
   };
-  while (i < n) {
-    const c = sql[i];
-    if (c === '\\') return i;
-    if (c === "'") {
-      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !/[A-Za-z0-9_$]/.test(sql[i - 2] ?? ' ');
-      const start = i;
-      if (!skipQuoted("'", escaped)) return start;
-    } else if (c === '"') {
-      skipQuoted('"', false);
-    } else if (c === '-' && sql[i + 1] === '-') {
-      while (i < n && sql[i] !== '\n') i++;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      let depth = 1;
-      for (i += 2; i < n && depth > 0; i++) {
-        if (sql[i] === '/' && sql[i + 1] === '*') (depth++, i++);
-        else if (sql[i] === '*' && sql[i + 1] === '/') (depth--, i++);
-      }
-      continue;
-    } else if (c === '$') {
-      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66));
-      if (tag !== null && !(i > 0 && /[A-Za-z0-9_]/.test(sql[i - 1]))) {
-        const end = sql.indexOf(tag[0], i + tag[0].length);
-        i = end < 0 ? n : end + tag[0].length;
-        continue;
-      }
-    }
-    i++;
-  }
-  return -1;
+  return {
+    async run(sql, values = []) {
+      return (await call(sql, values, true)).rows as SqlCell[][];
+    },
+    async runText(sql) {
+      const result = await call(sql, [], false);
+      return { names: result.fields.map((f) => f.name), rows: result.rows as (string | null)[][] };
+    },
+    async close() {
+      await client.end().catch(() => {});
+    },
+  };
 }
 
-/**
- * Refuses SQL in which psql would find a meta-command (`psqlMetaCommandAt`): dpfit's PostgreSQL
- * queries are SQL only. A backslash inside a quoted string is fine; elsewhere write chr(92).
- */
-export function checkPsqlQuery(query: string, param = '--query'): void {
-  const at = psqlMetaCommandAt(query);
-  if (at >= 0) {
-    throw new InvalidParameterError(param, query.slice(Math.max(0, at - 20), at + 20), 'SQL without a backslash outside quoted strings (psql would read it as a meta-command such as \\! or \\o; write chr(92))');
-  }
+/** The settings of every transaction that reads numbers (`textParser`). */
+export const EXACT_FLOATS: Readonly<Record<string, string>> = { extra_float_digits: '3' };
+
+/** Refuses a transaction in which a statement changed extra_float_digits (its floats were not read exactly). */
+export async function checkExactFloats(connection: SqlConnection, name: string): Promise<void> {
+  const [[digits]] = await connection.run("SELECT pg_catalog.current_setting('extra_float_digits')");
+  if (digits !== EXACT_FLOATS.extra_float_digits) throw new DataFormatError(name, `a statement set extra_float_digits to ${String(digits)}: its numbers were not printed exactly, so they are not used`);
 }
 
-function postgresEngine(url: string): SqlEngine {
+/** Connects to `url` (PGCONNECT_TIMEOUT seconds, default 10); errors name the URL without its password. */
+async function connectPostgres(url: string, name: string): Promise<ReturnType<typeof pgConnection>> {
+  let Client: typeof pg.Client;
+  try {
+    Client = (await import('pg')).default.Client;
+  } catch {
+    throw new DataFormatError(name, 'PostgreSQL needs the pg package (npm install pg)');
+  }
+  const seconds = Number(process.env.PGCONNECT_TIMEOUT ?? '10');
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: (Number.isFinite(seconds) && seconds > 0 ? seconds : 10) * 1000, application_name: 'dpfit' });
+  // A connection the server ends while idle (e.g. a shut-down server) must not crash dpfit: the next call reports it.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw engineError(name, 'PostgreSQL', error);
+  }
+  return pgConnection(client, name);
+}
+
+/** CSV text of the rows, quoted as PostgreSQL's COPY ... CSV quotes them (NULL unquoted and empty). */
+function csvText(names: readonly string[], rows: readonly (readonly (string | null)[])[]): string {
+  const field = (v: string | null): string => (v === null ? '' : v === '' || /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const lines = [names.map(field).join(',')];
+  for (const row of rows) lines.push(row.map(field).join(','));
+  return `${lines.join('\n')}\n`;
+}
+
+function postgresEngine(url: string): SqlEngine & PostgresRunner {
   const name = redactUrl(url);
+  let own: Promise<ReturnType<typeof pgConnection>> | undefined;
+  const connection = () => (own ??= connectPostgres(url, name));
+  /** Runs `work` in a READ ONLY transaction (rolled back after) with `settings` (and `EXACT_FLOATS`) for that transaction only. */
+  const readOnly = async <T>(settings: Readonly<Record<string, string>>, work: (c: Awaited<ReturnType<typeof connection>>) => Promise<T>): Promise<T> => {
+    const c = await connection();
+    await c.run('BEGIN READ ONLY');
+    try {
+      for (const [key, value] of Object.entries({ ...settings, ...EXACT_FLOATS })) await c.run('SELECT pg_catalog.set_config($1, $2, true)', [key, value]);
+      const result = await work(c);
+      await checkExactFloats(c, name);
+      return result;
+    } finally {
+      await c.run('ROLLBACK').catch(() => {});
+    }
+  };
   return {
     kind: 'postgres',
     name,
-    async query(sql) {
-      checkPsqlQuery(sql);
-      const text = (await runPsql(url, sql, name)).toString('utf8');
-      return text.split('\n').filter((line) => line !== '').map((line) => line.split('\x1f').map((cell) => (cell === '' ? null : cell)));
+    connection,
+    openConnection: () => connectPostgres(url, name),
+    exactFloats: EXACT_FLOATS,
+    checkExactFloats: (c) => checkExactFloats(c, name),
+    async query(sql, settings = {}) {
+      return readOnly(settings, (c) => c.run(sql));
+    },
+    async checkQuery(query) {
+      // Planned, not run: the extended protocol refuses a second statement, the parser a ')' that
+      // closes nothing, an unterminated string or comment.
+      try {
+        await readOnly({}, (c) => c.run(`EXPLAIN (COSTS OFF)\n${query}\n`));
+      } catch (error) {
+        throw queryRefused(query, error instanceof Error ? error.message.replace(/^.*?: /, '') : String(error));
+      }
     },
     async readTable(query, csv) {
-      checkPsqlQuery(query);
-      // COPY ... TO STDOUT as CSV (NULL unquoted and empty, text quoted when needed): the built-in parser reads it.
-      const bytes = await runPsql(url, `COPY (${query}) TO STDOUT WITH (FORMAT csv, HEADER true)`, name);
-      return parseCsv(bytes, { ...csv, header: true, delimiter: ',', comment: undefined, source: name });
+      await this.checkQuery(query);
+      // Every column as the server's text (floats with extra_float_digits = 3: their shortest
+      // round-trip text), read by dpfit's CSV rules as the file reader would.
+      const { names, rows } = await readOnly({}, (c) => c.runText(query));
+      return parseCsv(Buffer.from(csvText(names, rows), 'utf8'), { ...csv, header: true, delimiter: ',', comment: undefined, source: name });
     },
-    async close() {},
+    async close() {
+      if (own !== undefined) await (await own.catch(() => undefined))?.close();
+      own = undefined;
+    },
   };
+}
+
+/** A DuckDB value as a cell: BIGINT/HUGEINT (JS bigint) as exact numbers below 2^53. */
+function duckCell(value: unknown): SqlCell {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'bigint') {
+    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < -BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`an integer result beyond 2^53: ${value}`);
+    return Number(value);
+  }
+  return String(value);
 }
 
 async function duckDbEngine(url: string): Promise<SqlEngine> {
   const path = url.replace(/^duckdb:/i, '');
   await requireFile(path);
-  const { DuckDBInstance: Instance } = await loadDuckDb(path, 'training inside a DuckDB database');
-  const instance: DuckDBInstance = await Instance.create(path, { access_mode: 'READ_ONLY', threads: '1' });
+  const { DuckDBInstance: Instance, StatementType } = await loadDuckDb(path, 'training inside a DuckDB database');
+  const instance: DuckDBInstance = await Instance.create(path, { access_mode: 'READ_ONLY', threads: '1', enable_external_access: 'false', lock_configuration: 'true' });
   const connection: DuckDBConnection = await instance.connect();
-  const run = async (sql: string) => {
+  /** ONE prepared statement (DuckDB refuses to prepare several). */
+  const prepare = async (sql: string) => {
     try {
-      return await connection.runAndReadAll(sql);
+      return await connection.prepare(sql);
     } catch (error) {
       throw duckDbError(path, error);
     }
   };
-  return {
+  const engine: SqlEngine = {
     kind: 'duckdb',
     name: path,
     async query(sql) {
-      const reader = await run(sql);
-      return reader.getRows().map((row) => row.map((cell) => (cell === null ? null : String(cell))));
+      const prepared = await prepare(sql);
+      try {
+        const reader = await prepared.runAndReadAll();
+        return reader.getRows().map((row) => row.map(duckCell));
+      } catch (error) {
+        throw engineError(path, 'DuckDB', error instanceof DataFormatError ? error : duckDbError(path, error));
+      } finally {
+        prepared.destroySync();
+      }
+    },
+    async checkQuery(query) {
+      let prepared;
+      try {
+        prepared = await connection.prepare(query);
+      } catch (error) {
+        throw queryRefused(query, duckDbError(path, error).message.replace(/^.*?: /, ''));
+      }
+      const type = prepared.statementType;
+      prepared.destroySync();
+      if (type !== StatementType.SELECT) throw queryRefused(query, 'not a SELECT');
     },
     async readTable(query, csv) {
-      const from = `(${query})`;
-      const described = (await run(`DESCRIBE SELECT * FROM ${from}`)).getRowObjects();
+      await engine.checkQuery(query);
+      const from = subquery(query);
+      let described;
+      try {
+        described = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRowObjects();
+      } catch (error) {
+        throw duckDbError(path, error);
+      }
       const names = described.map((r) => String(r.column_name));
       const types = described.map((r) => String(r.column_type));
       const missing = csv.missing ?? ['', '?'];
       const wanted = kinds(path, names, types, csv.columnTypes, csv.optionalColumns);
-      await inferTextColumns(connection, from, names, wanted, missing);
+      try {
+        await inferTextColumns(connection, from, names, wanted, missing);
+      } catch (error) {
+        throw error instanceof DataFormatError ? error : duckDbError(path, error);
+      }
       const selected = selectedColumns(names, wanted, (j) => NUMERIC_SOURCE.test(types[j]));
       return collect(connection, path, `${from} AS q`, selected, missing);
     },
@@ -191,6 +280,7 @@ async function duckDbEngine(url: string): Promise<SqlEngine> {
       instance.closeSync();
     },
   };
+  return engine;
 }
 
 /** Opens the database a --db URL names (module comment). */
