@@ -70,7 +70,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dpfit-sql-'));
   csv = join(dir, 'data.csv');
   writeCsv(csv);
-  const memory = await loadDataset(csv, schema);
+  const memory = await loadDataset(csv, schema, { droppedRows: 'zeroRows' }); // the training set: dropped records are zero rows
   reference = trainDpGd(memory.dataset, { ...options, rng: seededRng(5) });
   duckdbFile = join(dir, 'data.duckdb');
   const instance = await DuckDBInstance.create(duckdbFile);
@@ -121,7 +121,7 @@ describe('DP-GD pushed into DuckDB', () => {
       let queries = 0;
       const got = await trainDpGdInSql(engine, schema, 'SELECT * FROM people', { ...options, rng: seededRng(5), onQuery: () => queries++ });
       assert.equal(queries, options.steps);
-      assert.equal(got.check.n, (await loadDataset(csv, schema)).dataset.n);
+      assert.equal(got.check.n, (await loadDataset(csv, schema, { droppedRows: 'zeroRows' })).dataset.n);
       assertSameRelease(got);
     } finally {
       await engine.close();
@@ -212,7 +212,7 @@ describe('DP-GD pushed into PostgreSQL', () => {
     const train = (query: string) => trainDpGdInSql(engine, schema, query, { ...options, rng: seededRng(5), partitionKey: 'part', thetaTable: 'pd', onQuery: () => queries++ });
     const got = await train(setup.query);
     assert.equal(queries, options.steps);
-    assert.equal(got.check.n, (await loadDataset(csv, schema)).dataset.n);
+    assert.equal(got.check.n, (await loadDataset(csv, schema, { droppedRows: 'zeroRows' })).dataset.n);
     assertSameRelease(got);
     // Each server's theta table holds the last step's theta (the UPDATE reached both).
     assert.equal(shard.psql('SELECT count(*) FROM pd WHERE t0 <> 0').trim(), '1');

@@ -89,7 +89,7 @@ import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { labelColumn, schemaEncodedNormBound, schemaFeatureNames, type CategoricalColumnSpec, type NumericColumnSpec, type Schema } from '../data/schema.js';
 import { numericEncodedWidth } from '../data/numeric-encoding.js';
 import { setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
-import { CLIP_SAFETY } from './glm/clipped-gradient.js';
+import { CLIP_SAFETY, SMALLEST_CLIP_ROW_NORM } from './glm/clipped-gradient.js';
 import { lossByName } from './losses.js';
 import { checkPartitionedViews, type ThetaColumn } from './sql-partition-check.js';
 import { inTransaction, isPostgresRunner, subquery, type PostgresRunner, type SqlCell, type SqlRunner } from './sql-runner.js';
@@ -123,7 +123,7 @@ export function sqlSumRoundingSlack(n: number, clipNorm: number, d: number): num
 
 /** The encoded rows of a query, in SQL: columns f0..f{d-1} and y, and the checks the in-memory reader makes. */
 export interface EncodingSql {
-  /** SELECT f0, ..., f{d-1}, y FROM ... (rows dropped by "dropRow" policies filtered out). */
+  /** SELECT f0, ..., f{d-1}, y FROM ... (rows dropped by "dropRow" policies as zero rows: `data/dropped-rows.ts`). */
   readonly rows: string;
   /** One row: the number of rows, then for each check the number of rows that fail it. */
   readonly checks: string;
@@ -214,10 +214,14 @@ function encodingFrom(schema: Schema, from: string): EncodingSql {
   const d0 = features.length;
   const expected = columns.reduce((w, c) => w + (c.type === 'numeric' ? numericEncodedWidth(c) : c.categories.length + 1), 0);
   if (d0 !== expected) throw new DataFormatError('schema', `the SQL encoding has ${d0} features, the schema ${expected} (a dpfit bug)`);
-  const raw = features.map((f, j) => `${f} AS e${j}`).join(', ');
-  const where = drops.length > 0 ? ` WHERE ${drops.join(' AND ')}` : '';
+  // A record dropped for a missing value is a zero row (data/dropped-rows.ts): every feature 0, the
+  // intercept too (column kept = 0), the label the schema's zero-row label; n counts it.
+  const keep = drops.length > 0 ? drops.join(' AND ') : undefined;
+  const zeroLabel = label.positive !== undefined ? (label.encoding === 'plusMinusOne' ? -1 : 0) : Math.min(label.upper as number, Math.max(label.lower as number, 0));
+  const kept = (expression: string, otherwise: number): string => (keep === undefined ? expression : `CASE WHEN ${keep} THEN ${expression} ELSE ${sqlNumber(otherwise)} END`);
+  const raw = features.map((f, j) => `${kept(f, 0)} AS e${j}`).join(', ');
   // OFFSET 0 fences each layer: PostgreSQL would otherwise inline it and recompute it per use.
-  const base = `SELECT ${raw}, ${y} AS y FROM ${from} AS q${where} OFFSET 0`;
+  const base = `SELECT ${raw}, ${kept(y, zeroLabel)} AS y${keep === undefined ? '' : `, ${kept(sqlNumber(1), 0)} AS kept`} FROM ${from} AS q OFFSET 0`;
   const e = (j: number) => `e${j}`;
   let transformed: string[];
   switch (schema.rowTransform) {
@@ -242,7 +246,8 @@ function encodingFrom(schema: Schema, from: string): EncodingSql {
       return finish(`(${base}) AS b`);
   }
   function finish(layers: string): EncodingSql {
-    const all = schema.intercept === null ? transformed : [...transformed, sqlNumber(schema.intercept)];
+    const intercept = schema.intercept === null ? undefined : keep === undefined ? sqlNumber(schema.intercept) : `CASE WHEN kept = 1 THEN ${sqlNumber(schema.intercept)} ELSE ${sqlNumber(0)} END`;
+    const all = intercept === undefined ? transformed : [...transformed, intercept];
     const rows = `SELECT ${all.map((f, j) => `${f} AS f${j}`).join(', ')}, y FROM ${layers} OFFSET 0`;
     const checkSql = `SELECT count(*)${checks.map((c) => `, count(*) FILTER (WHERE ${c.sql})`).join('')}, count(*) FILTER (WHERE NOT (${drops.length > 0 ? drops.join(' AND ') : 'TRUE'}))${label.positive !== undefined ? `, count(DISTINCT (${y})) FILTER (WHERE ${drops.length > 0 ? drops.join(' AND ') : 'TRUE'})` : ''} FROM ${from} AS q`;
     return {
@@ -255,9 +260,13 @@ function encodingFrom(schema: Schema, from: string): EncodingSql {
   }
 }
 
-/** The clip threshold t = k / sqrt(ss) in SQL (0 for a zero row), k a literal or a column. */
+/**
+ * The clip threshold t = k / max(sqrt(ss), 2^-500) in SQL, k a literal or a column: as
+ * `clipThreshold` (`SMALLEST_CLIP_ROW_NORM`: a squared norm below 2^-1000 may have underflowed),
+ * written with CASE only, which postgres_fdw ships.
+ */
 function thresholdSql(k: string): string {
-  return `CASE WHEN ss > ${sqlNumber(0)} THEN ${k} / sqrt(ss) ELSE ${sqlNumber(0)} END`;
+  return `CASE WHEN ss > ${sqlNumber(SMALLEST_CLIP_ROW_NORM ** 2)} THEN ${k} / sqrt(ss) ELSE ${k} / ${sqlNumber(SMALLEST_CLIP_ROW_NORM)} END`;
 }
 
 /** The columns c = clamp(g, -t, t) and clipped (1 when the clamp bit), from columns g and t. */
@@ -550,7 +559,7 @@ export interface PushDownOptions extends Omit<DpGdOptions, 'steps'> {
 /** What the check query found: n, and the owner's private diagnostics. */
 export interface PushDownCheck {
   readonly n: number;
-  /** Rows dropped by "dropRow" policies (unknown when the query's rows are already encoded: the views drop them). */
+  /** Rows dropped by "dropRow" policies, zero rows counted in n (unknown when the query's rows are already encoded by the servers' views). */
   readonly droppedRows: number | undefined;
 }
 
@@ -562,8 +571,9 @@ export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql, 
   encoded.checkNames.forEach((name, k) => {
     if (rest[k] > 0) throw new DataFormatError(runner.name, `${rest[k]} row(s) with ${name}`);
   });
+  // n is the number of records: a dropped one is a zero row of the encoded rows (data/dropped-rows.ts).
   const dropped = rest[encoded.checkNames.length];
-  const n = total - dropped;
+  const n = total;
   if (n <= 0) throw new DataFormatError(runner.name, 'the query returns no rows to train on');
   const loss = lossByName(lossName);
   const classes = rest[encoded.checkNames.length + 1];
