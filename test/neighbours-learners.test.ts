@@ -210,7 +210,14 @@ describe('neighbours: every learner of dpfit train', () => {
   it('dpsgd with --dataset-size: one record more changes nothing but the released parameters (add/remove)', async () => {
     await assertCliNeighbours(added, ['--method', 'dpsgd', '--epsilon', '1', '--dataset-size', '300', ...methodFlags('dpsgd')], 'dpsgd, add/remove pair');
   });
-  it('amp: one record more changes nothing but the released parameters (add/remove: its sum objective uses no n)', async () => {
+  it('dpsgd out of core with --dataset-size: one record more changes nothing but theta, and equals the in-memory run', async () => {
+    const flags = ['--method', 'dpsgd', '--epsilon', '1', '--dataset-size', '300', ...methodFlags('dpsgd')];
+    await assertCliNeighbours(added, [...flags, '--max-memory', '256MB'], 'dpsgd out of core, add/remove pair');
+    const memory = await observeTrain(added.dPrime, added.schema, flags, join(added.dir, 'memory.json'));
+    const streamed = await observeTrain(added.dPrime, added.schema, [...flags, '--max-memory', '256MB'], join(added.dir, 'memory.json'));
+    assert.deepEqual(streamed, memory);
+  });
+    it('amp: one record more changes nothing but the released parameters (add/remove: its sum objective uses no n)', async () => {
     await assertCliNeighbours(added, ['--method', 'amp', '--epsilon', '1'], 'amp, add/remove pair');
   });
 

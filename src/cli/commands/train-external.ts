@@ -164,13 +164,15 @@ export async function trainExternal(
   try {
     const { n, d } = streamed.rows;
     context.checkLimits(n);
-    const defaults = defaultMethodOptions(flags.method, { n, d });
+    // DP-SGD's defaults and q follow the declared count when there is one (learners/dataset-size.ts).
+    const defaults = defaultMethodOptions(flags.method, { n: flags.method === 'dpsgd' && flags.datasetSize !== undefined ? flags.datasetSize : n, d });
     const result = flags.method === 'dpgd'
       ? await trainDpGdStreamed(streamed.rows, { ...common, ...noise, steps: flags.steps ?? defaults.steps })
       : await trainDpSgdStreamed(streamed.rows, {
         ...common,
         ...noise,
         batchSize: flags.batchSize ?? defaults.batchSize,
+        ...(flags.datasetSize === undefined ? {} : { datasetSize: flags.datasetSize }),
         ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? defaults.epochs }),
         optimizer: flags.optimizer as 'sgd' | 'momentum' | 'adam',
         schedule: flags.schedule as 'constant' | 'inverseSqrt' | 'cosine',

@@ -277,7 +277,10 @@ ${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when
         const trainsHere = flags.maxMemory !== undefined || (flags.method === 'dpgd' && classes === 1);
         const bar = trainsHere ? progressBar(`training (${flags.method}, ${flags.db !== undefined ? 'in the database' : 'out of core'}${notPrivate})`, { enabled: !flags.json }) : undefined;
         try {
-          outcome = await trainExternal(flags, schema, { rng, ...(bar === undefined ? {} : { onStep: bar.onStep }), checkLimits: (n) => checkWorkLimits(flags, n, classes) });
+          outcome = await trainExternal(flags, schema, { rng, ...(bar === undefined ? {} : { onStep: bar.onStep }), checkLimits: (n) => {
+            checkWorkLimits(flags, n, classes);
+            datasetSizeReport(flags.method, n, flags.datasetSize); // a declared count the data disagree with: refused before any step
+          } });
           bar?.end(true);
         } catch (error) {
           bar?.end(false);
