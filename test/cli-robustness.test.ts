@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { checkWorkLimits, MAX_STEPS } from '../src/cli/limits.js';
+import { checkFlagLimits, checkWorkLimits, MAX_STEPS } from '../src/cli/limits.js';
 import { formatDuration, progressBar } from '../src/cli/progress.js';
 import type { TrainFlags } from '../src/cli/commands/train-methods.js';
 import { InvalidParameterError } from '../src/errors.js';
@@ -70,8 +70,13 @@ describe('work limits: refused at once, exit 2, the flag and the limit named, no
     refuses(flags({ steps: 1e5 }), 1e6, 20, /x 20 classes = 2\.000e12/);
     refuses(flags({ steps: 1e4, tune: 1000 }), 1e6, 1, /^--tune must be small enough .* x 1000 expected --tune runs = 1\.000e13/);
     refuses(flags({ method: 'dpsgd', epochs: 1e6, batchSize: 256 }), 1e6, 1, /^--epochs must be small enough for at most 1e9 steps per run/);
-    refuses(flags({ method: 'objpert', maxIterations: 1e8 }), 1e5, 1, /^--max-iterations must be small enough .*\(max-iterations x rows = 100000000 x 100000 = 1\.000e13\)/);
+    refuses(flags({ method: 'output', maxIterations: 1e8 }), 1e5, 1, /^--max-iterations must be small enough .*\(max-iterations x rows = 100000000 x 100000 = 1\.000e13\)/);
     checkWorkLimits(flags({ method: 'objpert' }), 1e9); // optimisers bound themselves without --max-iterations
+    // objpert and amp keep n private (issue 23): no limit may depend on it; --max-iterations has its own, from the flags alone.
+    for (const method of ['objpert', 'amp']) {
+      checkWorkLimits(flags({ method, maxIterations: 1e6 }), 1e9);
+      assert.throws(() => checkFlagLimits(flags({ method, maxIterations: 1e6 + 1 })), (e: unknown) => e instanceof InvalidParameterError && /^--max-iterations must be at most 1e6 with --method/.test(e.message));
+    }
   });
 });
 

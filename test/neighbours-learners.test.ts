@@ -221,6 +221,16 @@ describe('neighbours: every learner of dpfit train', () => {
     await assertCliNeighbours(added, ['--method', 'amp', '--epsilon', '1'], 'amp, add/remove pair');
   });
 
+  it('work limits use only public counts: refusals are the same on add/remove neighbours (amp, dpsgd with --dataset-size)', async () => {
+    // amp keeps n private: its --max-iterations has a limit of its own (max-iterations x rows refused 1001 rows, not 1000).
+    await assertCliNeighbours(added, ['--method', 'amp', '--epsilon', '1', '--max-iterations', '2000000'], 'amp, --max-iterations over its limit', { status: 2 });
+    // dpsgd with a declared count: epochs x N / batch, N the declared count, never the data's.
+    await assertCliNeighbours(added, ['--method', 'dpsgd', '--epsilon', '1', '--dataset-size', '2000', '--epochs', '1000000', '--batch-size', '1'], 'dpsgd, steps over the limit', { status: 2 });
+    const result = await runCli('train', '--data', added.dPrime, '--schema', added.schema, '--json', '--method', 'dpsgd', '--epsilon', '1', '--dataset-size', '2000', '--epochs', '1000000', '--batch-size', '1');
+    assert.match(result.stderr, /1000000 x 2000 \/ 1/);
+    assert.doesNotMatch(result.stderr, /30[01]/, 'the data\'s count is not in the message');
+  });
+
   it('dpsgd without --dataset-size publishes the count, and says so in the report', async () => {
     const a = await observeTrain(added.d, added.schema, ['--method', 'dpsgd', '--epsilon', '1', ...methodFlags('dpsgd')], join(added.dir, 'undeclared.json'));
     const privacy = (a.stdout as { privacy: { datasetSize: { value: number; source: string; note: string } } }).privacy;

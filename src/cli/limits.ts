@@ -9,12 +9,16 @@
  *     `--epochs` <= 1e6 whatever the data;
  *   - per-example gradient evaluations of the whole command <= 1e12: one run's (steps x rows for
  *     dpgd and rgm, steps x batch size for dpsgd, epochs x fraction x rows for shuffled and
- *     output-sgd, max-iterations x rows for output, objpert and amp when --max-iterations is
- *     given), times the number of classes for one-vs-rest, times the EXPECTED number of runs for
- *     `--tune` (its mean: K is Poisson with that mean);
+ *     output-sgd, max-iterations x rows for output when --max-iterations is given), times the
+ *     number of classes for one-vs-rest, times the EXPECTED number of runs for `--tune` (its mean:
+ *     K is Poisson with that mean). Only PUBLIC counts enter: the rows of replace-one methods
+ *     (public by the relation), DP-SGD's `--dataset-size` when declared (else the count it treats
+ *     as public anyway); never n for objpert and amp, whose releases keep n private (a refusal
+ *     at 1001 rows but not at 1000 would tell their add/remove neighbours apart): their
+ *     `--max-iterations` has a limit of its own instead;
  *   - `--tune` mean <= 1e6 runs: K ~ Poisson(mean) full training runs can never be paid for in time
  *     beyond that, whatever one run costs;
- *   - `--max-iterations` <= 1e9;
+ *   - `--max-iterations` <= 1e9, and <= 1e6 for objpert and amp (whatever n);
  *   - `dpfit audit`: the same steps per run (`--steps`, or `--epochs` x (rows + 1) / batch size),
  *     and per-example gradient evaluations of the whole audit (2 x runs x steps x (rows + 1) for
  *     dpgd, x batch size for dpsgd: `--runs` trainings on each of the two neighbours) <= 1e12.
@@ -29,6 +33,8 @@ export const MAX_EPOCHS = 1e6;
 export const MAX_GRADIENT_EVALUATIONS = 1e12;
 export const MAX_TUNE_MEAN = 1e6;
 export const MAX_ITERATIONS = 1e9;
+/** `--max-iterations` of objpert and amp, whose work limit cannot use n (module comment). */
+export const MAX_SUM_OBJECTIVE_ITERATIONS = 1e6;
 
 function tooLarge(flag: string, value: unknown, expected: string): InvalidParameterError {
   return new InvalidParameterError(flag, value, expected);
@@ -55,7 +61,7 @@ export function checkGradientLimit(flag: string, value: number | undefined, grad
 }
 
 /** Checks that need only the flags (before any file is read). */
-export function checkFlagLimits(flags: Pick<TrainFlags, 'steps' | 'epochs' | 'tune' | 'maxIterations'>): void {
+export function checkFlagLimits(flags: Pick<TrainFlags, 'steps' | 'epochs' | 'tune' | 'maxIterations'> & { readonly method?: string }): void {
   if (flags.steps !== undefined) checkStepLimit('--steps', flags.steps, flags.steps);
   if (flags.epochs !== undefined && flags.epochs > MAX_EPOCHS) throw tooLarge('--epochs', flags.epochs, `at most ${sci(MAX_EPOCHS)} (passes over the data)`);
   if (flags.tune !== undefined && flags.tune > MAX_TUNE_MEAN) {
@@ -63,6 +69,9 @@ export function checkFlagLimits(flags: Pick<TrainFlags, 'steps' | 'epochs' | 'tu
   }
   if (flags.maxIterations !== undefined && flags.maxIterations > MAX_ITERATIONS) {
     throw tooLarge('--max-iterations', flags.maxIterations, `at most ${sci(MAX_ITERATIONS)}`);
+  }
+  if ((flags.method === 'amp' || flags.method === 'objpert') && flags.maxIterations !== undefined && flags.maxIterations > MAX_SUM_OBJECTIVE_ITERATIONS) {
+    throw tooLarge('--max-iterations', flags.maxIterations, `at most ${sci(MAX_SUM_OBJECTIVE_ITERATIONS)} with --method ${flags.method} (its limit cannot depend on the number of rows, which its release keeps private)`);
   }
 }
 
@@ -84,6 +93,8 @@ function runWork(flags: TrainFlags, n: number): { steps?: { count: number; flag:
       return { gradients: { count: steps * n, flag: '--steps', rule: `steps x rows = ${steps} x ${n}` } };
     }
     case 'dpsgd': {
+      // The public n: the declared count when there is one (the run's q and epochs follow it too).
+      n = flags.datasetSize ?? n;
       const batch = flags.batchSize ?? Math.min(256, n);
       if (!(batch > 0)) return {};
       const steps = flags.steps ?? Math.ceil(((flags.epochs ?? 10) * n) / batch);
@@ -105,9 +116,11 @@ function runWork(flags: TrainFlags, n: number): { steps?: { count: number; flag:
       };
     }
     case 'output':
+      return flags.maxIterations === undefined ? {} : { gradients: { count: flags.maxIterations * n, flag: '--max-iterations', rule: `max-iterations x rows = ${flags.maxIterations} x ${n}` } };
     case 'objpert':
     case 'amp':
-      return flags.maxIterations === undefined ? {} : { gradients: { count: flags.maxIterations * n, flag: '--max-iterations', rule: `max-iterations x rows = ${flags.maxIterations} x ${n}` } };
+      // n is not public for these (module comment): --max-iterations is limited by itself (checkFlagLimits).
+      return {};
     default:
       return {};
   }

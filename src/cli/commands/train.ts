@@ -19,7 +19,7 @@ import type { Dataset } from '../../data/dataset.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { loadModelFile, type AnyModel } from '../model-file.js';
-import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_TUNE_MEAN, sci } from '../limits.js';
+import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_SUM_OBJECTIVE_ITERATIONS, MAX_TUNE_MEAN, sci } from '../limits.js';
 import { deltaOption } from '../delta-option.js';
 import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { progressBar } from '../progress.js';
@@ -227,7 +227,9 @@ writable; a directory, a device or an input file is refused) and written all or 
 Limits (exit 2, before any work): at most ${sci(MAX_STEPS)} steps per run (--steps, or
 --epochs x rows / batch size); --epochs at most ${sci(MAX_EPOCHS)}; at most ${sci(MAX_GRADIENT_EVALUATIONS)} per-example
 gradients in all (one run's, x the classes of one-vs-rest, x the --tune mean); --tune at most
-${sci(MAX_TUNE_MEAN)}. A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).`,
+${sci(MAX_TUNE_MEAN)}; --max-iterations at most ${sci(MAX_SUM_OBJECTIVE_ITERATIONS)} for objpert and amp (their limit cannot use
+the number of rows, which their release keeps private). Rows count only where they are public
+(--dataset-size for dpsgd when given). A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).`,
     )
     .action(async (flags: TrainFlags & ExternalFlags & { model?: string }, command: Command) => {
       takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'model', flag: '--model' }, { key: 'loss', flag: '--loss' }, command, io, '--model names a model FILE in evaluate and predict');
