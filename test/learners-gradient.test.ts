@@ -68,10 +68,10 @@ test('DP-SGD: true Poisson batches, calibrated noise, reproducible with a seed, 
 test('degenerate inputs get clear errors naming the problem', () => {
   const data = makeLogisticData(100, 3, 9);
   const empty = { x: new Float64Array(0), y: new Float64Array(0), n: 0, d: 3 };
-  const oneClass = { ...data, y: new Float64Array(100).fill(1) };
+  const notClasses = { ...data, y: new Float64Array(100).fill(2) };
   const cases: [() => unknown, string][] = [
     [() => trainDpGd(empty, { epsilon: 1, delta: 1e-5, clipNorm: 1, steps: 10, learningRate: 1 }), 'data.n'],
-    [() => trainDpGd(oneClass, { epsilon: 1, delta: 1e-5, clipNorm: 1, steps: 10, learningRate: 1 }), 'labels'],
+    [() => trainDpGd(notClasses, { epsilon: 1, delta: 1e-5, clipNorm: 1, steps: 10, learningRate: 1 }), 'labels'],
     [() => trainDpGd(data, { epsilon: -1, delta: 1e-5, clipNorm: 1, steps: 10, learningRate: 1 }), 'epsilon'],
     [() => trainDpGd(data, { epsilon: 1, delta: 1, clipNorm: 1, steps: 10, learningRate: 1 }), 'delta'],
     [() => trainDpSgd(data, { epsilon: 1, delta: 1e-5, clipNorm: 1, batchSize: 500, steps: 10, learningRate: 1 }), 'batchSize'],
@@ -80,6 +80,9 @@ test('degenerate inputs get clear errors naming the problem', () => {
   for (const [fn, param] of cases) {
     assert.throws(fn, (e: unknown) => e instanceof InvalidParameterError && e.param === param, `expected an error naming ${param}`);
   }
+  // Data holding one class train, with the event of two-class data (issue 23: a refusal one record decides would be a leak).
+  const oneClass = trainDpGd({ ...data, y: new Float64Array(100).fill(1) }, { epsilon: 1, delta: 1e-5, clipNorm: 1, steps: 10, learningRate: 1 });
+  assert.deepEqual(oneClass.privacy.event, trainDpGd(data, { epsilon: 1, delta: 1e-5, clipNorm: 1, steps: 10, learningRate: 1 }).privacy.event);
 });
 
 test('DP-GD on the worker pool gives the same model bit for bit as the serial sums (same seed)', async () => {

@@ -66,7 +66,10 @@ describe('one-vs-rest multi-class classification', () => {
     const data = blobs(30, 1);
     const base = { method: 'dpgd' as const, clipNorm: 1, steps: 5, learningRate: 1 };
     assert.throws(() => trainOneVsRest({ ...data, y: data.y.map((v) => (v === 2 ? 3 : v)) }, { classes, base, epsilon: 1, delta: 1e-5 }), /class index/);
-    assert.throws(() => trainOneVsRest({ ...data, y: new Float64Array(30) }, { classes, base, epsilon: 1, delta: 1e-5 }), /two classes/);
+    // Data holding one class only train (issue 23: the refusal was a status one record decides), with the event of data holding every class.
+    const oneClass = trainOneVsRest({ ...data, y: new Float64Array(30) }, { classes, base, epsilon: 1, delta: 1e-5 });
+    assert.deepEqual(oneClass.privacy.event, trainOneVsRest(data, { classes, base, epsilon: 1, delta: 1e-5 }).privacy.event);
+    assert.equal(oneClass.model?.models.length, 3);
     assert.throws(() => trainOneVsRest(data, { classes: ['only'], base, epsilon: 1, delta: 1e-5 }), /at least two/);
   });
 });

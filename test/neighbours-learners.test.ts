@@ -25,6 +25,7 @@ import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema.js';
 import { METHODS } from '../src/cli/commands/train-methods.js';
 import { defaultMethodOptions } from '../src/learners/defaults.js';
+import { PrivateLogisticRegression } from '../src/learners/estimators.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
 import { seededRng } from '../src/random/rng.js';
 import { assertIndistinguishable, observedText } from './helpers/neighbour-diff.js';
@@ -196,6 +197,29 @@ describe('neighbours: every learner of dpfit train', () => {
     });
   }
 
+  const oneClass = writePair('one-class', 'age,hours,label', classificationRows(200, 6).map((r) => [r[0], r[1], 'yes']), { ...CLASSIFICATION_SCHEMA, columns: CLASSIFICATION_SCHEMA.columns.map((c) => ({ ...c, missing: undefined })) }, (r) => {
+    r[9][2] = 'no';
+    return r;
+  });
+  for (const method of METHODS.filter((m) => m !== 'rgm')) {
+    it(`${method}: data of one class train like their neighbour with both (no status one record decides)`, async () => {
+      const flags = ['--method', method, '--epsilon', '1', ...methodFlags(method), ...(method === 'dpsgd' ? ['--dataset-size', '200'] : [])];
+      await assertCliNeighbours(oneClass, flags, `${method}, one class vs two`);
+    });
+  }
+
+  it('every record dropped vs one kept: both train, the diagnostics too (no metrics on no rows)', async () => {
+    const rows = regressionRows(50, 7);
+    const all = rows.map((r) => ['', r[1], r[2]]);
+    const pair = writePair('all-dropped', 'a,b,score', all, REGRESSION_SCHEMA, (r) => {
+      r[3][0] = '0.5';
+      return r;
+    });
+    for (const method of ['dpgd', 'output']) {
+      await assertCliNeighbours(pair, ['--method', method, '--loss', 'linear', '--clip-norm', '2', '--regularization', '0.1', '--epsilon', '1', '--diagnostics', join(pair.dir, 'diagnostics.json'), ...methodFlags(method)], `${method}, all dropped vs one kept`);
+    }
+  });
+
   const replaced = writePair('replace', 'age,hours,label', classificationRows(300, 3), { ...CLASSIFICATION_SCHEMA, columns: CLASSIFICATION_SCHEMA.columns.map((c) => ({ ...c, missing: undefined })) }, (r) => {
     r[17] = ['79', '2', 'no'];
     return r;
@@ -254,6 +278,20 @@ describe('neighbours: every learner of dpfit train', () => {
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /--dataset-size.*at least half/);
   });
+});
+
+describe('neighbours: the estimators', () => {
+  const pair = dropRowPair('estimators', 'age,hours,label', classificationRows(200, 8), CLASSIFICATION_SCHEMA);
+  const schema = parseSchema(CLASSIFICATION_SCHEMA, 'schema');
+  for (const method of ['dpsgd', 'output', 'outputSgd'] as const) {
+    it(`PrivateLogisticRegression (${method}) on what loadDataset returns: defaults from the records' count, the same report on the dropRow pair`, async () => {
+      const observe = async (path: string) => {
+        const clf = new PrivateLogisticRegression({ epsilon: 1, method, rng: seededRng(4) }).fit(await loadDataset(path, schema));
+        return { theta: clf.model.theta, privacy: clf.privacy };
+      };
+      assertIndistinguishable(await observe(pair.d), await observe(pair.dPrime), { released: ['theta'] }, `estimator ${method}, dropRow pair`);
+    });
+  }
 });
 
 describe('neighbours: train() in the library', () => {

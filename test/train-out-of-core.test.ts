@@ -179,12 +179,14 @@ describe('out-of-core training', () => {
     }
   });
 
-  it('refuses one-class labels as the in-memory path does', async () => {
+  it('trains one-class labels as the in-memory path does (issue 23: refusing them was a status one record decides)', async () => {
     const path = join(dir, 'one.csv');
     writeFileSync(path, 'age,income,hours,city,y\n30,1,2,Paris,no\n40,1,2,Lyon,no\n');
     const streamed = await openStreamedDataset(path, schema);
     try {
-      await assert.rejects(trainDpGdStreamed(streamed.rows, { ...options, rng: seededRng(1) }), InvalidParameterError);
+      const out = await trainDpGdStreamed(streamed.rows, { ...options, rng: seededRng(1) });
+      const memory = trainDpGd((await loadDataset(path, schema, { droppedRows: 'zeroRows' })).dataset, { ...options, rng: seededRng(1) });
+      assert.deepEqual(out.model.theta, memory.model.theta);
     } finally {
       streamed.close();
     }

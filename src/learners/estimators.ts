@@ -22,7 +22,7 @@ import { lossByName } from './losses.js';
 import type { GlmData } from './glm/types.js';
 import { evaluate, predict, type FeatureMatrix, type LinearModel } from './model.js';
 import type { PrivacyReport } from './privacy-report.js';
-import { train, type SchemaBoundedData, type TrainData, type TrainMethod, type TrainOptions, type TrainOutcome } from './train.js';
+import { train, trainingData, type SchemaBoundedData, type TrainData, type TrainMethod, type TrainOptions, type TrainOutcome } from './train.js';
 import { DEFAULT_DELTA } from './training.js';
 
 /** A predict, score or privacy call on an estimator that has not been fitted (or whose mechanism released nothing). */
@@ -45,7 +45,9 @@ export type EstimatorOptions = {
  * the loss's curvature; options the caller gave are kept (a given schedule replaces the default one).
  */
 function cliDefaults(method: TrainMethod, data: TrainData, loss: string, options: EstimatorOptions): Record<string, unknown> {
-  const { n, d } = labelledOf(data);
+  // The public n: the records of the training set (dropped ones as zero rows), or DP-SGD's declared count.
+  const { n: records, d } = labelledOf(trainingData(data));
+  const n = method === 'dpsgd' && typeof options.datasetSize === 'number' ? options.datasetSize : records;
   const rowNormBound = 'dataset' in data ? data.rowNormBound : (options.rowNormBound as number | undefined);
   const smoothness = rowNormBound === undefined ? undefined : glmConstants(lossByName(loss, options.lossParameters as Record<string, number> | undefined), { rowNormBound }).smoothness;
   const defaults: Record<string, unknown> = defaultMethodOptions(method, {

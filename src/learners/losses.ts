@@ -28,8 +28,10 @@ export function lossByName(name: string, parameters: Record<string, number> = {}
 }
 
 /**
- * The data in the loss's label convention: classification labels 0/1 become -1/+1; anything else
- * than two classes is an error naming the label values.
+ * The data in the loss's label convention: classification labels 0/1 become -1/+1; a label value
+ * that is not a class code is an error naming the values. Data holding ONE class only train as
+ * they are (a one-class data set is a neighbour of a two-class one: refusing it would be a status
+ * that one record decides; the schema, not the data, says which classes there are).
  */
 export function dataForLoss(loss: GlmLoss, data: GlmData): GlmData {
   if (data.n === 0) throw new InvalidParameterError('data.n', 0, 'at least one row (the data set is empty)');
@@ -38,6 +40,5 @@ export function dataForLoss(loss: GlmLoss, data: GlmData): GlmData {
   for (let i = 0; i < data.n; i++) values.add(data.y[i]);
   const allowed = [...values].every((v) => v === 0 || v === 1 || v === -1);
   if (!allowed) throw new InvalidParameterError('labels', [...values].slice(0, 5), 'two classes coded 0/1 or -1/+1');
-  if (values.size < 2) throw new InvalidParameterError('labels', [...values], 'two classes (the labels have only one)');
   return { ...data, y: toSignedLabels(data.y) };
 }

@@ -55,13 +55,11 @@ export interface OneVsRestResult {
 }
 
 function checkClassLabels(y: Float64Array, classes: number): void {
-  const seen = new Set<number>();
   for (let i = 0; i < y.length; i++) {
     const v = y[i];
     if (!(Number.isInteger(v) && v >= 0 && v < classes)) throw new InvalidParameterError(`y[${i}]`, v, `a class index in 0 .. ${classes - 1}`);
-    seen.add(v);
   }
-  if (seen.size < 2) throw new InvalidParameterError('labels', [...seen], 'at least two classes present in the data');
+  // Classes absent from the data train too: which classes are present is decided by the records (issue 23).
 }
 
 export function trainOneVsRest(data: MultiClassData, options: OneVsRestOptions): OneVsRestResult {

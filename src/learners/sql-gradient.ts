@@ -249,7 +249,7 @@ function encodingFrom(schema: Schema, from: string): EncodingSql {
     const intercept = schema.intercept === null ? undefined : keep === undefined ? sqlNumber(schema.intercept) : `CASE WHEN kept = 1 THEN ${sqlNumber(schema.intercept)} ELSE ${sqlNumber(0)} END`;
     const all = intercept === undefined ? transformed : [...transformed, intercept];
     const rows = `SELECT ${all.map((f, j) => `${f} AS f${j}`).join(', ')}, y FROM ${layers} OFFSET 0`;
-    const checkSql = `SELECT count(*)${checks.map((c) => `, count(*) FILTER (WHERE ${c.sql})`).join('')}, count(*) FILTER (WHERE NOT (${drops.length > 0 ? drops.join(' AND ') : 'TRUE'}))${label.positive !== undefined ? `, count(DISTINCT (${y})) FILTER (WHERE ${drops.length > 0 ? drops.join(' AND ') : 'TRUE'})` : ''} FROM ${from} AS q`;
+    const checkSql = `SELECT count(*)${checks.map((c) => `, count(*) FILTER (WHERE ${c.sql})`).join('')}, count(*) FILTER (WHERE NOT (${drops.length > 0 ? drops.join(' AND ') : 'TRUE'})) FROM ${from} AS q`;
     return {
       rows,
       checks: checkSql,
@@ -507,27 +507,22 @@ function partitionedCheckStep(d: number, query: string, partitionKey: string): S
   const bad = [...Array.from({ length: d }, (_, j) => `f${j}`), 'y'].map((c) => `${c} IS NULL OR NOT (abs(${c}) <= ${sqlNumber(Number.MAX_VALUE)})`).join(' OR ');
   return {
     settings: { enable_partitionwise_aggregate: 'on' },
-    select: `SELECT count(*), count(*) FILTER (WHERE ${bad}), min(y), max(y), ${key} FROM ${subquery(query)} AS r GROUP BY ${key}`,
+    select: `SELECT count(*), count(*) FILTER (WHERE ${bad}), ${key} FROM ${subquery(query)} AS r GROUP BY ${key}`,
   };
 }
 
-/** Runs `partitionedCheckSql`: n, and the refusals of an encoded query (missing or non-finite values, one class only). */
-export async function checkPartitionedRows(runner: SqlRunner, d: number, query: string, partitionKey: string, lossName: string): Promise<PushDownCheck> {
+/** Runs `partitionedCheckSql`: n, and the refusals of an encoded query (missing or non-finite values; data of one class train, as in memory: `dataForLoss`). */
+export async function checkPartitionedRows(runner: SqlRunner, d: number, query: string, partitionKey: string): Promise<PushDownCheck> {
   const check = partitionedCheckStep(d, query, partitionKey);
   const rows = await runner.query(check.select, check.settings);
   let n = 0;
   let bad = 0;
-  let lo = Infinity;
-  let hi = -Infinity;
   for (const row of rows) {
     n += Number(row[0]);
     bad += Number(row[1]);
-    if (row[2] !== null) lo = Math.min(lo, Number(row[2]));
-    if (row[3] !== null) hi = Math.max(hi, Number(row[3]));
   }
   if (bad > 0) throw new DataFormatError(runner.name, `${bad} encoded row(s) with a missing or non-finite value in f0..f${d - 1} or y (a missing value under "error", or a label neither positive nor negative)`);
   if (n <= 0) throw new DataFormatError(runner.name, 'the query returns no rows to train on');
-  if (lossByName(lossName).labels === 'signed' && !(lo < hi)) throw new InvalidParameterError('labels', 1, 'two classes (the labels have only one)');
   return { n, droppedRows: undefined };
 }
 
@@ -564,7 +559,7 @@ export interface PushDownCheck {
 }
 
 /** Runs the encoding's checks: the same refusals as loading the rows (`applySchema`, `dataForLoss`). */
-export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql, lossName: string): Promise<PushDownCheck> {
+export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql): Promise<PushDownCheck> {
   const [row] = await runner.query(encoded.checks);
   const counts = row.map((c) => Number(c));
   const [total, ...rest] = counts;
@@ -575,9 +570,6 @@ export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql, 
   const dropped = rest[encoded.checkNames.length];
   const n = total;
   if (n <= 0) throw new DataFormatError(runner.name, 'the query returns no rows to train on');
-  const loss = lossByName(lossName);
-  const classes = rest[encoded.checkNames.length + 1];
-  if (loss.labels === 'signed' && classes !== undefined && classes < 2) throw new InvalidParameterError('labels', classes, 'two classes (the labels have only one)');
   return { n, droppedRows: dropped };
 }
 
@@ -621,7 +613,7 @@ export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: s
     ? undefined
     : await checkPartitionedViews(runner, { query, partitionKey, thetaTable, inputColumns: inputColumnNames(schema), thetaColumns: thetaColumns(d), viewSql: (value) => partitionViewSql(schema, partitionKey, thetaTable, value) });
   try {
-    const check = partitionKey === undefined ? await checkEncodedRows(runner, encoded, lossName) : await checkPartitionedRows(runner, d, query, partitionKey, lossName);
+    const check = partitionKey === undefined ? await checkEncodedRows(runner, encoded) : await checkPartitionedRows(runner, d, query, partitionKey);
     const { n } = check;
     const clipNorm = options.clipNorm;
     if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');

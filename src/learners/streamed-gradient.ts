@@ -55,8 +55,6 @@ function checkLabels(loss: GlmLoss, source: RowSource): void {
   if (loss.labels !== 'signed') return;
   const values = source.labelValues;
   if (!values.every((v) => v === 0 || v === 1 || v === -1)) throw new InvalidParameterError('labels', values.slice(0, 5), 'two classes coded 0/1 or -1/+1');
-  const signed = new Set(values.map((v) => (v === 1 ? 1 : -1)));
-  if (signed.size < 2) throw new InvalidParameterError('labels', values, 'two classes (the labels have only one)');
 }
 
 /** Labels in the loss's convention (signed losses: 0/1 to -1/+1), into `out`. */

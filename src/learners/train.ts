@@ -140,10 +140,18 @@ function requireGiven(options: object, fields: readonly string[], method: string
   }
 }
 
+/**
+ * The training set `train()` learns from: what `loadDataset` returns with each record it dropped
+ * for a missing value as a zero row (`data/dropped-rows.ts`: n must not depend on which rows a
+ * schema dropped); any other data as they are. Public rules of n (defaults) must use its n.
+ */
+export function trainingData(data: TrainData): TrainData {
+  return isSchemaBounded(data) && isPrepared(data) ? withZeroRows(data) : data;
+}
+
 export function train(data: TrainData, options: TrainOptions): TrainOutcome {
   const bounded = isSchemaBounded(data);
-  // A private training set keeps one row per record read: n must not depend on which rows a schema dropped.
-  const rows = bounded && isPrepared(data) ? withZeroRows(data) : data;
+  const rows = trainingData(data);
   const dataset: GlmData = bounded ? (rows as SchemaBoundedData).dataset : (rows as GlmData);
   const size = datasetSizeReport(options.method, dataset.n, options.datasetSize);
   const { model, privacy, diagnostics } = trainMethod(dataset, bounded ? fillFromSchema(options, rows as SchemaBoundedData) : options);

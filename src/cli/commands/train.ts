@@ -337,7 +337,9 @@ the number of rows, which their release keeps private). Rows count only where th
       // The data owner's diagnostics: computed from the private data, not part of the release.
       const wantMetrics = model !== undefined && (outputs.diagnostics !== undefined || !flags.json);
       // Out of core and in the database the rows are not at hand: no training metrics (another pass would be needed).
-      const metrics = wantMetrics && prepared !== undefined ? evaluateAny(model as AnyModel, keptRows(prepared.dataset, prepared.privateDiagnostics.droppedRows)) : undefined;
+      // On the kept rows only (none kept: no metrics, never an error the data decide).
+      const kept = prepared === undefined ? undefined : keptRows(prepared.dataset, prepared.privateDiagnostics.droppedRows);
+      const metrics = wantMetrics && kept !== undefined && kept.n > 0 ? evaluateAny(model as AnyModel, kept) : undefined;
       const diagnostics = {
         ...result.diagnostics,
         rows: rowCount,
