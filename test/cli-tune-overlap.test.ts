@@ -11,6 +11,14 @@
  * hashed raw rows in file order (run this file against that `validation-overlap.ts` to see them
  * fail), and rows read from --db were not compared at all; the relabelled, subset, shuffled and
  * mixed copies were caught; the public sample was `none`.
+ *
+ * A red-team review found two more, `proven` until the check counted its share over the rows that
+ * score and compared categories up to their spelling (run this file against the
+ * `validation-overlap.ts`, `schema-records.ts` and `near-duplicates.ts` of commit 224145c to see
+ * them fail): a copy padded with rows the schema drops for a missing value (the share was over
+ * every row read, 300 of 6,300 = 4.8 %, while the scores ran on the 300 copied rows alone), and
+ * a copy whose categories changed case or spacing (`PRIVATE`, ` private `: the "other" slot, so no
+ * row was shared), as CSV and as Parquet.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -102,6 +110,12 @@ function tune(data: string, schema: string, validation: string, out: string, mea
 const training = people(1, 300);
 const publicRows = people(2, 200);
 const alternate = (i: number) => (i % 2 === 0 ? 1 : -1);
+/** A work value in another case or spacing (`PRIVATE`, `  private  `, `self-Emp`). */
+const respelled = (p: Person, i: number): string =>
+  [p.work.toUpperCase(), `  ${p.work.toLowerCase()}  `, p.work.replace(/-(.)/, (_m, c: string) => `-${c.toUpperCase()}`).replace(/^./, (c) => c.toLowerCase())][i % 3];
+/** `count` rows that the schema with a "dropRow" column drops: missing that column, the rest of them public. */
+const dropped = (column: 'label' | 'hours', count: number): Person[] =>
+  Array.from({ length: count }, (_, i) => ({ ...publicRows[i % publicRows.length], [column]: '' } as unknown as Person));
 
 /** Copies of the training data, each written as the validation file (header files, the schema of SCHEMA). */
 const COPIES: Record<string, string> = {
@@ -122,6 +136,8 @@ const COPIES: Record<string, string> = {
   'the rows of unlisted categories, spelled otherwise': csv(training.filter((p) => !WORK.includes(p.work)), {
     columns: ['age', { name: 'work', value: (p) => (p.work === '?' ? 'unknown' : '') }, 'weight', 'hours', 'label'],
   }),
+  // The rows of listed categories, each in another case or spacing: the schema puts them all in the other slot (training never folds case).
+  'categories in another case and spacing': csv(training.filter((p) => WORK.includes(p.work)), { columns: ['age', { name: 'work', value: respelled }, 'weight', 'hours', 'label'] }),
   'labels changed': csv(training.map((p) => ({ ...p, label: p.label === 'yes' ? 'no' : 'yes' }))),
   'a tenth of the rows, shuffled': csv(shuffled(training, 3).slice(0, 30)),
   'one row': csv([training[123]]),
@@ -154,6 +170,44 @@ describe('dpfit train --tune: validation files that copy the training data give 
     // age and weight swapped: both numeric, so the file still loads, each value under the other's name.
     const validation = write('swapped.csv', csv(training, { header: false, columns: ['weight', 'work', 'age', 'hours', 'label'] }));
     const trained = await tune(rows, headerless, validation, join(dir, 'swapped.json'));
+    assert.equal(trained.code, 0, trained.stderr);
+    assert.equal(JSON.parse(trained.stdout).privacy.guarantee, 'none');
+  });
+
+  it('the same, its categories in another case or spacing (the rows of listed categories)', async () => {
+    const headerless = write('headerless.schema.json', JSON.stringify({ ...SCHEMA, csv: { header: false } }));
+    const rows = write('train-headerless.csv', csv(training, { header: false }));
+    const listed = training.filter((p) => WORK.includes(p.work));
+    const respelledSwap = write('swapped-respelled.csv', csv(listed, { header: false, columns: ['weight', { name: 'work', value: respelled }, 'age', 'hours', 'label'] }));
+    const again = await tune(rows, headerless, respelledSwap, join(dir, 'swapped-respelled.json'));
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(JSON.parse(again.stdout).privacy.guarantee, 'none');
+  });
+
+  for (const column of ['label', 'hours'] as const) {
+    it(`a copy padded with rows the schema drops for a missing ${column} (300 of 6,300 rows read are copies; all 300 scoring rows are)`, async () => {
+      const columns = SCHEMA.columns.map((c) => (c.name === column ? { ...c, missing: 'dropRow' } : c));
+      const dropping = write(`drop-${column}.schema.json`, JSON.stringify({ ...SCHEMA, columns }));
+      const validation = write(`padded-${column}.csv`, csv(shuffled([...training, ...dropped(column, 6000)], 9)));
+      const out = join(dir, `padded-${column}.json`);
+      const trained = await tune(data, dropping, validation, out);
+      assert.equal(trained.code, 0, trained.stderr);
+      const result = JSON.parse(trained.stdout);
+      assert.equal(result.privacy.guarantee, 'none');
+      assert.ok(result.privacy.warnings.some((w: string) => /not disjoint/.test(w)));
+      if (result.model !== null) assert.equal(JSON.parse(readFileSync(out, 'utf8')).privacy.guarantee, 'none');
+    });
+  }
+
+  it('a copy whose categories changed case or spacing, as Parquet', async () => {
+    const respelledCsv = write('respelled.csv', COPIES['categories in another case and spacing']);
+    const parquet = join(dir, 'respelled.parquet');
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    await connection.run(`COPY (SELECT * FROM read_csv('${respelledCsv}', header = true, columns = {'age': 'DOUBLE', 'work': 'VARCHAR', 'weight': 'DOUBLE', 'hours': 'DOUBLE', 'label': 'VARCHAR'})) TO '${parquet}' (FORMAT parquet)`);
+    connection.closeSync();
+    instance.closeSync();
+    const trained = await tune(data, schema, parquet, join(dir, 'respelled-parquet.json'));
     assert.equal(trained.code, 0, trained.stderr);
     assert.equal(JSON.parse(trained.stdout).privacy.guarantee, 'none');
   });
@@ -195,6 +249,25 @@ describe('dpfit train --tune: what the check does not flag (documented in --help
       ],
     });
     const trained = await tune(data, schema, write('far.csv', far), join(dir, 'far.json'));
+    assert.equal(trained.code, 0, trained.stderr);
+    assert.equal(JSON.parse(trained.stdout).privacy.guarantee, 'proven');
+  });
+
+  it('copies of training rows that the schema drops (a missing label) score nothing: with a public sample, proven', async () => {
+    const columns = SCHEMA.columns.map((c) => (c.name === 'label' ? { ...c, missing: 'dropRow' } : c));
+    const dropping = write('drop-label.schema.json', JSON.stringify({ ...SCHEMA, columns }));
+    const unlabelled = training.map((p) => ({ ...p, label: '' }));
+    const validation = write('public-and-dropped.csv', csv(shuffled([...publicRows, ...unlabelled], 10)));
+    const trained = await tune(data, dropping, validation, join(dir, 'public-and-dropped.json'));
+    assert.equal(trained.code, 0, trained.stderr);
+    assert.equal(JSON.parse(trained.stdout).privacy.guarantee, 'proven');
+  });
+
+  it('a copy diluted by 6,000 copies of one public row (300 of 6,300 scoring rows shared, 4.8 %): proven (dilution is not detected)', async () => {
+    // The share weighs rows as the scores do: each copy of the public row is a row of the mean.
+    const filler = { age: 88.5, work: 'State-gov', weight: 999_999, hours: 2.5, label: 'no' };
+    const validation = write('diluted.csv', csv([...training, ...Array.from({ length: 6000 }, () => filler)]));
+    const trained = await tune(data, schema, validation, join(dir, 'diluted.json'));
     assert.equal(trained.code, 0, trained.stderr);
     assert.equal(JSON.parse(trained.stdout).privacy.guarantee, 'proven');
   });

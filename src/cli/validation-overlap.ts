@@ -9,13 +9,33 @@
  * Checks, cheapest first: the same file (by real path), the same bytes (SHA-256), then shared
  * records. Records are compared as the schema reads them (`data/schema-records.ts`): columns by
  * the schema's names (the file's column order and extra columns do not matter), categorical
- * values by the category the schema maps them to, numeric values clipped to the public bounds,
- * through the column's transform and scaled to [0, 1] by those bounds, and the label left out. A
- * validation row is SHARED when some training row has the same categories and every numeric value
- * within `RESOLUTION` (1/1000 of the column's declared range), found by an exact grid search
+ * values as the same when the schema maps them to one slot (the model sees one value: every value
+ * it does not list is in the "other" slot) or when they name one category up to their spelling
+ * (case, whitespace, the spelling of a number: `RED` and ` red ` are `red`, although the schema
+ * puts them in the other slot), numeric values clipped to the public bounds, through the column's
+ * transform and scaled to [0, 1] by those bounds, and the label left out. A validation row is
+ * SHARED when some training row has the same categorical values and every numeric value within
+ * `RESOLUTION` (1/1000 of the column's declared range), found by an exact grid search
  * (`data/near-duplicates.ts`), or when some training row holds the same values in another column
  * order (a header-less copy whose columns were reordered is read by position, so its columns
  * carry the wrong names).
+ *
+ * The share is over the validation rows that score the candidates: the rows the schema keeps
+ * (`schemaKeptRows`). A row dropped for a missing value (`"missing": "dropRow"`) scores nothing,
+ * so it counts neither way: otherwise rows with a missing label would pad a copy of the training
+ * data below the share while every score is computed on the copy. Every row that scores counts,
+ * once per row, duplicates included: the score (accuracy, log loss, AUC, ...) is a mean over the
+ * rows, so a row held k times weighs k times, and the share is the weight of shared rows in the
+ * scores. Counting distinct records instead would let a few private rows, each repeated, carry
+ * most of the scores' weight under the share; and it would not stop padding either: rows that are
+ * not training rows dilute the share however they were made (public rows, synthetic rows, or one
+ * row repeated with a different jitter each time, which no count of distinct records tells from
+ * distinct public rows). That dilution is what the share does not detect: documented, not closed.
+ *
+ * Every training row read is compared, those the schema drops for a missing value included:
+ * they are not in the denominator (which counts validation rows), so they can only make more
+ * validation rows shared, and a validation row that copies a private record is private whether or
+ * not training used that record.
  *
  * Why a share and not "any shared row": distinct people share records. adult.test has 26 rows
  * equal to a row of adult.data in all 14 attributes (adult.data has 49 rows equal to another of
@@ -32,7 +52,7 @@ import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import { readTable } from '../data/node/read.js';
 import { nearDuplicateRows } from '../data/near-duplicates.js';
 import { schemaCsvOptions, type Schema } from '../data/schema.js';
-import { schemaRecords } from '../data/schema-records.js';
+import { foldCategory, schemaKeptRows, schemaRecords } from '../data/schema-records.js';
 import type { RawTable } from '../data/table.js';
 
 /**
@@ -43,7 +63,7 @@ import type { RawTable } from '../data/table.js';
  */
 export const RESOLUTION = 1e-3;
 
-/** More than this share of the validation rows shared with the training data: not disjoint. */
+/** More than this share of the validation rows that score the candidates shared with the training data: not disjoint. */
 export const OVERLAP_SHARE = 0.05;
 
 export interface ValidationOverlap {
@@ -51,9 +71,12 @@ export interface ValidationOverlap {
   readonly samePath: boolean;
   /** Both files have the same bytes. */
   readonly sameContent: boolean;
-  /** Validation rows shared with the training data (within the resolution, or the same values in another column order). PRIVATE. */
+  /** Validation rows that score the candidates and are shared with the training data (within the resolution, or the same values in another column order). PRIVATE. */
   readonly overlappingRows: number;
+  /** Validation rows that score the candidates: those the schema keeps (not dropped for a missing value). */
   readonly validationRows: number;
+  /** Validation rows read, dropped ones included. */
+  readonly validationRowsRead: number;
 }
 
 /** true when the validation data are not disjoint from the training data. */
@@ -77,14 +100,12 @@ function fileSha256(path: string): string {
   return hash.digest('base64');
 }
 
-/** A cell as text for comparing values across columns: numbers in one spelling (" 40", "40.0" and 40 alike), missing as NUL. */
+/** A cell as text for comparing values across columns: numbers in one spelling (" 40", "40.0" and 40 alike), text folded (`foldCategory`), missing as NUL. */
 function cellText(table: RawTable, column: number, row: number): string {
   const c = table.columns[column];
   if (c.kind === 'numeric') return Number.isNaN(c.values[row]) ? '\u0000' : String(c.values[row] + 0);
   if (c.codes[row] < 0) return '\u0000';
-  const text = c.levels[c.codes[row]].trim();
-  const number = text === '' ? NaN : Number(text);
-  return Number.isFinite(number) ? String(number + 0) : text;
+  return foldCategory(c.levels[c.codes[row]]);
 }
 
 /** Each row's feature values (the schema's feature columns, by name) as a sorted list: the row's key whatever the column order. */
@@ -114,7 +135,13 @@ export async function validationOverlap(training: string | RawTable, validationP
     if (trainKeys.has(key)) shared[row] = 1;
     row++;
   });
+  // Only the rows that score the candidates count, on both sides of the share.
+  const scoring = schemaKeptRows(validation, schema);
   let overlappingRows = 0;
-  for (const s of shared) overlappingRows += s;
-  return { samePath, sameContent, overlappingRows, validationRows: validation.rowCount };
+  let validationRows = 0;
+  for (let i = 0; i < validation.rowCount; i++) {
+    validationRows += scoring[i];
+    overlappingRows += scoring[i] & shared[i];
+  }
+  return { samePath, sameContent, overlappingRows, validationRows, validationRowsRead: validation.rowCount };
 }

@@ -1,10 +1,18 @@
 /**
- * Which records of one set have a near-duplicate in another (`schema-records.ts` records): equal
- * categorical slots, and numeric values within `tolerance` of each other in every numeric column
+ * Which records of one set have a near-duplicate in another (`schema-records.ts` records): the
+ * same value in every categorical column (equal slots, or equal aliases >= 0: the same category
+ * up to its spelling), and numeric values within `tolerance` of each other in every numeric column
  * (|u - u'| <= tolerance as computed; a missing value matches only a missing value).
  *
- * The search is exact, not a heuristic: every pair within the tolerance is found. The reference
- * records are indexed by their categorical slots and their cells floor(u / w) on a grid of width
+ * The search is exact, not a heuristic: every pair within the tolerance is found. "The same
+ * categorical value" is not transitive (`RED` is in the other slot with the alias of `red`: it is
+ * the same as `red` and as any other value of the other slot, which are not the same as `red`),
+ * so the index uses its transitive closure per column: the classes of slots joined by a value
+ * that has both (a union-find over the slots and aliases present in either set). Values that are
+ * the same are in one class; a class may hold values that are not (`red` and `blue!` when `RED`
+ * is present), which the comparison of every candidate on every column rules out. Without
+ * aliases, or with no value outside its category's slot, the classes are the slots. The
+ * reference records are indexed by those classes and their cells floor(u / w) on a grid of width
  * w = 4 x tolerance over at most `MAX_GRID_COLUMNS` numeric columns. A value u' within tolerance
  * of u lies between u - t and u + t, t a hair above the tolerance (the margin covers the rounding
  * of u - t, and rounded division and floor are monotone), so its cell is one of the at most two
@@ -45,14 +53,64 @@ function gridColumns(reference: SchemaRecords, width: number): number[] {
     .map((c) => c.j);
 }
 
-function slotsKey(records: SchemaRecords, row: number): string {
+/**
+ * Per categorical column, the class of each slot present in either set: each value with an alias
+ * joins its slot to its alias, so two values that are the same (equal slots, or equal aliases
+ * >= 0) have one class. A listed value joins its own category's slot only: the slots of two
+ * categories are joined only through a value outside its category's slot (`RED`, in the other
+ * slot with the alias of `red`) or through two categories of one folded text.
+ */
+function slotClasses(sets: readonly SchemaRecords[], c: number): Map<number, number>[] {
+  return Array.from({ length: c }, (_, j) => {
+    // Union-find over slots (keys s) and aliases (keys -2 - a, below every slot, which is >= -1).
+    const parent = new Map<number, number>();
+    const find = (x: number): number => {
+      let root = x;
+      while (parent.has(root) && parent.get(root) !== root) root = parent.get(root) as number;
+      // Path compression.
+      while (x !== root) {
+        const next = parent.get(x) as number;
+        parent.set(x, root);
+        x = next;
+      }
+      return root;
+    };
+    const slots = new Set<number>();
+    for (const set of sets) {
+      for (let i = 0; i < set.n; i++) {
+        const slot = set.categorical[i * c + j];
+        slots.add(slot);
+        const alias = set.categoricalAlias === undefined ? -1 : set.categoricalAlias[i * c + j];
+        if (alias < 0) continue;
+        const a = find(slot);
+        const b = find(-2 - alias);
+        if (a !== b) parent.set(b, a);
+      }
+    }
+    return new Map([...slots].map((slot) => [slot, find(slot)] as const));
+  });
+}
+
+function classesKey(records: SchemaRecords, row: number, classes: readonly Map<number, number>[]): string {
   const c = records.categoricalColumns;
   let key = '';
-  for (let j = 0; j < c; j++) key += `${records.categorical[row * c + j]},`;
+  for (let j = 0; j < c; j++) key += `${classes[j].get(records.categorical[row * c + j]) as number},`;
   return key;
 }
 
-/** Whether row a of `x` and row b of `y` are within the tolerance on every numeric column (slots already equal). */
+/** Whether row a of `x` and row b of `y` hold the same value in every categorical column: equal slots, or equal aliases (>= 0). */
+function categoricalSame(x: SchemaRecords, a: number, y: SchemaRecords, b: number): boolean {
+  const c = x.categoricalColumns;
+  for (let j = 0; j < c; j++) {
+    if (x.categorical[a * c + j] === y.categorical[b * c + j]) continue;
+    const u = x.categoricalAlias === undefined ? -1 : x.categoricalAlias[a * c + j];
+    const v = y.categoricalAlias === undefined ? -1 : y.categoricalAlias[b * c + j];
+    if (u < 0 || u !== v) return false;
+  }
+  return true;
+}
+
+/** Whether row a of `x` and row b of `y` are within the tolerance on every numeric column. */
 function numericClose(x: SchemaRecords, a: number, y: SchemaRecords, b: number, tolerance: number): boolean {
   const k = x.numericColumns;
   for (let j = 0; j < k; j++) {
@@ -66,9 +124,9 @@ function numericClose(x: SchemaRecords, a: number, y: SchemaRecords, b: number, 
 }
 
 /**
- * For each row of `probe`, 1 when some row of `reference` is within `tolerance` of it (equal
- * slots, every numeric value within the tolerance), else 0. Both must have the same columns
- * (records of one schema). `tolerance` > 0; values are expected in [0, 1].
+ * For each row of `probe`, 1 when some row of `reference` is within `tolerance` of it (the same
+ * value in every categorical column, every numeric value within the tolerance), else 0. Both must
+ * have the same columns (records of one schema). `tolerance` > 0; values are expected in [0, 1].
  */
 export function nearDuplicateRows(reference: SchemaRecords, probe: SchemaRecords, tolerance: number): Uint8Array {
   if (!(tolerance >= 1e-12 && tolerance <= 1)) throw new InvalidParameterError('tolerance', tolerance, 'in [1e-12, 1]');
@@ -78,9 +136,10 @@ export function nearDuplicateRows(reference: SchemaRecords, probe: SchemaRecords
   const width = 4 * tolerance;
   const k = reference.numericColumns;
   const grid = gridColumns(reference, width);
+  const classes = slotClasses([reference, probe], reference.categoricalColumns);
   const index = new Map<string, number[]>();
   for (let i = 0; i < reference.n; i++) {
-    let key = slotsKey(reference, i);
+    let key = classesKey(reference, i, classes);
     for (const j of grid) key += cellOf(reference.numeric[i * k + j], width);
     const rows = index.get(key);
     if (rows === undefined) index.set(key, [i]);
@@ -101,11 +160,11 @@ export function nearDuplicateRows(reference: SchemaRecords, probe: SchemaRecords
     const search = (g: number, key: string): boolean => {
       if (g === grid.length) {
         const rows = index.get(key);
-        return rows !== undefined && rows.some((r) => numericClose(reference, r, probe, i, tolerance));
+        return rows !== undefined && rows.some((r) => categoricalSame(reference, r, probe, i) && numericClose(reference, r, probe, i, tolerance));
       }
       return cells[g].some((cell) => search(g + 1, key + cell));
     };
-    found[i] = search(0, slotsKey(probe, i)) ? 1 : 0;
+    found[i] = search(0, classesKey(probe, i, classes)) ? 1 : 0;
   }
   return found;
 }

@@ -14,6 +14,15 @@
  *   of the trimmed value among `categories`, `categories.length` (the "other" slot) for any other
  *   value and for a missing one under `"missing": "other"`; -1 for a missing value otherwise. So
  *   spellings the schema maps to one category are one value.
+ * - And its alias, for comparing only (training never sees it): the category the value names up to
+ *   its spelling (`foldCategory`: case, surrounding and repeated whitespace, the spelling of a
+ *   number), as the index of the first category of that folded text; -1 when it names none (its
+ *   folded text is no category's, or it is missing). `RED` and ` red ` are in the "other" slot
+ *   but have the alias of `red`. Two values of a column are the same when their slots are equal
+ *   (the model sees one value) or their aliases are (the data say one value).
+ *
+ * `schemaKeptRows` says which rows `applySchema` keeps: those it does not drop for a missing
+ * value. Only those are rows of the encoded data (and score `--tune`'s candidates).
  *
  * Browser-safe: imports nothing from Node.
  */
@@ -32,6 +41,23 @@ export interface SchemaRecords {
   readonly categoricalColumns: number;
   /** n x c, row-major: the slot of each value (categories.length = other; -1 = missing and not mapped to other). */
   readonly categorical: Int32Array;
+  /**
+   * n x c, row-major: the alias of each value, the category it names up to its spelling (the index
+   * of the first category of its folded text; -1: none). Absent: -1 everywhere (slots alone).
+   */
+  readonly categoricalAlias?: Int32Array;
+}
+
+/**
+ * A categorical value folded for comparing: trimmed; a finite number in one spelling (`" 1.0"`,
+ * `"1"` and `"1e0"` alike, as JavaScript's `Number` reads it); any other text with its whitespace
+ * runs made one space and its case folded (`"Self  Emp"`, `"SELF-emp"`: `"self emp"`, `"self-emp"`).
+ */
+export function foldCategory(text: string): string {
+  const trimmed = text.trim();
+  const number = trimmed === '' ? NaN : Number(trimmed);
+  if (Number.isFinite(number)) return String(number + 0);
+  return trimmed.replace(/\s+/gu, ' ').toUpperCase().toLowerCase();
 }
 
 function resolve(table: RawTable, name: string): RawColumn {
@@ -53,24 +79,62 @@ function numericValues(spec: NumericColumnSpec, column: RawColumn, table: RawTab
   return out;
 }
 
-/** The slot of each row of a categorical column, as `applySchema` encodes it (-1: missing, not mapped to other). */
-function categoricalSlots(spec: CategoricalColumnSpec, column: RawColumn): Int32Array {
+/** The slot of each row of a categorical column, as `applySchema` encodes it (-1: missing, not mapped to other), and its alias (-1: none). */
+function categoricalSlots(spec: CategoricalColumnSpec, column: RawColumn): { slots: Int32Array; aliases: Int32Array } {
   const other = spec.categories.length;
   const missing = spec.missing === 'other' ? other : -1;
-  const out = new Int32Array(column.kind === 'numeric' ? column.values.length : column.codes.length);
+  const n = column.kind === 'numeric' ? column.values.length : column.codes.length;
+  const slots = new Int32Array(n);
+  const aliases = new Int32Array(n).fill(-1);
+  // The alias of a folded text: the first category of that folded text.
+  const aliasOf = new Map<string, number>();
+  spec.categories.forEach((c, k) => {
+    const folded = foldCategory(c);
+    if (!aliasOf.has(folded)) aliasOf.set(folded, k);
+  });
   if (column.kind === 'categorical') {
     const index = new Map(spec.categories.map((c, k) => [c, k] as const));
-    const slots = column.levels.map((level) => index.get(level.trim()) ?? other);
-    for (let i = 0; i < out.length; i++) out[i] = column.codes[i] < 0 ? missing : slots[column.codes[i]];
-    return out;
+    const levelSlots = column.levels.map((level) => index.get(level.trim()) ?? other);
+    const levelAliases = column.levels.map((level) => aliasOf.get(foldCategory(level)) ?? -1);
+    for (let i = 0; i < n; i++) {
+      const code = column.codes[i];
+      if (code < 0) slots[i] = missing;
+      else {
+        slots[i] = levelSlots[code];
+        aliases[i] = levelAliases[code];
+      }
+    }
+    return { slots, aliases };
   }
   // A column read as numbers for a categorical spec: matched by value, as applySchema does.
-  for (let i = 0; i < out.length; i++) {
+  for (let i = 0; i < n; i++) {
     const v = column.values[i];
-    const k = Number.isNaN(v) ? -2 : spec.categories.findIndex((c) => c.trim() !== '' && Number(c) === v);
-    out[i] = k === -2 ? missing : k < 0 ? other : k;
+    if (Number.isNaN(v)) {
+      slots[i] = missing;
+      continue;
+    }
+    const k = spec.categories.findIndex((c) => c.trim() !== '' && Number(c) === v);
+    slots[i] = k < 0 ? other : k;
+    aliases[i] = aliasOf.get(String(v + 0)) ?? -1;
   }
-  return out;
+  return { slots, aliases };
+}
+
+/**
+ * Which rows of `table` `applySchema` keeps (1) and which it drops (0): a row is dropped when a
+ * column whose policy is `"missing": "dropRow"` (a feature or the label) has no value in it.
+ * Throws a `DataFormatError` when such a column is absent.
+ */
+export function schemaKeptRows(table: RawTable, schema: Schema): Uint8Array {
+  const kept = new Uint8Array(table.rowCount).fill(1);
+  for (const spec of schema.columns) {
+    if (spec.type === 'ignore' || spec.missing !== 'dropRow') continue;
+    const column = resolve(table, spec.name);
+    for (let i = 0; i < table.rowCount; i++) {
+      if (column.kind === 'numeric' ? Number.isNaN(column.values[i]) : column.codes[i] < 0) kept[i] = 0;
+    }
+  }
+  return kept;
 }
 
 /**
@@ -85,13 +149,17 @@ export function schemaRecords(table: RawTable, schema: Schema): SchemaRecords {
   const c = categoricalSpecs.length;
   const numeric = new Float64Array(n * k);
   const categorical = new Int32Array(n * c);
+  const categoricalAlias = new Int32Array(n * c);
   numericSpecs.forEach((spec, j) => {
     const values = numericValues(spec, resolve(table, spec.name), table);
     for (let i = 0; i < n; i++) numeric[i * k + j] = values[i];
   });
   categoricalSpecs.forEach((spec, j) => {
-    const slots = categoricalSlots(spec, resolve(table, spec.name));
-    for (let i = 0; i < n; i++) categorical[i * c + j] = slots[i];
+    const { slots, aliases } = categoricalSlots(spec, resolve(table, spec.name));
+    for (let i = 0; i < n; i++) {
+      categorical[i * c + j] = slots[i];
+      categoricalAlias[i * c + j] = aliases[i];
+    }
   });
-  return { n, numericColumns: k, numeric, categoricalColumns: c, categorical };
+  return { n, numericColumns: k, numeric, categoricalColumns: c, categorical, categoricalAlias };
 }

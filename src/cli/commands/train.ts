@@ -42,20 +42,26 @@ const SUGGESTED_SCHEMA_REASON =
 
 /** The condition validation data that are not disjoint from the training data put on the report (no count: it is private). */
 const OVERLAP_REASON =
-  `the --validation data are not disjoint from the training data (the same file, the same content, or more than ${100 * OVERLAP_SHARE}% of its rows shared with training rows): the tuning scores read private rows, so this model is NOT private`;
+  `the --validation data are not disjoint from the training data (the same file, the same content, or more than ${100 * OVERLAP_SHARE}% of the rows that score the candidates shared with training rows): the tuning scores read private rows, so this model is NOT private`;
 
 /** What --help says the overlap check of --tune detects and what it does not. */
 const OVERLAP_HELP = `--validation must be PUBLIC data: never a part, a copy or a transformation of the private data.
 dpfit checks that assertion against the usual mistakes and gives guarantee none when --validation
-is the --data file or has the same bytes, or when more than ${100 * OVERLAP_SHARE}% of its rows are shared with the
-training data. A row is shared when a training row has the same categories (as the schema maps
-them) and every numeric feature within 1/${1 / RESOLUTION} of the column's declared range (after clipping and
-the column's transform), whatever the labels, the column order or extra columns; or the same
-values in another column order. Not detected: shared rows up to ${100 * OVERLAP_SHARE}% (a few private rows among
-public ones pass: distinct people share records, e.g. 0.9% of adult.test's rows are shared with
-adult.data), values moved by more than that resolution, another record of the same person,
-synthetic data made from the private data, a held-out part of the private data. How many rows
-are shared is private: --diagnostics has it, the release never does.`;
+is the --data file or has the same bytes, or when more than ${100 * OVERLAP_SHARE}% of the rows that score the
+candidates are shared with the training data. The rows that score are those the schema keeps: a
+row dropped for a missing value ("missing": "dropRow") counts neither way, every other row once
+per row, repeats included, as the scores count it. A row is shared when a training row (any row
+read, dropped ones too) has the same categorical values (the same slot of the schema, where every
+value it does not list is "other"; or the same category up to case, whitespace and the spelling
+of a number: RED and " red " are red) and every numeric feature within 1/${1 / RESOLUTION} of the column's
+declared range (after clipping and the column's transform), whatever the labels, the column order
+or extra columns; or the same values in another column order. Not detected: shared rows up to ${100 * OVERLAP_SHARE}%
+of the rows that score, whatever the other rows are (a few private rows among public ones pass:
+distinct people share records, e.g. 0.9% of adult.test's rows are shared with adult.data; so does
+a copy among ${Math.round((1 - OVERLAP_SHARE) / OVERLAP_SHARE)} times as many other rows, even repeats of one row), values moved by more
+than that resolution, categories respelled otherwise (a typo, an abbreviation, a synonym),
+another record of the same person, synthetic data made from the private data, a held-out part of
+the private data. How many rows are shared is private: --diagnostics has it, the release never does.`;
 
 const DIAGNOSTICS_NOTE =
   'computed from the private data for its owner: metrics.training and diagnostics are NOT covered by the privacy guarantee; publish the model file, never this file';
