@@ -11,7 +11,11 @@
  *    event does not describe the release the epsilon was computed for: it was changed).
  *    Releases with a Propose-Test-Release part (RGM) are accounted at `deltaComponents.rdp`, with
  *    delta = rdp + ptr and the test's threshold >= log(1/delta_ptr)/epsilon_ptr (`000` Prop. 2).
- *  - the neighbouring relation: the event's (anything for relation-free events).
+ *  - the neighbouring relation: the one the event's release has (`releaseRelation`): add/remove-one
+ *    exactly when the event has a poissonSampled (DP-SGD) or objectivePerturbation (objective
+ *    perturbation, AMP) part, replace-one otherwise, either for an event with a nonPrivate part
+ *    (infinite epsilon). The relation-free Gaussian, Laplace and RGM events no longer take the
+ *    file's word; the accountants' `neighboringRelationOf` agrees where the event carries one.
  *  - the guarantee: the weakest of what the accountant proves (conjecture events), the randomness
  *    (anything but the secure generator: none), the noise (continuous floating-point noise, i.e.
  *    a gaussian/laplace/objectivePerturbation/relativeGaussian event without `discrete: true`, or
@@ -33,7 +37,7 @@
  * const result = verifyModel(JSON.parse(readFileSync('model.json', 'utf8')), { source: 'model.json' });
  * result.holds; // true when the claimed (epsilon, delta, guarantee) follow from the event
  */
-import { childEvents, parseEvent, type DpEvent } from '../accounting/events.js';
+import { childEvents, parseEvent, someEvent, type DpEvent } from '../accounting/events.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../accounting/guarantee.js';
 import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../accounting/neighboring.js';
@@ -158,6 +162,30 @@ function eventFacts(event: DpEvent): EventFacts {
   });
   const laplaceNoiseMultipliers = event.kind === 'compose' ? event.events.filter((e) => e.kind === 'laplace').map((e) => (e as { noiseMultiplier: number }).noiseMultiplier) : [];
   return { nonPrivate, noisy, continuous, unpaidObjectivePerturbation, laplaceNoiseMultipliers, relativeGaussian };
+}
+
+/** Why a release has the relation `releaseRelation` gives it (for problems). */
+const RELATION_REASONS: Readonly<Record<'addOrRemoveOne' | 'replaceOne', string>> = {
+  addOrRemoveOne: 'it has a poissonSampled (DP-SGD) or objectivePerturbation (objective perturbation, AMP) part, which dpfit accounts under add/remove-one',
+  replaceOne:
+    "it has no poissonSampled or objectivePerturbation part, and every such dpfit release (DP-GD, output perturbation, shuffled SGD, RGM with its PTR test, a federated node's runs) treats n as public and calibrates its noise to a replace-one sensitivity: nothing in it bounds what adding or removing a record changes",
+};
+
+/**
+ * The neighbouring relation of the release a dpfit event describes. dpfit's learners report
+ * add/remove-one exactly for DP-SGD (a `poissonSampled` part), objective perturbation and AMP (an
+ * `objectivePerturbation` part) and composites of those (tuning's `repeatAndSelect`, one-vs-rest's
+ * `selfCompose` of runs); every other release (DP-GD, output perturbation and its SGD variant,
+ * shuffled SGD with its last-iterate and without-replacement events, RGM with its PTR Laplace, a
+ * federated node's runs) is replace-one (`privacyReport`'s `relation` in each learner). Gaussian,
+ * Laplace and RGM events carry no relation of their own (`neighboringRelationOf` says
+ * `relativeToSensitivity`), so the file's word would otherwise be taken for theirs. Undefined for
+ * an event with a `nonPrivate` part: its epsilon is infinite, true under either relation (DP-SGD's
+ * zero-noise report says addOrRemoveOne, the others' replaceOne).
+ */
+export function releaseRelation(event: DpEvent): 'addOrRemoveOne' | 'replaceOne' | undefined {
+  if (someEvent(event, (e) => e.kind === 'nonPrivate')) return undefined;
+  return someEvent(event, (e) => e.kind === 'poissonSampled' || e.kind === 'objectivePerturbation') ? 'addOrRemoveOne' : 'replaceOne';
 }
 
 interface Accounted {
@@ -430,7 +458,7 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
     problems.push(`privacy.rdp.epsilon = ${fmt(rdpClaim)} is below the RDP accountant's ${fmt(rdpVerified.epsilon)} for the event`);
   }
 
-  // ---- neighbouring relation
+  // ---- neighbouring relation: the one the event's release has (`releaseRelation`), not the file's word
   let eventRelation: NeighboringRelation | undefined;
   try {
     eventRelation = neighboringRelationOf(event);
@@ -438,12 +466,20 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
     if (!(error instanceof UnsupportedEventError)) throw error;
     problems.push(`the event mixes neighbouring relations: ${error.message}`);
   }
+  const implied = releaseRelation(event);
+  const carried = eventRelation === undefined || eventRelation === 'relativeToSensitivity' ? undefined : eventRelation;
   if (report.neighboringRelation === undefined || report.neighboringRelation === 'relativeToSensitivity') {
     problems.push("privacy.neighboringRelation must say which relation the guarantee holds under ('addOrRemoveOne' or 'replaceOne')");
-  } else if (eventRelation !== undefined && eventRelation !== 'relativeToSensitivity' && eventRelation !== report.neighboringRelation) {
-    problems.push(`privacy.neighboringRelation = '${report.neighboringRelation}' but the event holds under '${eventRelation}'`);
+  } else if (implied !== undefined && implied !== report.neighboringRelation) {
+    problems.push(`privacy.neighboringRelation = '${report.neighboringRelation}' but the event's release holds under '${implied}': ${RELATION_REASONS[implied]}`);
+  } else if (carried !== undefined && carried !== report.neighboringRelation) {
+    problems.push(`privacy.neighboringRelation = '${report.neighboringRelation}' but the event holds under '${carried}'`);
   }
-  const verifiedRelation = eventRelation === undefined || eventRelation === 'relativeToSensitivity' ? (report.neighboringRelation ?? 'unknown') : eventRelation;
+  if (implied !== undefined && carried !== undefined && carried !== implied) {
+    // Cannot happen for an event that parses (the accountants' relation comes from the same parts): said, not assumed.
+    problems.push(`the accountants give the event the relation '${carried}' but its release is '${implied}' (${RELATION_REASONS[implied]})`);
+  }
+  const verifiedRelation = implied ?? carried ?? report.neighboringRelation ?? 'unknown';
 
   // ---- the stated grid: what the event implies, and theta where theta is the grid value
   const thetas = !options.thetaReleased ? [] : model.format === 'dpfit-one-vs-rest-model/1' ? model.models.map((m) => m.theta) : [model.theta];

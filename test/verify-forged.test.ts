@@ -1,0 +1,211 @@
+/**
+ * Red-team review of `dpfit verify`: files that claim more than their release had, and that
+ * `verifyModel` accepted (`holds: true`, `dpfit verify` exit 0) before these checks. Each case is a
+ * genuine file, which verifies as written, edited by hand; the edit now does not hold, for the
+ * reason named, and `dpfit verify` exits 4 with one line.
+ *   - the neighbouring relation: a replace-one release (DP-GD, output perturbation of either kind,
+ *     plain shuffled SGD, RGM, tuned DP-GD, one-vs-rest over DP-GD, a federated node) relabelled
+ *     add/remove-one;
+ *   - one-vs-rest: an event that accounts fewer runs than the file has models;
+ *   - sub-claims: privacy.rdp, privacy.pld and privacy.comparisons below the headline or edited;
+ *   - fields dpfit does not write, anywhere in the file, and a malformed privacy.datasetSize.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parseEvent, type DpEvent } from '../src/accounting/events.js';
+import { neighboringRelationOf } from '../src/accounting/neighboring.js';
+import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
+import { syntheticDataset } from '../src/data/synthetic.js';
+import { InMemoryLedger } from '../src/federated/budget.js';
+import { federate } from '../src/federated/coordinator.js';
+import { inProcessClient } from '../src/federated/in-process.js';
+import { FederatedNode, type NodeData } from '../src/federated/node.js';
+import { toDpfitJson } from '../src/json-numbers.js';
+import { trainOneVsRest } from '../src/learners/one-vs-rest.js';
+import { train, type TrainOptions } from '../src/learners/train.js';
+import { tuneGradientMethodHonestly } from '../src/learners/tune-gradient-method.js';
+import { releaseRelation, verifyModel } from '../src/learners/verify-model.js';
+import { sampleGaussian } from '../src/random/continuous.js';
+import { seededRng } from '../src/random/rng.js';
+import { makeLogisticData } from './helpers/logistic-data.js';
+import { runCli } from './helpers/people.js';
+
+// Any JSON model file, edited freely.
+type ModelJson = any;
+
+const data = makeLogisticData(300, 4, 41);
+const common = { epsilon: 1, delta: 1e-5 };
+
+/** A model file as `dpfit train --out` writes it (seeded: the same file every run). */
+function modelFile(options: TrainOptions, on: Parameters<typeof train>[0] = data): ModelJson {
+  const { model } = train(on, options);
+  assert.ok(model !== undefined, options.method);
+  return JSON.parse(toDpfitJson(model));
+}
+
+/** Ridge data on which RGM's Propose-Test-Release test passes (n = 20000, Gaussian features). */
+function rgmData(): { x: Float64Array; y: Float64Array; n: number; d: number } {
+  const rng = seededRng(41);
+  const n = 20000;
+  const x = new Float64Array(2 * n);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x[2 * i] = sampleGaussian(rng);
+    x[2 * i + 1] = sampleGaussian(rng);
+    y[i] = x[2 * i] - 0.5 * x[2 * i + 1] + 0.3 * sampleGaussian(rng);
+  }
+  return { x, y, n, d: 2 };
+}
+
+/** n rows with features in the ball of radius 0.5 and +-1 labels (as `federated.test.ts`). */
+function nodeRows(n: number, seed: number): NodeData {
+  const d = 3;
+  const rows = syntheticDataset({ n, d, labels: 'logistic', encoding: 'plusMinusOne', rng: seededRng(seed) });
+  const x = Float64Array.from(rows.x);
+  for (let i = 0; i < n; i++) {
+    const norm = Math.hypot(...x.subarray(i * d, (i + 1) * d));
+    for (let k = 0; k < d; k++) x[i * d + k] /= Math.max(1, norm) / 0.5;
+  }
+  return { x, y: rows.y, n, d, featureNames: ['x1', 'x2', 'x3'], rowNormBound: 0.5, labelBound: 1 };
+}
+
+async function federatedFile(method: 'dpgd' | 'rgm'): Promise<ModelJson> {
+  const n = method === 'rgm' ? 20000 : 2000;
+  const clients = ['a', 'b'].map((name, i) => inProcessClient(new FederatedNode(nodeRows(n, 60 + i), new InMemoryLedger({ epsilon: 2, delta: 1e-5 }), { name, rng: seededRng(70 + i) })));
+  const options = method === 'rgm'
+    ? { method, steps: 10, regularization: 0.03, featureClip: 0.5, bClip: 0.5, rho: 0.02, epsilon: 1, delta: 1e-6 } as const
+    : { method, steps: 5, regularization: 0.03, clipNorm: 0.5, epsilon: 1, delta: 1e-6 } as const;
+  const result = await federate(clients, options);
+  assert.equal(result.status, 'trained', result.message);
+  return JSON.parse(toDpfitJson(result.model));
+}
+
+const rng = () => seededRng(5);
+const classes = { ...data, y: Float64Array.from(data.y, (v, i) => (i % 5 === 0 ? 2 : v)) };
+const files: Record<string, ModelJson> = {
+  dpgd: modelFile({ method: 'dpgd', ...common, steps: 10, clipNorm: 1, learningRate: 1, rng: rng() }),
+  dpsgd: modelFile({ method: 'dpsgd', ...common, epochs: 2, batchSize: 50, clipNorm: 1, learningRate: 1, rng: rng() }),
+  // The lattice iteration's last iterate (shuffledLastIterate), plain composition (a learning rate
+  // too large for the lattice's conditions) and one record per epoch (sampledWithoutReplacement).
+  shuffled: modelFile({ method: 'shuffled', ...common, epochs: 2, clipNorm: 1, learningRate: 0.5, rowNormBound: 1, rng: rng() }),
+  shuffledPlain: modelFile({ method: 'shuffled', ...common, epochs: 2, clipNorm: 1, learningRate: 100, rowNormBound: 1, rng: rng() }),
+  shuffledOneRecord: modelFile({ method: 'shuffled', ...common, epochs: 2, fraction: 0.005, clipNorm: 1, learningRate: 100, rowNormBound: 1, rng: rng() }),
+  output: modelFile({ method: 'output', ...common, regularization: 0.05, rowNormBound: 1, rng: rng() }),
+  outputSgd: modelFile({ method: 'outputSgd', ...common, regularization: 0.05, epochs: 2, rowNormBound: 1, rng: rng() }),
+  amp: modelFile({ method: 'amp', ...common, clipNorm: 1, rng: rng() }),
+  objpert: modelFile({ method: 'objpert', ...common, acceptNoGuarantee: true, rng: rng() }),
+  rgm: modelFile({ method: 'rgm', epsilon: 2, delta: 1e-6, steps: 20, regularization: 0.03, featureClip: 2, bClip: 6, rng: rng() }, rgmData()),
+  zeroDpsgd: modelFile({ method: 'dpsgd', noiseMultiplier: 0, delta: 1e-5, epochs: 1, batchSize: 50, clipNorm: 1, learningRate: 1, rng: rng() }),
+  ovr: JSON.parse(toDpfitJson(trainOneVsRest(classes, { classes: ['a', 'b', 'c'], base: { method: 'dpgd', steps: 10, clipNorm: 1, learningRate: 1 }, epsilon: 2, delta: 1e-5, rng: rng() }).model)),
+  ovrDpsgd: JSON.parse(toDpfitJson(trainOneVsRest(classes, { classes: ['a', 'b', 'c'], base: { method: 'dpsgd', epochs: 1, batchSize: 50, clipNorm: 1, learningRate: 1 }, epsilon: 2, delta: 1e-5, rng: rng() }).model)),
+  tuned: (() => {
+    const tuned = tuneGradientMethodHonestly(data, {
+      base: { method: 'dpgd', steps: 5, clipNorm: 1, learningRate: 1 },
+      learningRates: [0.5, 1],
+      distribution: { kind: 'poisson', mean: 3 },
+      ...common,
+      publicValidation: makeLogisticData(100, 4, 7),
+      rng: seededRng(3),
+    });
+    assert.ok(tuned.model !== undefined, 'the tuned run released a model (K > 0)');
+    return JSON.parse(toDpfitJson(tuned.model));
+  })(),
+  federatedDpgd: await federatedFile('dpgd'),
+  federatedRgm: await federatedFile('rgm'),
+};
+
+const edit = (file: ModelJson, change: (f: ModelJson) => void): ModelJson => {
+  const copy = structuredClone(file);
+  change(copy);
+  return copy;
+};
+
+/** Asserts the file verifies as written and that the edit does not, for the expected reason. */
+function refused(file: ModelJson, change: (f: ModelJson) => void, problem: RegExp, what: string): void {
+  const asWritten = verifyModel(file);
+  assert.equal(asWritten.holds, true, `${what}: the file as written holds (${asWritten.problems.join(' | ')})`);
+  const result = verifyModel(edit(file, change));
+  assert.equal(result.holds, false, `${what}: the edit must not hold`);
+  assert.ok(result.problems.some((p) => problem.test(p)), `${what}: ${result.problems.join(' | ')}`);
+}
+
+/** `dpfit verify` on each forged file: exit 4, one line on stderr naming the problem. */
+async function cliRefuses(cases: readonly [string, ModelJson, RegExp][]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'dpfit-verify-forged-'));
+  for (const [name, file, problem] of cases) {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(file));
+    const { code, stderr } = await runCli('verify', path);
+    assert.equal(code, 4, `${name}: ${stderr}`);
+    assert.equal(stderr.trim().split('\n').length, 1, stderr);
+    assert.match(stderr, /the privacy claim does not hold: /);
+    assert.match(stderr, problem, name);
+  }
+}
+
+/** The event of a linear or one-vs-rest file, or of each node of a federated one. */
+function eventsOf(file: ModelJson): { event: DpEvent; relation: string }[] {
+  const blocks = file.format === 'dpfit-federated-model/1' ? file.privacy.nodes.map((n: ModelJson) => n.privacy) : [file.privacy];
+  return blocks.map((p: ModelJson) => ({ event: parseEvent(p.event), relation: p.neighboringRelation }));
+}
+
+describe('verify: the neighbouring relation is the one the event implies', () => {
+  const replaceOne = ['dpgd', 'shuffled', 'shuffledPlain', 'shuffledOneRecord', 'output', 'outputSgd', 'rgm', 'ovr', 'tuned'];
+
+  it("every genuine file's relation is the one its event implies, and the accountants' agree where the event carries one", () => {
+    for (const [name, file] of Object.entries(files)) {
+      for (const { event, relation } of eventsOf(file)) {
+        const implied = releaseRelation(event);
+        if (name === 'zeroDpsgd') assert.equal(implied, undefined, 'a nonPrivate event: either relation (epsilon is infinite)');
+        else assert.equal(implied, relation, name);
+        const carried = neighboringRelationOf(event);
+        assert.ok(carried === 'relativeToSensitivity' || carried === implied, `${name}: the accountants say ${carried}`);
+      }
+    }
+    // The three events of shuffled SGD are the ones the fixtures say.
+    assert.deepEqual([files.shuffled, files.shuffledPlain, files.shuffledOneRecord].map((f) => f.privacy.event.event.kind), ['shuffledLastIterate', 'gaussian', 'sampledWithoutReplacement']);
+    for (const name of ['dpsgd', 'amp', 'objpert', 'ovrDpsgd']) assert.equal(files[name].privacy.neighboringRelation, 'addOrRemoveOne', name);
+    for (const name of replaceOne) assert.equal(files[name].privacy.neighboringRelation, 'replaceOne', name);
+    // The events that carry a relation, alone and under every wrapper: the accountants agree with the rule.
+    const gaussian = { kind: 'gaussian', noiseMultiplier: 2, discrete: true };
+    const carriers = [
+      { kind: 'poissonSampled', samplingProbability: 0.1, event: gaussian },
+      { kind: 'objectivePerturbation', noiseStd: 5, lipschitz: 1, smoothness: 0.25, regularization: 1 },
+      { kind: 'sampledWithoutReplacement', sourceDatasetSize: 100, sampleSize: 1, event: gaussian },
+      { kind: 'shuffledLastIterate', datasetSize: 100, stepsPerEpoch: 100, noiseMultiplier: 4, shiftGrowth: 0 },
+      { kind: 'shuffledSgdConjecture', datasetSize: 100, noiseMultiplier: 4, epochs: 1, fraction: 0.5, constant: 16 },
+      { kind: 'randomizedResponse', noiseParameter: 0.5, numBuckets: 2 },
+    ];
+    for (const carrier of carriers) {
+      for (const wrapped of [carrier, { kind: 'selfCompose', count: 3, event: carrier }, { kind: 'compose', events: [gaussian, carrier] }, { kind: 'repeatAndSelect', event: carrier, mean: 3, shape: Infinity }]) {
+        const event = parseEvent(wrapped);
+        assert.equal(neighboringRelationOf(event), releaseRelation(event), JSON.stringify(wrapped));
+      }
+    }
+  });
+
+  it('a replace-one release relabelled addOrRemoveOne: refused, naming both relations (linear, one-vs-rest, tuned, rgm, federated nodes)', () => {
+    const problem = /^privacy\.neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/;
+    for (const name of replaceOne) refused(files[name], (f) => void (f.privacy.neighboringRelation = 'addOrRemoveOne'), problem, name);
+    for (const name of ['federatedDpgd', 'federatedRgm']) {
+      // (The summary sentence does not name a node's relation: it says "replace-one neighbours within the node" for all.)
+      refused(files[name], (f) => void (f.privacy.nodes[0].privacy.neighboringRelation = 'addOrRemoveOne'), /^node a: privacy\.neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/, name);
+    }
+    // The other way round was already refused: poissonSampled and objectivePerturbation carry their relation.
+    for (const name of ['dpsgd', 'amp']) refused(files[name], (f) => void (f.privacy.neighboringRelation = 'replaceOne'), /neighboringRelation = 'replaceOne'/, name);
+    // Zero noise (epsilon Infinity, guarantee none): either relation holds.
+    for (const relation of ['replaceOne', 'addOrRemoveOne']) {
+      assert.equal(verifyModel(edit(files.zeroDpsgd, (f) => void (f.privacy.neighboringRelation = relation))).holds, true, relation);
+    }
+  });
+
+  it('dpfit verify: exit 4, one line', async () => {
+    await cliRefuses([
+      ['dpgd-relation.json', edit(files.dpgd, (f) => void (f.privacy.neighboringRelation = 'addOrRemoveOne')), /neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/],
+      ['rgm-relation.json', edit(files.rgm, (f) => void (f.privacy.neighboringRelation = 'addOrRemoveOne')), /neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/],
+    ]);
+  });
+});
