@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseEvent, type DpEvent } from '../src/accounting/events.js';
 import { neighboringRelationOf } from '../src/accounting/neighboring.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { syntheticDataset } from '../src/data/synthetic.js';
 import { InMemoryLedger } from '../src/federated/budget.js';
@@ -146,6 +147,19 @@ async function cliRefuses(cases: readonly [string, ModelJson, RegExp][]): Promis
   }
 }
 
+/**
+ * The headline and sub-claims of a file re-accounted for its (edited) event with dpfit's own
+ * accountants, as a forger would: the claim is then what the named accountant gives.
+ */
+function reaccount(f: ModelJson): void {
+  const event = parseEvent(f.privacy.event);
+  const rdp = rdpEpsilon(event, f.privacy.delta);
+  const exact = gaussianCompositionEpsilon(event, f.privacy.delta);
+  f.privacy.rdp = { epsilon: rdp.epsilon, order: rdp.order };
+  if (f.privacy.pld !== undefined) f.privacy.pld = { epsilon: (exact as { epsilon: number }).epsilon };
+  f.privacy.epsilon = f.privacy.accountant === 'rdp' ? rdp.epsilon : (exact as { epsilon: number }).epsilon;
+}
+
 /** The event of a linear or one-vs-rest file, or of each node of a federated one. */
 function eventsOf(file: ModelJson): { event: DpEvent; relation: string }[] {
   const blocks = file.format === 'dpfit-federated-model/1' ? file.privacy.nodes.map((n: ModelJson) => n.privacy) : [file.privacy];
@@ -207,5 +221,42 @@ describe('verify: the neighbouring relation is the one the event implies', () =>
       ['dpgd-relation.json', edit(files.dpgd, (f) => void (f.privacy.neighboringRelation = 'addOrRemoveOne')), /neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/],
       ['rgm-relation.json', edit(files.rgm, (f) => void (f.privacy.neighboringRelation = 'addOrRemoveOne')), /neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/],
     ]);
+  });
+});
+
+describe('verify: a one-vs-rest event accounts one run per class', () => {
+  it('an event of fewer runs than models (the count edited, the epsilon re-accounted to match), or of another shape: refused', () => {
+    assert.equal(files.ovr.models.length, 3);
+    assert.equal(files.ovr.privacy.event.kind, 'selfCompose');
+    assert.equal(files.ovr.privacy.event.count, 3);
+    for (const name of ['ovr', 'ovrDpsgd']) {
+      const file = files[name];
+      for (const count of [1, 2]) {
+        refused(file, (f) => {
+          f.privacy.event.count = count;
+          reaccount(f);
+        }, /^privacy\.event is selfCompose\(run, [12]\), not 3 runs: a one-vs-rest release of 3 models is selfCompose\(run, 3\)/, `${name}, ${count} run(s)`);
+      }
+      // The same steps in one selfCompose cost the same, but the file cannot show they are 3 runs: dpfit never writes it.
+      refused(file, (f) => void (f.privacy.event = { kind: 'selfCompose', count: 3 * f.privacy.event.event.count, event: f.privacy.event.event.event }), /^privacy\.event is selfCompose\(run, \d+\), not 3 runs/, `${name}, flattened`);
+    }
+    // An event that releases nothing at all, claimed epsilon 0.
+    refused(files.ovr, (f) => {
+      f.privacy.event = { kind: 'noOp' };
+      f.privacy.epsilon = 0;
+      f.privacy.rdp = { epsilon: 0 };
+      delete f.privacy.pld;
+      f.privacy.accountant = 'rdp';
+    }, /^privacy\.event is a noOp event, not 3 runs/, 'ovr, noOp');
+    // Zero noise: the event is nonPrivate (epsilon Infinity), which holds for any number of models.
+    const zero = JSON.parse(toDpfitJson(trainOneVsRest(classes, { classes: ['a', 'b', 'c'], base: { method: 'dpgd', steps: 2, clipNorm: 1, learningRate: 1 }, noiseMultiplier: 0, delta: 1e-5, rng: rng() }).model));
+    assert.equal(verifyModel(zero).holds, true, verifyModel(zero).problems.join(' | '));
+  });
+
+  it('dpfit verify: exit 4, one line', async () => {
+    await cliRefuses([['ovr-one-run.json', edit(files.ovr, (f) => {
+      f.privacy.event.count = 1;
+      reaccount(f);
+    }), /privacy\.event is selfCompose\(run, 1\), not 3 runs/]]);
   });
 });

@@ -26,6 +26,8 @@
  *    warnings. A claim stronger than that does not hold.
  *  - the grid: `granularity`/`granularities` must be what the event implies where it implies one,
  *    and theta must lie on the stated grid where theta is the grid value (`verify-grid.ts`).
+ *  - a one-vs-rest model of k classes: the event is selfCompose(run, k), k runs as `trainOneVsRest`
+ *    writes it (`runCountProblem`).
  *  - a federated model: every node its own description lists carries its block (`privacy.summary`,
  *    and `privacy.nodeNames` when the file has it, against `privacy.nodes`).
  *
@@ -186,6 +188,21 @@ const RELATION_REASONS: Readonly<Record<'addOrRemoveOne' | 'replaceOne', string>
 export function releaseRelation(event: DpEvent): 'addOrRemoveOne' | 'replaceOne' | undefined {
   if (someEvent(event, (e) => e.kind === 'nonPrivate')) return undefined;
   return someEvent(event, (e) => e.kind === 'poissonSampled' || e.kind === 'objectivePerturbation') ? 'addOrRemoveOne' : 'replaceOne';
+}
+
+/**
+ * Why a one-vs-rest event does not account its k runs (undefined when it does). `trainOneVsRest`
+ * releases selfCompose(run, k): k runs, one per class, each reading every row (no parallel
+ * composition). Any other event pays for something else: selfCompose(run, 1) with its epsilon
+ * re-accounted to match pays for one model of k. The same steps in another shape (e.g. one
+ * selfCompose of all k T steps) are refused too: they cost the same, but dpfit never writes them,
+ * and the file cannot show that they are k runs rather than one. How many steps one run had is not
+ * in the file: k runs of fewer steps each cannot be told from the file alone.
+ */
+function runCountProblem(event: DpEvent, k: number): string | undefined {
+  if (event.kind === 'selfCompose' && event.count === k) return undefined;
+  const found = event.kind === 'selfCompose' ? `selfCompose(run, ${event.count})` : `a ${event.kind} event`;
+  return `privacy.event is ${found}, not ${k} runs: a one-vs-rest release of ${k} models is selfCompose(run, ${k}), one run per class, each reading every row, so this event does not account all ${k} models`;
 }
 
 interface Accounted {
@@ -377,6 +394,10 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
   };
   const facts = eventFacts(event);
   const conditions: GuaranteeCondition[] = [];
+  if (model.format === 'dpfit-one-vs-rest-model/1' && !facts.nonPrivate) {
+    const short = runCountProblem(event, model.models.length);
+    if (short !== undefined) problems.push(short);
+  }
 
   // ---- the delta the event is accounted at (RGM: the RDP part of delta; the PTR part checked apart)
   const extra = report as PrivacyReport & {
