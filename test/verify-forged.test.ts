@@ -260,3 +260,50 @@ describe('verify: a one-vs-rest event accounts one run per class', () => {
     }), /privacy\.event is selfCompose\(run, 1\), not 3 runs/]]);
   });
 });
+
+describe('verify: privacy.rdp, privacy.pld and privacy.comparisons', () => {
+  it('a PLD (or exact Gaussian) epsilon below the headline, or not what the accountant gives: refused', () => {
+    // The learners' pld is the exact Gaussian composition (DP-GD, output, one-vs-rest, a federated node), or the PLD accountant (AMP, objpert).
+    for (const name of ['dpgd', 'output', 'outputSgd', 'shuffledPlain', 'ovr', 'amp', 'objpert']) {
+      assert.equal(typeof files[name].privacy.pld?.epsilon, 'number', name);
+      refused(files[name], (f) => void (f.privacy.pld.epsilon = 0.001), /^privacy\.pld\.epsilon = 0\.001 is below privacy\.epsilon = [\d.]+: the headline is the smaller of the RDP and PLD bounds/, name);
+      refused(files[name], (f) => void (f.privacy.pld.epsilon *= 1.5), /^privacy\.pld\.epsilon = [\d.]+ is not what the (exact Gaussian composition|PLD) accountant gives for the event/, `${name}, raised`);
+    }
+    refused(files.federatedDpgd, (f) => void (f.privacy.nodes[1].privacy.pld.epsilon = 0.001), /^node b: privacy\.pld\.epsilon = 0\.001 is below privacy\.epsilon/, 'federated node');
+    // AMP's epsilonLower: at most its epsilon, and the PLD accountant's.
+    refused(files.amp, (f) => void (f.privacy.pld.epsilonLower = f.privacy.pld.epsilon * 2), /^privacy\.pld\.epsilonLower = [\d.]+ is not a lower bound of privacy\.pld\.epsilon/, 'amp, lower above');
+    refused(files.amp, (f) => void (f.privacy.pld.epsilonLower /= 2), /^privacy\.pld\.epsilonLower = [\d.]+ is not what the PLD accountant gives/, 'amp, lower edited');
+  });
+
+  it('an RDP epsilon above what the accountant gives, another order, or a finite RDP epsilon for a zero-noise release: refused', () => {
+    for (const name of ['dpgd', 'dpsgd', 'rgm', 'tuned', 'shuffled']) {
+      refused(files[name], (f) => void (f.privacy.rdp.epsilon *= 1.5), /^privacy\.rdp\.epsilon = [\d.]+ is not what the RDP accountant gives for the event/, name);
+      refused(files[name], (f) => void (f.privacy.rdp.order += 1), /^privacy\.rdp\.order = [\d.]+ is not the order at which the RDP accountant attains its bound/, `${name}, order`);
+    }
+    // Zero noise: epsilon Infinity, and no accountant bounds the event, so rdp.epsilon = 0.5 was taken as it stood.
+    assert.equal(files.zeroDpsgd.privacy.epsilon, 'Infinity');
+    refused(files.zeroDpsgd, (f) => void (f.privacy.rdp.epsilon = 0.5), /^privacy\.rdp\.epsilon = 0\.5 is below privacy\.epsilon = Infinity/, 'zero noise');
+    // Below the headline was refused before too (below the RDP accountant's).
+    refused(files.dpgd, (f) => void (f.privacy.rdp.epsilon = 0.5), /^privacy\.rdp\.epsilon = 0\.5 is below privacy\.epsilon/, 'dpgd, below');
+  });
+
+  it('comparisons: a bound of the release below the headline, another delta, a negative epsilon, a name dpfit does not write: refused', () => {
+    // Shuffled SGD on the lattice: the bound not used for the headline (plain composition here, lastIterate otherwise) is the larger.
+    assert.deepEqual(Object.keys(files.shuffled.privacy.comparisons), ['plainComposition']);
+    refused(files.shuffled, (f) => void (f.privacy.comparisons.plainComposition.epsilon = 0.1), /^privacy\.comparisons\.plainComposition\.epsilon = 0\.1 is below privacy\.epsilon/, 'shuffled, plain composition');
+    // DP-GD with a target: what basic composition and the RDP calibration would need; their epsilon is the target's.
+    assert.deepEqual(Object.keys(files.dpgd.privacy.comparisons).sort(), ['basicComposition', 'rdpCalibration']);
+    refused(files.dpgd, (f) => void (f.privacy.comparisons.basicComposition.delta = 0.5), /^privacy\.comparisons\.basicComposition\.delta = 0\.5 is not privacy\.delta/, 'dpgd, delta');
+    refused(files.dpgd, (f) => void (f.privacy.comparisons.rdpCalibration.epsilon = -1), /^privacy\.comparisons\.rdpCalibration\.epsilon = -1 is not an epsilon/, 'dpgd, negative');
+    refused(files.dpgd, (f) => void (f.privacy.comparisons.rdpCalibration.noiseMultiplier = 0), /^privacy\.comparisons\.rdpCalibration\.noiseMultiplier = 0 is not a noise multiplier/, 'dpgd, noise multiplier');
+    refused(files.dpgd, (f) => void (f.privacy.comparisons.tightest = { epsilon: 0.01, delta: 1e-5 }), /^privacy\.comparisons\.tightest is not a comparison dpfit writes/, 'dpgd, unknown');
+  });
+
+  it('dpfit verify: exit 4, one line', async () => {
+    await cliRefuses([
+      ['pld.json', edit(files.dpgd, (f) => void (f.privacy.pld.epsilon = 0.001)), /privacy\.pld\.epsilon = 0\.001 is below privacy\.epsilon/],
+      ['amp-pld.json', edit(files.amp, (f) => void (f.privacy.pld.epsilon = 0.001)), /privacy\.pld\.epsilon = 0\.001 is below privacy\.epsilon/],
+      ['comparison.json', edit(files.shuffled, (f) => void (f.privacy.comparisons.plainComposition.epsilon = 0.1)), /privacy\.comparisons\.plainComposition\.epsilon = 0\.1 is below/],
+    ]);
+  });
+});

@@ -11,6 +11,18 @@
  *    event does not describe the release the epsilon was computed for: it was changed).
  *    Releases with a Propose-Test-Release part (RGM) are accounted at `deltaComponents.rdp`, with
  *    delta = rdp + ptr and the test's threshold >= log(1/delta_ptr)/epsilon_ptr (`000` Prop. 2).
+ *  - the sub-claims (`subClaimProblems`): `rdp.epsilon` and `pld.epsilon` are at least the headline
+ *    (which is the smaller of the two), `pld.epsilonLower` at most `pld.epsilon`; `rdp.epsilon` and
+ *    its `order` are what the RDP accountant gives for the event, `pld.epsilon` (and its
+ *    `epsilonLower`) what the exact Gaussian composition (a Gaussian composition: what the learners
+ *    put in `pld` for one) or the PLD accountant (objective perturbation, AMP) gives, where verify
+ *    has it at hand; otherwise only the inequalities. `comparisons`: only the names dpfit writes,
+ *    each an epsilon >= 0 at the report's delta with a noise multiplier > 0 when given; the bounds
+ *    of this release among them (shuffled SGD's `plainComposition` / `lastIterate`, the one not used
+ *    for the headline) at least the headline. Not checked: DP-GD's `basicComposition` and
+ *    `rdpCalibration` (the noise other accountants would need for the target, not bounds of this
+ *    release; their events are not in the file), the value of shuffled SGD's unused bound (its
+ *    event is not in the file) and its `conjecture` (004 Conj. 1-2, not a guarantee).
  *  - the neighbouring relation: the one the event's release has (`releaseRelation`): add/remove-one
  *    exactly when the event has a poissonSampled (DP-SGD) or objectivePerturbation (objective
  *    perturbation, AMP) part, replace-one otherwise, either for an event with a nonPrivate part
@@ -238,6 +250,107 @@ function accountEvent(event: DpEvent, delta: number, claimedAccountant: string |
   let best: PrivacyGuarantee | undefined;
   for (const result of results.values()) if (best === undefined || result.epsilon < best.epsilon) best = result;
   return { results, best, ...(best === undefined ? { unsupported: unsupported ?? 'no accountant supports it' } : {}) };
+}
+
+/**
+ * The comparisons dpfit's learners write (`privacy.comparisons`), and whether each is a bound of
+ * this release (then it is at least the headline, which is the smallest proven bound).
+ */
+const COMPARISONS: Readonly<Record<string, { readonly boundOfRelease: boolean }>> = {
+  // DP-GD with a target: the noise basic composition (002 Claim 2.3) and the RDP accountant would
+  // need for the target (epsilon, delta); the epsilon is the target's (or the calibrated one's).
+  basicComposition: { boundOfRelease: false },
+  rdpCalibration: { boundOfRelease: false },
+  // Shuffled SGD on the lattice: the bound not used for the headline (the larger of the two).
+  plainComposition: { boundOfRelease: true },
+  lastIterate: { boundOfRelease: true },
+  // Shuffled SGD's 004 Conj. 1-2: NOT a guarantee, and smaller than the headline.
+  conjecture: { boundOfRelease: false },
+};
+
+/** An epsilon as a report states it: a number >= 0 (Infinity read back from "Infinity"). */
+function isEpsilon(value: unknown): value is number {
+  return typeof value === 'number' && value >= 0;
+}
+
+/**
+ * `privacy.rdp`, `privacy.pld` and `privacy.comparisons` (module comment). The headline is the
+ * smaller of the RDP and PLD bounds (`privacyReport`), so neither is below it; each is re-derived
+ * where verify has the accountant's result at hand (`accountEvent`): RDP always, the exact
+ * Gaussian composition for Gaussian compositions (which is what the learners put in `pld` for
+ * them), the PLD accountant for objective perturbation and AMP.
+ */
+function subClaimProblems(report: PrivacyReport, accounted: Accounted | undefined): string[] {
+  const problems: string[] = [];
+  const headline = report.epsilon;
+  const notBelowHeadline = (field: string, value: number, why: string): void => {
+    if (!(value >= headline * (1 - EPSILON_SLACK))) problems.push(`${field} = ${fmt(value)} is below privacy.epsilon = ${fmt(headline)}: ${why}`);
+  };
+  /** A claimed epsilon is what the accountant gives for the event (as the headline's check). */
+  const reproduced = (field: string, claimed: number, verified: PrivacyGuarantee, name: string): void => {
+    if (!(claimed >= verified.epsilon * (1 - EPSILON_SLACK))) {
+      problems.push(`${field} = ${fmt(claimed)} is below what the ${name} accountant gives for the event (${fmt(verified.epsilon)})`);
+    } else if (claimed > verified.epsilon * (1 + REPRODUCTION_SLACK) + Number.MIN_VALUE) {
+      problems.push(`${field} = ${fmt(claimed)} is not what the ${name} accountant gives for the event (${fmt(verified.epsilon)}): edited, or the event is not the one it was computed for`);
+    }
+  };
+  const smaller = 'the headline is the smaller of the RDP and PLD bounds, so neither is below it';
+
+  const rdp = report.rdp as { readonly epsilon?: unknown; readonly order?: unknown } | undefined;
+  if (rdp !== undefined) {
+    const rdpVerified = accounted?.results.get('rdp');
+    if (!isEpsilon(rdp.epsilon)) {
+      problems.push(`privacy.rdp.epsilon = ${JSON.stringify(rdp.epsilon) ?? 'missing'} is not an epsilon (a number >= 0, or "Infinity")`);
+    } else {
+      notBelowHeadline('privacy.rdp.epsilon', rdp.epsilon, smaller);
+      if (rdpVerified !== undefined) reproduced('privacy.rdp.epsilon', rdp.epsilon, rdpVerified, 'RDP');
+    }
+    if (rdp.order !== undefined && (rdpVerified === undefined ? !(typeof rdp.order === 'number' && rdp.order > 1) : rdp.order !== rdpVerified.order)) {
+      problems.push(`privacy.rdp.order = ${JSON.stringify(rdp.order)} is not the order at which the RDP accountant attains its bound for the event (${rdpVerified?.order === undefined ? 'none' : fmt(rdpVerified.order)})`);
+    }
+  }
+
+  const pld = report.pld as { readonly epsilon?: unknown; readonly epsilonLower?: unknown } | undefined;
+  if (pld !== undefined) {
+    if (!isEpsilon(pld.epsilon)) {
+      problems.push(`privacy.pld.epsilon = ${JSON.stringify(pld.epsilon) ?? 'missing'} is not an epsilon (a number >= 0, or "Infinity")`);
+    } else {
+      notBelowHeadline('privacy.pld.epsilon', pld.epsilon, smaller);
+      if (pld.epsilonLower !== undefined && !(isEpsilon(pld.epsilonLower) && pld.epsilonLower <= pld.epsilon)) {
+        problems.push(`privacy.pld.epsilonLower = ${JSON.stringify(pld.epsilonLower)} is not a lower bound of privacy.pld.epsilon = ${fmt(pld.epsilon)} (a number in [0, ${fmt(pld.epsilon)}])`);
+      }
+      // The learners' `pld` is the exact Gaussian composition for a Gaussian composition, the PLD accountant otherwise.
+      const reference = accounted?.results.get('exactGaussian') ?? accounted?.results.get('pld');
+      if (reference !== undefined) {
+        const name = reference.accountant === 'exactGaussian' ? 'exact Gaussian composition' : 'PLD';
+        reproduced('privacy.pld.epsilon', pld.epsilon, reference, name);
+        const lower = (reference as { readonly epsilonLower?: number }).epsilonLower;
+        if (typeof pld.epsilonLower === 'number') {
+          if (lower === undefined) problems.push(`privacy.pld.epsilonLower = ${fmt(pld.epsilonLower)} is given, but the ${name} accountant gives no lower bound for the event`);
+          else if (!(Math.abs(pld.epsilonLower - lower) <= REPRODUCTION_SLACK * lower)) problems.push(`privacy.pld.epsilonLower = ${fmt(pld.epsilonLower)} is not what the ${name} accountant gives for the event (${fmt(lower)})`);
+        }
+      }
+    }
+  }
+
+  for (const [name, entry] of Object.entries(report.comparisons ?? {})) {
+    const field = `privacy.comparisons.${name}`;
+    const known = COMPARISONS[name];
+    if (known === undefined) {
+      problems.push(`${field} is not a comparison dpfit writes (${Object.keys(COMPARISONS).join(', ')}): a published file holds only what dpfit writes, and an extra field can carry anything`);
+      continue;
+    }
+    const { epsilon, delta, noiseMultiplier } = entry as { readonly epsilon?: unknown; readonly delta?: unknown; readonly noiseMultiplier?: unknown };
+    if (!isEpsilon(epsilon)) problems.push(`${field}.epsilon = ${JSON.stringify(epsilon) ?? 'missing'} is not an epsilon (a number >= 0)`);
+    else if (known.boundOfRelease) notBelowHeadline(`${field}.epsilon`, epsilon, `it is this release's bound by the other method, which was not used for the headline because it is the larger`);
+    if (!(typeof delta === 'number' && delta > 0 && delta < 1 && delta === report.delta)) {
+      problems.push(`${field}.delta = ${JSON.stringify(delta) ?? 'missing'} is not privacy.delta = ${fmt(report.delta)}: every comparison dpfit writes is at the report's delta`);
+    }
+    if (noiseMultiplier !== undefined && !(typeof noiseMultiplier === 'number' && noiseMultiplier > 0 && Number.isFinite(noiseMultiplier))) {
+      problems.push(`${field}.noiseMultiplier = ${JSON.stringify(noiseMultiplier)} is not a noise multiplier (a finite number > 0)`);
+    }
+  }
+  return problems;
 }
 
 function fmt(value: number): string {
@@ -473,11 +586,7 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
       );
     }
   }
-  const rdpClaim = (report.rdp as { epsilon?: unknown } | undefined)?.epsilon;
-  const rdpVerified = accounted?.results.get('rdp');
-  if (typeof rdpClaim === 'number' && rdpVerified !== undefined && !(rdpClaim >= rdpVerified.epsilon * (1 - EPSILON_SLACK))) {
-    problems.push(`privacy.rdp.epsilon = ${fmt(rdpClaim)} is below the RDP accountant's ${fmt(rdpVerified.epsilon)} for the event`);
-  }
+  problems.push(...subClaimProblems(report, accounted));
 
   // ---- neighbouring relation: the one the event's release has (`releaseRelation`), not the file's word
   let eventRelation: NeighboringRelation | undefined;
