@@ -307,3 +307,81 @@ describe('verify: privacy.rdp, privacy.pld and privacy.comparisons', () => {
     ]);
   });
 });
+
+describe('verify: a file holds only what dpfit writes', () => {
+  it('every kind of file dpfit writes verifies as written, privacy.datasetSize included', () => {
+    for (const [name, file] of Object.entries(files)) {
+      const result = verifyModel(file);
+      assert.equal(result.holds, true, `${name}: ${result.problems.join(' | ')}`);
+      assert.ok(result.warnings.every((w) => !/field/.test(w)), `${name}: ${result.warnings.join(' | ')}`);
+    }
+    // train() states which n is public: the replace-one learners and DP-SGD the count, objective perturbation and AMP none.
+    assert.deepEqual(files.dpgd.privacy.datasetSize.source, 'records');
+    assert.equal(files.dpgd.privacy.datasetSize.value, 300);
+    assert.deepEqual(Object.keys(files.amp.privacy.datasetSize).sort(), ['note', 'source']);
+    assert.equal(files.amp.privacy.datasetSize.source, 'unused');
+  });
+
+  it('a field dpfit does not write, anywhere (even a number where numbers are read): refused, naming it', () => {
+    const extra = (path: string) => new RegExp(`^${path.replace(/[.[\]]/g, '\\$&')} is not a field dpfit writes \\(`);
+    const cases: [string, (f: ModelJson) => void, RegExp][] = [
+      ['dpgd', (f) => void (f.secret = 'anything'), extra('secret')],
+      ['dpgd', (f) => void (f.privacy.secret = 1), extra('privacy.secret')],
+      ['dpgd', (f) => void (f.privacy.rdp.secret = 123456789), extra('privacy.rdp.secret')],
+      ['dpgd', (f) => void (f.privacy.pld.secret = 123456789), extra('privacy.pld.secret')],
+      ['dpgd', (f) => void (f.privacy.comparisons.basicComposition.secret = 123456789), extra('privacy.comparisons.basicComposition.secret')],
+      ['dpgd', (f) => void (f.privacy.datasetSize.secret = 'anything'), extra('privacy.datasetSize.secret')],
+      ['dpgd', (f) => void (f.loss.secret = 'anything'), extra('loss.secret')],
+      ['dpgd', (f) => void (f.loss.parameters.secret = 123456789), extra('loss.parameters.secret')],
+      // A power-of-two value under a grid name dpfit does not write passes the grid check.
+      ['amp', (f) => void (f.privacy.granularities.secret = 2 ** -20), extra('privacy.granularities.secret')],
+      ['rgm', (f) => void (f.privacy.ptr.secret = 123456789), extra('privacy.ptr.secret')],
+      ['rgm', (f) => void (f.privacy.deltaComponents.secret = 123456789), extra('privacy.deltaComponents.secret')],
+      ['ovr', (f) => void (f.models[1].secret = 'anything'), extra('models[1].secret')],
+      ['ovr', (f) => void (f.models[0].schema = f.schema ?? {}), extra('models[0].schema')],
+      ['ovr', (f) => void (f.models[2].loss.parameters.secret = 1), extra('models[2].loss.parameters.secret')],
+      ['federatedDpgd', (f) => void (f.secret = 'anything'), extra('secret')],
+      ['federatedDpgd', (f) => void (f.privacy.secret = 'anything'), extra('privacy.secret')],
+      ['federatedDpgd', (f) => void (f.privacy.nodes[0].secret = 'anything'), extra('privacy.nodes[0].secret')],
+      ['federatedDpgd', (f) => void (f.loss.secret = 'anything'), extra('loss.secret')],
+      ['federatedRgm', (f) => void (f.privacy.nodes[1].privacy.secret = 1), /^node b: privacy\.secret is not a field dpfit writes \(/],
+      ['federatedRgm', (f) => void (f.privacy.nodes[1].privacy.ptr.secret = 1), /^node b: privacy\.ptr\.secret is not a field dpfit writes \(/],
+    ];
+    for (const [name, change, problem] of cases) refused(files[name], change, problem, `${name}: ${problem.source}`);
+  });
+
+  it('privacy.datasetSize: its shape, and "unused" exactly for objective perturbation and AMP', () => {
+    refused(files.dpgd, (f) => void (f.privacy.datasetSize.source = 'guessed'), /^privacy\.datasetSize\.source = "guessed" is not one of 'records', 'declared', 'unused'/, 'source');
+    refused(files.dpgd, (f) => void (f.privacy.datasetSize.value = -5), /^privacy\.datasetSize\.value = -5 is not a positive integer/, 'negative');
+    refused(files.dpsgd, (f) => void (f.privacy.datasetSize.value = 300.5), /^privacy\.datasetSize\.value = 300\.5 is not a positive integer/, 'fraction');
+    refused(files.dpgd, (f) => void delete f.privacy.datasetSize.value, /^privacy\.datasetSize\.value = missing is not a positive integer/, 'missing value');
+    refused(files.dpgd, (f) => void (f.privacy.datasetSize.note = 5), /^privacy\.datasetSize\.note = 5 is not a string/, 'note');
+    refused(files.dpgd, (f) => void (f.privacy.datasetSize = 'public'), /^privacy\.datasetSize = "public" is not \{value, source, note\}/, 'not an object');
+    // "unused" says n stays private: false for a release that divides by n, and no count may sit beside it.
+    refused(files.dpgd, (f) => {
+      f.privacy.datasetSize.source = 'unused';
+      delete f.privacy.datasetSize.value;
+    }, /^privacy\.datasetSize\.source = 'unused', but this release depends on n/, 'unused for dpgd');
+    refused(files.amp, (f) => void (f.privacy.datasetSize.value = 300), /^privacy\.datasetSize\.value is given, but source 'unused'/, 'a count beside unused');
+    refused(files.amp, (f) => void (f.privacy.datasetSize = { value: 300, source: 'records', note: 'n' }), /^privacy\.datasetSize\.source = 'records', but objective perturbation and AMP .* use no n/, 'records for amp');
+  });
+
+  it("the accountant's name, PTR's outcome, a federated node's extraDelta and label: what dpfit writes", () => {
+    refused(files.dpgd, (f) => void (f.privacy.accountant = 'oracle'), /^privacy\.accountant = "oracle" is not an accountant dpfit reports/, 'accountant');
+    refused(files.rgm, (f) => void (f.privacy.ptr.passed = false), /^privacy\.ptr\.passed = false, but a model is released only when the Propose-Test-Release test passes/, 'ptr.passed');
+    assert.deepEqual(files.federatedRgm.privacy.nodes.map((n: ModelJson) => n.extraDelta), files.federatedRgm.privacy.nodes.map((n: ModelJson) => n.privacy.deltaComponents.ptr));
+    refused(files.federatedRgm, (f) => void (f.privacy.nodes[0].extraDelta = 0.123456789), /^privacy\.nodes\[0\]\.extraDelta = 0\.123456789 is not the node's PTR delta/, 'extraDelta rgm');
+    refused(files.federatedDpgd, (f) => void (f.privacy.nodes[1].extraDelta = 1e-300), /^privacy\.nodes\[1\]\.extraDelta = 1e-300 is not the node's PTR delta \(0/, 'extraDelta dpgd');
+    refused(files.federatedDpgd, (f) => void (f.privacy.nodes[1].label = 123456789), /^privacy\.nodes\[1\]\.label = 123456789 is not a string/, 'label');
+  });
+
+  it('dpfit verify: exit 4, one line (each was a warning and exit 0 before)', async () => {
+    await cliRefuses([
+      ['top.json', edit(files.dpgd, (f) => void (f.secret = 'anything')), /secret is not a field dpfit writes/],
+      ['privacy.json', edit(files.dpgd, (f) => void (f.privacy.secret = 1)), /privacy\.secret is not a field dpfit writes/],
+      ['rdp.json', edit(files.dpgd, (f) => void (f.privacy.rdp.secret = 123456789)), /privacy\.rdp\.secret is not a field dpfit writes/],
+      ['dataset-size.json', edit(files.dpgd, (f) => void (f.privacy.datasetSize.source = 'guessed')), /privacy\.datasetSize\.source = "guessed"/],
+      ['federated.json', edit(files.federatedDpgd, (f) => void (f.privacy.nodes[0].secret = 'anything')), /privacy\.nodes\[0\]\.secret is not a field dpfit writes/],
+    ]);
+  });
+});
