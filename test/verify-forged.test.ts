@@ -8,10 +8,11 @@
  *     add/remove-one;
  *   - one-vs-rest: an event that accounts fewer runs than the file has models;
  *   - sub-claims: privacy.rdp, privacy.pld and privacy.comparisons below the headline or edited;
- *   - fields dpfit does not write, anywhere in the file, and a malformed privacy.datasetSize.
+ *   - fields dpfit does not write, anywhere in the file (the embedded schema included), and a
+ *     malformed privacy.datasetSize.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -32,7 +33,7 @@ import { releaseRelation, verifyModel } from '../src/learners/verify-model.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';
-import { runCli } from './helpers/people.js';
+import { peopleFixture, runCli } from './helpers/people.js';
 
 // Any JSON model file, edited freely.
 type ModelJson = any;
@@ -373,6 +374,21 @@ describe('verify: a file holds only what dpfit writes', () => {
     refused(files.federatedRgm, (f) => void (f.privacy.nodes[0].extraDelta = 0.123456789), /^privacy\.nodes\[0\]\.extraDelta = 0\.123456789 is not the node's PTR delta/, 'extraDelta rgm');
     refused(files.federatedDpgd, (f) => void (f.privacy.nodes[1].extraDelta = 1e-300), /^privacy\.nodes\[1\]\.extraDelta = 1e-300 is not the node's PTR delta \(0/, 'extraDelta dpgd');
     refused(files.federatedDpgd, (f) => void (f.privacy.nodes[1].label = 123456789), /^privacy\.nodes\[1\]\.label = 123456789 is not a string/, 'label');
+  });
+
+  it("the embedded schema as dpfit reads it: a field it does not know, in a file dpfit train wrote", async () => {
+    const { dir, data: csv, schema } = peopleFixture('dpfit-verify-schema-', 300, 7);
+    const out = join(dir, 'model.json');
+    const trained = await runCli('train', '--data', csv, '--schema', schema, '--method', 'dpgd', '--steps', '5', '--epsilon', '1', '--out', out);
+    assert.equal(trained.code, 0, trained.stderr);
+    const file = JSON.parse(readFileSync(out, 'utf8'));
+    assert.equal(file.privacy.datasetSize.source, 'records');
+    const verified = await runCli('verify', out, '--json');
+    assert.equal(verified.code, 0, verified.stderr);
+    assert.deepEqual(JSON.parse(verified.stdout).warnings, [], 'no warning about privacy.datasetSize any more');
+    refused(file, (f) => void (f.schema.columns[0].secret = 123456789), /^the embedded schema: column 'age': unknown field "secret"/, 'a column field');
+    refused(file, (f) => void (f.schema.secret = 'anything'), /^the embedded schema: unknown field "secret"/, 'a schema field');
+    await cliRefuses([['schema.json', edit(file, (f) => void (f.schema.columns[2].secret = 'anything')), /the embedded schema: column 'label': unknown field "secret"/]]);
   });
 
   it('dpfit verify: exit 4, one line (each was a warning and exit 0 before)', async () => {

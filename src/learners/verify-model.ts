@@ -46,8 +46,9 @@
  *    `extraDelta` is its PTR delta (0 without a test).
  *  - only what dpfit writes: a field dpfit does not write anywhere (the file's top level, a class
  *    model, the loss and its parameters, `privacy`, `privacy.rdp`/`pld`/`ptr`/`deltaComponents`/
- *    `datasetSize`/`granularities`, a comparison, a federated file's `privacy` and node blocks) is
- *    a problem, not a warning: an extra field can carry anything. `privacy.datasetSize`
+ *    `datasetSize`/`granularities`, a comparison, a federated file's `privacy` and node blocks, the
+ *    embedded schema as `parseSchema` reads it) is a problem, not a warning: an extra field can
+ *    carry anything. `privacy.datasetSize`
  *    (`dataset-size.ts`) must be {value?, source, note}: source 'records', 'declared' or 'unused',
  *    value a positive integer exactly when source is not 'unused', note a string; 'unused' exactly
  *    for an objectivePerturbation event (objective perturbation and AMP use no n). The accountant
@@ -88,6 +89,7 @@ import { containsConjecture, neighboringRelationOf, type NeighboringRelation } f
 import { pldEpsilon } from '../accounting/pld/accountant.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../errors.js';
+import { parseSchema } from '../data/schema.js';
 import { defaultRng } from '../random/rng.js';
 import { parseModel, type LinearModel } from './model.js';
 import { localPerNodeSummary, type NodeClaim } from './local-per-node.js';
@@ -136,7 +138,7 @@ export interface VerifyModelOptions {
 const EPSILON_SLACK = 1e-12;
 /** How far above the named accountant's epsilon a claim may be before the event is said to be changed. */
 const REPRODUCTION_SLACK = 1e-9;
-/** `SUGGESTED_PROVENANCE` of `data/schema.ts` (learners import data types only). */
+/** `SUGGESTED_PROVENANCE` of `data/schema.ts`. */
 const SUGGESTED_PROVENANCE = 'suggested-from-private-data';
 
 // ---- what dpfit writes (`cli/commands/train.ts` releasedModel, `privacy-report.ts`, `dataset-size.ts`,
@@ -191,6 +193,21 @@ function lossProblems(loss: unknown, path: string): string[] {
   if (!isRecord(loss)) return [];
   const parameters = typeof loss.name === 'string' ? (LOSS_PARAMETERS[loss.name] ?? []) : [];
   return [...extraFieldProblems(loss, LOSS_FIELDS, path, 'a loss holds'), ...extraFieldProblems(loss.parameters, parameters, `${path}.parameters`, `the ${String(loss.name)} loss's parameters are`)];
+}
+
+/**
+ * The embedded schema is one dpfit reads (`parseSchema`: no field it does not know, every value of
+ * its type), as `evaluate` and `predict` read it. Its names, notes and descriptions are free text.
+ */
+function schemaProblems(schema: unknown): string[] {
+  if (schema === undefined) return [];
+  try {
+    parseSchema(schema, 'the embedded schema');
+    return [];
+  } catch (error) {
+    if (!(error instanceof DpfitError)) throw error;
+    return [`${error.message.replace(/^the embedded schema: schema: /, 'the embedded schema: ')}: the file holds the public schema as dpfit writes it, and an extra field can carry anything`];
+  }
 }
 
 /** The fields of a privacy report and of its sub-blocks, and the accountant's name. */
@@ -504,6 +521,7 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
   const problems: string[] = [
     ...extraFieldProblems(json, FEDERATED_FIELDS, '', `a ${FEDERATED_FORMAT} file holds`),
     ...lossProblems(json.loss, 'loss'),
+    ...schemaProblems(json.schema),
     ...extraFieldProblems(privacy, FEDERATED_PRIVACY_FIELDS, 'privacy', "a federated model's privacy holds"),
   ];
   const nodes: { node: string; verification: ModelVerification }[] = [];
@@ -602,7 +620,7 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
   // A federated node's block is checked here as a linear model's privacy; its file's own fields and loss by verifyFederatedModel.
   if (!options.node) {
     const fields = model.format === 'dpfit-one-vs-rest-model/1' ? ONE_VS_REST_FIELDS : MODEL_FIELDS;
-    problems.push(...extraFieldProblems(json, fields, '', `a ${model.format} file holds`));
+    problems.push(...extraFieldProblems(json, fields, '', `a ${model.format} file holds`), ...schemaProblems(json.schema));
     if (model.format === 'dpfit-linear-model/1') problems.push(...lossProblems(json.loss, 'loss'));
   }
   if (model.format === 'dpfit-one-vs-rest-model/1') {

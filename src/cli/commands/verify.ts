@@ -62,8 +62,9 @@ tightest valid bound is the verified epsilon), and checks that
   - a one-vs-rest model of k classes: the event is k runs, selfCompose(run, k);
   - a federated model: each node's report as above, and a block for every node its own
     description names (privacy.nodeNames and privacy.summary against privacy.nodes);
-  - the file holds only fields dpfit writes, anywhere in it (an extra field can carry
-    anything), and privacy.datasetSize is {value, source, note} as dpfit writes it.
+  - the file holds only fields dpfit writes, anywhere in it, the embedded schema included (an
+    extra field can carry anything), and privacy.datasetSize is {value, source, note} as dpfit
+    writes it.
 The file is not signed: an event edited consistently with its claim, a guarantee raised by
 editing randomness and warnings together, or data hidden in free text (warnings, names) cannot
 be detected from the file alone (docs/threat-model.md).
