@@ -48,11 +48,11 @@
  *    model, the loss and its parameters, `privacy`, `privacy.rdp`/`pld`/`ptr`/`deltaComponents`/
  *    `datasetSize`/`granularities`, a comparison, a federated file's `privacy` and node blocks, the
  *    embedded schema as `parseSchema` reads it) is a problem, not a warning: an extra field can
- *    carry anything. `privacy.datasetSize`
- *    (`dataset-size.ts`) must be {value?, source, note}: source 'records', 'declared' or 'unused',
- *    value a positive integer exactly when source is not 'unused', note a string; 'unused' exactly
- *    for an objectivePerturbation event (objective perturbation and AMP use no n). The accountant
- *    named is one dpfit has; RGM's `ptr.passed` is true (a model is released only then).
+ *    carry anything. `privacy.datasetSize` (`dataset-size.ts`) must be {value?, source, note}:
+ *    source 'records', 'declared' or 'unused', value a positive integer exactly when source is not
+ *    'unused', note a string; 'unused' exactly for an objectivePerturbation event (objective
+ *    perturbation and AMP use no n). The accountant named is one dpfit has; RGM's `ptr.passed` is
+ *    true (a model is released only then). These are problems (exit 4), not a malformed file.
  *
  * What a file alone cannot show. A model file is not signed: verify checks that the claim follows
  * from the event and that the file holds only what dpfit writes, not that the event is what ran.
@@ -68,8 +68,9 @@
  *    secure generator's description and its seed warning deleted; a tuning-overlap warning
  *    deleted): nothing else in the file records them;
  *  - data hidden in the free text dpfit writes (warnings, feature and class names, the embedded
- *    schema's names and descriptions, `datasetSize.note`, a federated node's `label`), in theta
- *    where theta is post-processed, or in the last digits of numbers checked to a relative slack.
+ *    schema's names, notes and descriptions, `datasetSize.note`, a federated node's `label`), in
+ *    numbers nothing derives (the schema's declared bounds, theta where theta is post-processed),
+ *    or in the last digits of numbers checked to a relative slack.
  * Only a signed file answers those: a signature over the whole file by whoever ran the training,
  * checked against their public key, binds the event to the run (verify then checks the claim
  * against the event as here).
