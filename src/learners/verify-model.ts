@@ -11,7 +11,24 @@
  *    event does not describe the release the epsilon was computed for: it was changed).
  *    Releases with a Propose-Test-Release part (RGM) are accounted at `deltaComponents.rdp`, with
  *    delta = rdp + ptr and the test's threshold >= log(1/delta_ptr)/epsilon_ptr (`000` Prop. 2).
- *  - the neighbouring relation: the event's (anything for relation-free events).
+ *  - the sub-claims (`subClaimProblems`): `rdp.epsilon` and `pld.epsilon` are at least the headline
+ *    (which is the smaller of the two), `pld.epsilonLower` at most `pld.epsilon`; `rdp.epsilon` and
+ *    its `order` are what the RDP accountant gives for the event, `pld.epsilon` (and its
+ *    `epsilonLower`) what the exact Gaussian composition (a Gaussian composition: what the learners
+ *    put in `pld` for one) or the PLD accountant (objective perturbation, AMP) gives, where verify
+ *    has it at hand; otherwise only the inequalities. `comparisons`: only the names dpfit writes,
+ *    each an epsilon >= 0 at the report's delta with a noise multiplier > 0 when given; the bounds
+ *    of this release among them (shuffled SGD's `plainComposition` / `lastIterate`, the one not used
+ *    for the headline) at least the headline. Not checked: DP-GD's `basicComposition` and
+ *    `rdpCalibration` (the noise other accountants would need for the target, not bounds of this
+ *    release; their events are not in the file), the value of shuffled SGD's unused bound (its
+ *    event is not in the file) and its `conjecture` (004 Conj. 1-2, not a guarantee).
+ *  - the neighbouring relation: the one the event's release has (`releaseRelation`): add/remove-one
+ *    exactly when the event has a poissonSampled (DP-SGD) or objectivePerturbation (objective
+ *    perturbation, AMP) part, replace-one otherwise, either for an event with a nonPrivate part
+ *    (infinite epsilon). Gaussian, Laplace and RGM events carry no relation, so the file's word
+ *    is not taken for theirs; the accountants' `neighboringRelationOf` agrees where the event
+ *    carries one.
  *  - the guarantee: the weakest of what the accountant proves (conjecture events), the randomness
  *    (anything but the secure generator: none), the noise (continuous floating-point noise, i.e.
  *    a gaussian/laplace/objectivePerturbation/relativeGaussian event without `discrete: true`, or
@@ -22,8 +39,41 @@
  *    warnings. A claim stronger than that does not hold.
  *  - the grid: `granularity`/`granularities` must be what the event implies where it implies one,
  *    and theta must lie on the stated grid where theta is the grid value (`verify-grid.ts`).
+ *  - a one-vs-rest model of k classes: the event is selfCompose(run, k), k runs as `trainOneVsRest`
+ *    writes it (`runCountProblem`).
  *  - a federated model: every node its own description lists carries its block (`privacy.summary`,
- *    and `privacy.nodeNames` when the file has it, against `privacy.nodes`).
+ *    and `privacy.nodeNames` when the file has it, against `privacy.nodes`), and each block's
+ *    `extraDelta` is its PTR delta (0 without a test).
+ *  - only what dpfit writes: a field dpfit does not write anywhere (the file's top level, a class
+ *    model, the loss and its parameters, `privacy`, `privacy.rdp`/`pld`/`ptr`/`deltaComponents`/
+ *    `datasetSize`/`granularities`, a comparison, a federated file's `privacy` and node blocks, the
+ *    embedded schema as `parseSchema` reads it) is a problem, not a warning: an extra field can
+ *    carry anything. `privacy.datasetSize` (`dataset-size.ts`) must be {value?, source, note}:
+ *    source 'records', 'declared' or 'unused', value a positive integer exactly when source is not
+ *    'unused', note a string; 'unused' exactly for an objectivePerturbation event (objective
+ *    perturbation and AMP use no n). The accountant named is one dpfit has; RGM's `ptr.passed` is
+ *    true (a model is released only then). These are problems (exit 4), not a malformed file.
+ *
+ * What a file alone cannot show. A model file is not signed: verify checks that the claim follows
+ * from the event and that the file holds only what dpfit writes, not that the event is what ran.
+ * It cannot detect
+ *  - an event edited consistently: a larger noise multiplier (its `gridNoiseStd` with it), fewer
+ *    steps, fewer steps per one-vs-rest run, a smaller sampling rate, each with the claim
+ *    re-accounted to match; RGM's PTR delta_ptr made smaller with `ptr.delta`, `ptr.threshold`,
+ *    `deltaComponents` and `delta` edited to match (the event carries the test's Laplace noise,
+ *    not its threshold, so the threshold the test really used is not in it); a grid doubled with
+ *    the sensitivity where theta is post-processed (`verify-grid.ts`); a federated node removed
+ *    from its block, `nodeNames` and the summary together;
+ *  - a guarantee raised by editing `randomness` and `warnings` together (a seeded run given the
+ *    secure generator's description and its seed warning deleted; a tuning-overlap warning
+ *    deleted): nothing else in the file records them;
+ *  - data hidden in the free text dpfit writes (warnings, feature and class names, the embedded
+ *    schema's names, notes and descriptions, `datasetSize.note`, a federated node's `label`), in
+ *    numbers nothing derives (the schema's declared bounds, theta where theta is post-processed),
+ *    or in the last digits of numbers checked to a relative slack.
+ * Only a signed file answers those: a signature over the whole file by whoever ran the training,
+ * checked against their public key, binds the event to the run (verify then checks the claim
+ * against the event as here).
  *
  * A malformed file (wrong format, non-finite parameters, an event that does not parse) is a
  * `DataFormatError`; a well-formed file whose claim is not supported gives `holds: false` and
@@ -33,13 +83,14 @@
  * const result = verifyModel(JSON.parse(readFileSync('model.json', 'utf8')), { source: 'model.json' });
  * result.holds; // true when the claimed (epsilon, delta, guarantee) follow from the event
  */
-import { childEvents, parseEvent, type DpEvent } from '../accounting/events.js';
+import { childEvents, parseEvent, someEvent, type DpEvent } from '../accounting/events.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../accounting/guarantee.js';
 import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../accounting/neighboring.js';
 import { pldEpsilon } from '../accounting/pld/accountant.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../errors.js';
+import { parseSchema } from '../data/schema.js';
 import { defaultRng } from '../random/rng.js';
 import { parseModel, type LinearModel } from './model.js';
 import { localPerNodeSummary, type NodeClaim } from './local-per-node.js';
@@ -88,15 +139,122 @@ export interface VerifyModelOptions {
 const EPSILON_SLACK = 1e-12;
 /** How far above the named accountant's epsilon a claim may be before the event is said to be changed. */
 const REPRODUCTION_SLACK = 1e-9;
-/** `SUGGESTED_PROVENANCE` of `data/schema.ts` (learners import data types only). */
+/** `SUGGESTED_PROVENANCE` of `data/schema.ts`. */
 const SUGGESTED_PROVENANCE = 'suggested-from-private-data';
 
+// ---- what dpfit writes (`cli/commands/train.ts` releasedModel, `privacy-report.ts`, `dataset-size.ts`,
+// `rgm-gd.ts`, `federated/coordinator.ts`): any other field is a problem (module comment)
 const MODEL_FIELDS = ['format', 'loss', 'task', 'theta', 'featureNames', 'privacy', 'schema'];
 const ONE_VS_REST_FIELDS = ['format', 'classes', 'models', 'featureNames', 'privacy', 'schema'];
+/** A one-vs-rest file's class models (a per-class privacy block is a problem of its own). */
+const CLASS_MODEL_FIELDS = ['format', 'loss', 'task', 'theta', 'featureNames', 'privacy'];
+const LOSS_FIELDS = ['name', 'parameters'];
+/** The parameters of each loss (`glm/*.ts`); the others have none. */
+const LOSS_PARAMETERS: Readonly<Record<string, readonly string[]>> = { huber: ['delta'], smoothedHinge: ['smoothing'] };
 const REPORT_FIELDS = [
   'epsilon', 'delta', 'accountant', 'event', 'neighboringRelation', 'guarantee', 'rdp', 'pld', 'comparisons',
-  'granularity', 'granularities', 'randomness', 'warnings', 'ptr', 'deltaComponents',
+  'granularity', 'granularities', 'randomness', 'warnings', 'ptr', 'deltaComponents', 'datasetSize',
 ];
+/** The fields of the report's sub-blocks. */
+const REPORT_BLOCKS: Readonly<Record<string, readonly string[]>> = {
+  rdp: ['epsilon', 'order'],
+  pld: ['epsilon', 'epsilonLower'],
+  ptr: ['epsilon', 'delta', 'passed', 'threshold'],
+  deltaComponents: ['rdp', 'ptr'],
+  datasetSize: ['value', 'source', 'note'],
+  granularities: ['objective', 'output', 'ptr', 'gradient'],
+};
+const COMPARISON_FIELDS = ['epsilon', 'delta', 'noiseMultiplier'];
+/** The accountants a report names (`PrivacyGuarantee.accountant`, and 'none' for a release without noise). */
+const ACCOUNTANTS = ['rdp', 'pld', 'exactGaussian', 'pure', 'none'];
+const DATASET_SIZE_SOURCES = ['records', 'declared', 'unused'];
+const EXTRA_FIELD = 'a published file holds only what dpfit writes, and an extra field can carry anything';
+
+/** A field's name as a problem quotes it (at most 60 characters: a name can be long). */
+function fieldName(key: string): string {
+  return key.length <= 60 ? key : `${key.slice(0, 57)}...`;
+}
+
+/** A value as a problem quotes it: its JSON, at most 60 characters ('missing' when absent). */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'missing';
+  return text.length <= 60 ? text : `${text.slice(0, 57)}...`;
+}
+
+/** One problem per field of `value` (an object) that is not in `fields`; `path` is the object's ('' for the file itself). */
+function extraFieldProblems(value: unknown, fields: readonly string[], path: string, holder: string): string[] {
+  if (!isRecord(value)) return [];
+  return Object.keys(value)
+    .filter((key) => !fields.includes(key))
+    .map((key) => `${path === '' ? '' : `${path}.`}${fieldName(key)} is not a field dpfit writes (${holder}: ${fields.join(', ') || 'none'}): ${EXTRA_FIELD}`);
+}
+
+/** The loss's fields and its parameters' names (`lossByName` ignores parameters it does not read). */
+function lossProblems(loss: unknown, path: string): string[] {
+  if (!isRecord(loss)) return [];
+  const parameters = typeof loss.name === 'string' ? (LOSS_PARAMETERS[loss.name] ?? []) : [];
+  return [...extraFieldProblems(loss, LOSS_FIELDS, path, 'a loss holds'), ...extraFieldProblems(loss.parameters, parameters, `${path}.parameters`, `the ${String(loss.name)} loss's parameters are`)];
+}
+
+/**
+ * The embedded schema is one dpfit reads (`parseSchema`: no field it does not know, every value of
+ * its type), as `evaluate` and `predict` read it. Its names, notes and descriptions are free text.
+ */
+function schemaProblems(schema: unknown): string[] {
+  if (schema === undefined) return [];
+  try {
+    parseSchema(schema, 'the embedded schema');
+    return [];
+  } catch (error) {
+    if (!(error instanceof DpfitError)) throw error;
+    return [`${error.message.replace(/^the embedded schema: schema: /, 'the embedded schema: ')}: the file holds the public schema as dpfit writes it, and an extra field can carry anything`];
+  }
+}
+
+/** The fields of a privacy report and of its sub-blocks, and the accountant's name. */
+function reportFieldProblems(privacy: Record<string, unknown>): string[] {
+  const problems = extraFieldProblems(privacy, REPORT_FIELDS, 'privacy', 'a privacy report holds');
+  for (const [block, fields] of Object.entries(REPORT_BLOCKS)) problems.push(...extraFieldProblems(privacy[block], fields, `privacy.${block}`, `privacy.${block} holds`));
+  if (isRecord(privacy.comparisons)) {
+    for (const [name, entry] of Object.entries(privacy.comparisons)) problems.push(...extraFieldProblems(entry, COMPARISON_FIELDS, `privacy.comparisons.${fieldName(name)}`, 'a comparison holds'));
+  }
+  if (privacy.accountant !== undefined && !ACCOUNTANTS.includes(privacy.accountant as string)) {
+    problems.push(`privacy.accountant = ${quoted(privacy.accountant)} is not an accountant dpfit reports (${ACCOUNTANTS.join(', ')})`);
+  }
+  return problems;
+}
+
+/**
+ * `privacy.datasetSize` (`dataset-size.ts`): {value?, source, note} with source 'records',
+ * 'declared' or 'unused', value a positive integer present exactly when source is not 'unused',
+ * note a string; and 'unused' exactly for objective perturbation and AMP (an objectivePerturbation
+ * event: their objective is a sum and no released value depends on n), unless the release has no
+ * noise (epsilon Infinity, where it says what the method would use). Absent in files written before
+ * it and in a federated node's block.
+ */
+function datasetSizeProblems(size: unknown, event: DpEvent, nonPrivate: boolean): string[] {
+  if (size === undefined) return [];
+  if (!isRecord(size)) return [`privacy.datasetSize = ${quoted(size)} is not {value, source, note}: which n the released values depend on, and why it may be public`];
+  const problems: string[] = [];
+  const { value, source, note } = size;
+  if (typeof source !== 'string' || !DATASET_SIZE_SOURCES.includes(source)) {
+    problems.push(`privacy.datasetSize.source = ${quoted(source)} is not one of ${DATASET_SIZE_SOURCES.map((s) => `'${s}'`).join(', ')}`);
+  } else if (source === 'unused') {
+    if (value !== undefined) problems.push(`privacy.datasetSize.value is given, but source 'unused' says no released value depends on n: dpfit writes no count there (it would publish n)`);
+  } else if (!(Number.isSafeInteger(value) && (value as number) >= 1)) {
+    problems.push(`privacy.datasetSize.value = ${quoted(value)} is not a positive integer: source '${source}' says the released values depend on that n`);
+  }
+  if (typeof note !== 'string') problems.push(`privacy.datasetSize.note = ${quoted(note)} is not a string (why that n may be public)`);
+  if (!nonPrivate && typeof source === 'string' && DATASET_SIZE_SOURCES.includes(source)) {
+    const sum = someEvent(event, (e) => e.kind === 'objectivePerturbation');
+    if (sum && source !== 'unused') {
+      problems.push(`privacy.datasetSize.source = '${source}', but objective perturbation and AMP (an objectivePerturbation event) use no n: their objective is a sum (003 Sec. 2.2), so their report says 'unused' and n stays private`);
+    } else if (!sum && source === 'unused') {
+      problems.push("privacy.datasetSize.source = 'unused', but this release depends on n: only objective perturbation and AMP (an objectivePerturbation event) use none");
+    }
+  }
+  return problems;
+}
 
 /**
  * Warnings that lower a guarantee, as the learners and the CLI word their conditions
@@ -160,6 +318,45 @@ function eventFacts(event: DpEvent): EventFacts {
   return { nonPrivate, noisy, continuous, unpaidObjectivePerturbation, laplaceNoiseMultipliers, relativeGaussian };
 }
 
+/** Why a release has the relation `releaseRelation` gives it (for problems). */
+const RELATION_REASONS: Readonly<Record<'addOrRemoveOne' | 'replaceOne', string>> = {
+  addOrRemoveOne: 'it has a poissonSampled (DP-SGD) or objectivePerturbation (objective perturbation, AMP) part, which dpfit accounts under add/remove-one',
+  replaceOne:
+    "it has no poissonSampled or objectivePerturbation part, and every such dpfit release (DP-GD, output perturbation, shuffled SGD, RGM with its PTR test, a federated node's runs) treats n as public and calibrates its noise to a replace-one sensitivity: nothing in it bounds what adding or removing a record changes",
+};
+
+/**
+ * The neighbouring relation of the release a dpfit event describes. dpfit's learners report
+ * add/remove-one exactly for DP-SGD (a `poissonSampled` part), objective perturbation and AMP (an
+ * `objectivePerturbation` part) and composites of those (tuning's `repeatAndSelect`, one-vs-rest's
+ * `selfCompose` of runs); every other release (DP-GD, output perturbation and its SGD variant,
+ * shuffled SGD with its last-iterate and without-replacement events, RGM with its PTR Laplace, a
+ * federated node's runs) is replace-one (`privacyReport`'s `relation` in each learner). Gaussian,
+ * Laplace and RGM events carry no relation of their own (`neighboringRelationOf` says
+ * `relativeToSensitivity`), so the file's word would otherwise be taken for theirs. Undefined for
+ * an event with a `nonPrivate` part: its epsilon is infinite, true under either relation (DP-SGD's
+ * zero-noise report says addOrRemoveOne, the others' replaceOne).
+ */
+export function releaseRelation(event: DpEvent): 'addOrRemoveOne' | 'replaceOne' | undefined {
+  if (someEvent(event, (e) => e.kind === 'nonPrivate')) return undefined;
+  return someEvent(event, (e) => e.kind === 'poissonSampled' || e.kind === 'objectivePerturbation') ? 'addOrRemoveOne' : 'replaceOne';
+}
+
+/**
+ * Why a one-vs-rest event does not account its k runs (undefined when it does). `trainOneVsRest`
+ * releases selfCompose(run, k): k runs, one per class, each reading every row (no parallel
+ * composition). Any other event pays for something else: selfCompose(run, 1) with its epsilon
+ * re-accounted to match pays for one model of k. The same steps in another shape (e.g. one
+ * selfCompose of all k T steps) are refused too: they cost the same, but dpfit never writes them,
+ * and the file cannot show that they are k runs rather than one. How many steps one run had is not
+ * in the file: k runs of fewer steps each cannot be told from the file alone.
+ */
+function runCountProblem(event: DpEvent, k: number): string | undefined {
+  if (event.kind === 'selfCompose' && event.count === k) return undefined;
+  const found = event.kind === 'selfCompose' ? `selfCompose(run, ${event.count})` : `a ${event.kind} event`;
+  return `privacy.event is ${found}, not ${k} runs: a one-vs-rest release of ${k} models is selfCompose(run, ${k}), one run per class, each reading every row, so this event does not account all ${k} models`;
+}
+
 interface Accounted {
   readonly results: Map<string, PrivacyGuarantee>;
   readonly best: PrivacyGuarantee | undefined;
@@ -195,6 +392,107 @@ function accountEvent(event: DpEvent, delta: number, claimedAccountant: string |
   return { results, best, ...(best === undefined ? { unsupported: unsupported ?? 'no accountant supports it' } : {}) };
 }
 
+/**
+ * The comparisons dpfit's learners write (`privacy.comparisons`), and whether each is a bound of
+ * this release (then it is at least the headline, which is the smallest proven bound).
+ */
+const COMPARISONS: Readonly<Record<string, { readonly boundOfRelease: boolean }>> = {
+  // DP-GD with a target: the noise basic composition (002 Claim 2.3) and the RDP accountant would
+  // need for the target (epsilon, delta); the epsilon is the target's (or the calibrated one's).
+  basicComposition: { boundOfRelease: false },
+  rdpCalibration: { boundOfRelease: false },
+  // Shuffled SGD on the lattice: the bound not used for the headline (the larger of the two).
+  plainComposition: { boundOfRelease: true },
+  lastIterate: { boundOfRelease: true },
+  // Shuffled SGD's 004 Conj. 1-2: NOT a guarantee, and smaller than the headline.
+  conjecture: { boundOfRelease: false },
+};
+
+/** An epsilon as a report states it: a number >= 0 (Infinity read back from "Infinity"). */
+function isEpsilon(value: unknown): value is number {
+  return typeof value === 'number' && value >= 0;
+}
+
+/**
+ * `privacy.rdp`, `privacy.pld` and `privacy.comparisons` (module comment). The headline is the
+ * smaller of the RDP and PLD bounds (`privacyReport`), so neither is below it; each is re-derived
+ * where verify has the accountant's result at hand (`accountEvent`): RDP always, the exact
+ * Gaussian composition for Gaussian compositions (which is what the learners put in `pld` for
+ * them), the PLD accountant for objective perturbation and AMP.
+ */
+function subClaimProblems(report: PrivacyReport, accounted: Accounted | undefined): string[] {
+  const problems: string[] = [];
+  const headline = report.epsilon;
+  const notBelowHeadline = (field: string, value: number, why: string): void => {
+    if (!(value >= headline * (1 - EPSILON_SLACK))) problems.push(`${field} = ${fmt(value)} is below privacy.epsilon = ${fmt(headline)}: ${why}`);
+  };
+  /** A claimed epsilon is what the accountant gives for the event (as the headline's check). */
+  const reproduced = (field: string, claimed: number, verified: PrivacyGuarantee, name: string): void => {
+    if (!(claimed >= verified.epsilon * (1 - EPSILON_SLACK))) {
+      problems.push(`${field} = ${fmt(claimed)} is below what the ${name} accountant gives for the event (${fmt(verified.epsilon)})`);
+    } else if (claimed > verified.epsilon * (1 + REPRODUCTION_SLACK) + Number.MIN_VALUE) {
+      problems.push(`${field} = ${fmt(claimed)} is not what the ${name} accountant gives for the event (${fmt(verified.epsilon)}): edited, or the event is not the one it was computed for`);
+    }
+  };
+  const smaller = 'the headline is the smaller of the RDP and PLD bounds, so neither is below it';
+
+  const rdp = report.rdp as { readonly epsilon?: unknown; readonly order?: unknown } | undefined;
+  if (rdp !== undefined) {
+    const rdpVerified = accounted?.results.get('rdp');
+    if (!isEpsilon(rdp.epsilon)) {
+      problems.push(`privacy.rdp.epsilon = ${quoted(rdp.epsilon)} is not an epsilon (a number >= 0, or "Infinity")`);
+    } else {
+      notBelowHeadline('privacy.rdp.epsilon', rdp.epsilon, smaller);
+      if (rdpVerified !== undefined) reproduced('privacy.rdp.epsilon', rdp.epsilon, rdpVerified, 'RDP');
+    }
+    if (rdp.order !== undefined && (rdpVerified === undefined ? !(typeof rdp.order === 'number' && rdp.order > 1) : rdp.order !== rdpVerified.order)) {
+      problems.push(`privacy.rdp.order = ${quoted(rdp.order)} is not the order at which the RDP accountant attains its bound for the event (${rdpVerified?.order === undefined ? 'none' : fmt(rdpVerified.order)})`);
+    }
+  }
+
+  const pld = report.pld as { readonly epsilon?: unknown; readonly epsilonLower?: unknown } | undefined;
+  if (pld !== undefined) {
+    if (!isEpsilon(pld.epsilon)) {
+      problems.push(`privacy.pld.epsilon = ${quoted(pld.epsilon)} is not an epsilon (a number >= 0, or "Infinity")`);
+    } else {
+      notBelowHeadline('privacy.pld.epsilon', pld.epsilon, smaller);
+      if (pld.epsilonLower !== undefined && !(isEpsilon(pld.epsilonLower) && pld.epsilonLower <= pld.epsilon)) {
+        problems.push(`privacy.pld.epsilonLower = ${quoted(pld.epsilonLower)} is not a lower bound of privacy.pld.epsilon = ${fmt(pld.epsilon)} (a number in [0, ${fmt(pld.epsilon)}])`);
+      }
+      // The learners' `pld` is the exact Gaussian composition for a Gaussian composition, the PLD accountant otherwise.
+      const reference = accounted?.results.get('exactGaussian') ?? accounted?.results.get('pld');
+      if (reference !== undefined) {
+        const name = reference.accountant === 'exactGaussian' ? 'exact Gaussian composition' : 'PLD';
+        reproduced('privacy.pld.epsilon', pld.epsilon, reference, name);
+        const lower = (reference as { readonly epsilonLower?: number }).epsilonLower;
+        if (typeof pld.epsilonLower === 'number') {
+          if (lower === undefined) problems.push(`privacy.pld.epsilonLower = ${fmt(pld.epsilonLower)} is given, but the ${name} accountant gives no lower bound for the event`);
+          else if (!(Math.abs(pld.epsilonLower - lower) <= REPRODUCTION_SLACK * lower)) problems.push(`privacy.pld.epsilonLower = ${fmt(pld.epsilonLower)} is not what the ${name} accountant gives for the event (${fmt(lower)})`);
+        }
+      }
+    }
+  }
+
+  for (const [name, entry] of Object.entries(report.comparisons ?? {})) {
+    const field = `privacy.comparisons.${name}`;
+    const known = COMPARISONS[name];
+    if (known === undefined) {
+      problems.push(`${field} is not a comparison dpfit writes (${Object.keys(COMPARISONS).join(', ')}): a published file holds only what dpfit writes, and an extra field can carry anything`);
+      continue;
+    }
+    const { epsilon, delta, noiseMultiplier } = entry as { readonly epsilon?: unknown; readonly delta?: unknown; readonly noiseMultiplier?: unknown };
+    if (!isEpsilon(epsilon)) problems.push(`${field}.epsilon = ${quoted(epsilon)} is not an epsilon (a number >= 0)`);
+    else if (known.boundOfRelease) notBelowHeadline(`${field}.epsilon`, epsilon, `it is this release's bound by the other method, which was not used for the headline because it is the larger`);
+    if (!(typeof delta === 'number' && delta > 0 && delta < 1 && delta === report.delta)) {
+      problems.push(`${field}.delta = ${quoted(delta)} is not privacy.delta = ${fmt(report.delta)}: every comparison dpfit writes is at the report's delta`);
+    }
+    if (noiseMultiplier !== undefined && !(typeof noiseMultiplier === 'number' && noiseMultiplier > 0 && Number.isFinite(noiseMultiplier))) {
+      problems.push(`${field}.noiseMultiplier = ${quoted(noiseMultiplier)} is not a noise multiplier (a finite number > 0)`);
+    }
+  }
+  return problems;
+}
+
 function fmt(value: number): string {
   return Number.isFinite(value) ? String(Number(value.toPrecision(12))) : String(value);
 }
@@ -206,6 +504,8 @@ function malformed(source: string, error: unknown): never {
 
 const FEDERATED_FORMAT = 'dpfit-federated-model/1';
 const FEDERATED_FIELDS = ['format', 'loss', 'task', 'theta', 'featureNames', 'privacy', 'schema'];
+const FEDERATED_PRIVACY_FIELDS = ['kind', 'summary', 'nodeNames', 'nodes'];
+const NODE_BLOCK_FIELDS = ['node', 'label', 'privacy', 'extraDelta'];
 
 /**
  * A federated model (`federated/coordinator.ts`): ridge coefficients and privacy
@@ -219,10 +519,12 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
     throw new DataFormatError(source, "is not a valid dpfit model: privacy must be {kind: 'localPerNode', nodes: [{node, privacy}, ...]} in a federated model");
   }
   const warnings: string[] = [];
-  for (const key of Object.keys(json)) {
-    if (!FEDERATED_FIELDS.includes(key)) warnings.push(`the file has a field '${key}' that is not part of a dpfit model: a release holds only the parameters, the public schema and the privacy report`);
-  }
-  const problems: string[] = [];
+  const problems: string[] = [
+    ...extraFieldProblems(json, FEDERATED_FIELDS, '', `a ${FEDERATED_FORMAT} file holds`),
+    ...lossProblems(json.loss, 'loss'),
+    ...schemaProblems(json.schema),
+    ...extraFieldProblems(privacy, FEDERATED_PRIVACY_FIELDS, 'privacy', "a federated model's privacy holds"),
+  ];
   const nodes: { node: string; verification: ModelVerification }[] = [];
   const names = new Set<string>();
   privacy.nodes.forEach((entry: unknown, i: number) => {
@@ -231,9 +533,17 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
     }
     if (names.has(entry.node)) problems.push(`node ${entry.node} appears twice in privacy.nodes`);
     names.add(entry.node);
+    problems.push(...extraFieldProblems(entry, NODE_BLOCK_FIELDS, `privacy.nodes[${i}]`, "a node's block holds"));
+    if (entry.label !== undefined && typeof entry.label !== 'string') problems.push(`privacy.nodes[${i}].label = ${quoted(entry.label)} is not a string (the node's address or name)`);
+    // The delta the node's ledger adds to its RDP accounting: PTR's for rgm, none otherwise (`federated/node.ts`).
+    const components = entry.privacy.deltaComponents;
+    const extraDelta = isRecord(components) && typeof components.ptr === 'number' ? components.ptr : 0;
+    if (entry.extraDelta !== undefined && entry.extraDelta !== extraDelta) {
+      problems.push(`privacy.nodes[${i}].extraDelta = ${quoted(entry.extraDelta)} is not the node's PTR delta (${fmt(extraDelta)}: privacy.deltaComponents.ptr, or 0 without a test)`);
+    }
     // Privacy does not depend on the task: a ridge classifier's coefficients are checked as ridge regression's.
     const linear = { format: 'dpfit-linear-model/1', loss: json.loss, task: json.task === 'classification' && isRecord(json.loss) && json.loss.name === 'squared' ? 'regression' : json.task, theta: json.theta, ...(json.featureNames === undefined ? {} : { featureNames: json.featureNames }), privacy: entry.privacy };
-    const verification = verifyClaim(linear, `${source} (node ${entry.node})`, { thetaReleased: false });
+    const verification = verifyClaim(linear, `${source} (node ${entry.node})`, { thetaReleased: false, node: true });
     nodes.push({ node: entry.node, verification });
     problems.push(...verification.problems.map((p) => `node ${entry.node}: ${p}`));
     warnings.push(...verification.warnings.map((w) => `node ${entry.node}: ${w}`));
@@ -287,7 +597,7 @@ export function verifyModel(json: unknown, options: VerifyModelOptions = {}): Mo
   const source = options.source ?? 'model';
   if (!isRecord(json)) throw new DataFormatError(source, `is not a dpfit model (a JSON object with a "format"), got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`);
   if (json.format === FEDERATED_FORMAT) return verifyFederatedModel(json, source);
-  return verifyClaim(json, source, { thetaReleased: true });
+  return verifyClaim(json, source, { thetaReleased: true, node: false });
 }
 
 /**
@@ -295,7 +605,7 @@ export function verifyModel(json: unknown, options: VerifyModelOptions = {}): Mo
  * event released (false for a node's report in a federated model, whose theta is the
  * coordinator's iterate: only the report itself is checked).
  */
-function verifyClaim(json: Record<string, unknown>, source: string, options: { readonly thetaReleased: boolean }): ModelVerification {
+function verifyClaim(json: Record<string, unknown>, source: string, options: { readonly thetaReleased: boolean; readonly node: boolean }): ModelVerification {
   const format = json.format;
   let model: LinearModel | OneVsRestModel;
   try {
@@ -308,20 +618,19 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
 
   const problems: string[] = [];
   const warnings: string[] = [];
-  const fields = model.format === 'dpfit-one-vs-rest-model/1' ? ONE_VS_REST_FIELDS : MODEL_FIELDS;
-  for (const key of Object.keys(json)) {
-    if (!fields.includes(key)) warnings.push(`the file has a field '${key}' that is not part of a dpfit model: a release holds only the parameters, the public schema and the privacy report`);
+  // A federated node's block is checked here as a linear model's privacy; its file's own fields and loss by verifyFederatedModel.
+  if (!options.node) {
+    const fields = model.format === 'dpfit-one-vs-rest-model/1' ? ONE_VS_REST_FIELDS : MODEL_FIELDS;
+    problems.push(...extraFieldProblems(json, fields, '', `a ${model.format} file holds`), ...schemaProblems(json.schema));
+    if (model.format === 'dpfit-linear-model/1') problems.push(...lossProblems(json.loss, 'loss'));
   }
   if (model.format === 'dpfit-one-vs-rest-model/1') {
     (json.models as unknown[]).forEach((m, k) => {
       if (isRecord(m) && m.privacy !== undefined && m.privacy !== null) {
         problems.push(`models[${k}] carries its own privacy block: a one-vs-rest release has one privacy block for the whole release (all ${model.models.length} models)`);
       }
-      if (isRecord(m)) {
-        for (const key of Object.keys(m)) {
-          if (!MODEL_FIELDS.includes(key)) warnings.push(`models[${k}] has a field '${key}' that is not part of a dpfit model`);
-        }
-      }
+      problems.push(...extraFieldProblems(m, CLASS_MODEL_FIELDS, `models[${k}]`, 'a class model holds'));
+      if (isRecord(m)) problems.push(...lossProblems(m.loss, `models[${k}].loss`));
     });
   }
 
@@ -330,9 +639,7 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
     problems.unshift('the file has no privacy block: nothing says what this model cost, so no guarantee can be verified (treat it as NOT private)');
     return Object.freeze({ holds: false, format: model.format, verified: null, claimed: null, problems: Object.freeze(problems), warnings: Object.freeze([...new Set(warnings)]) });
   }
-  for (const key of Object.keys(json.privacy as Record<string, unknown>)) {
-    if (!REPORT_FIELDS.includes(key)) warnings.push(`privacy.${key} is not a field of a dpfit privacy report`);
-  }
+  problems.push(...reportFieldProblems(json.privacy as Record<string, unknown>));
 
   let event: DpEvent;
   try {
@@ -349,10 +656,15 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
   };
   const facts = eventFacts(event);
   const conditions: GuaranteeCondition[] = [];
+  problems.push(...datasetSizeProblems((report as { readonly datasetSize?: unknown }).datasetSize, event, facts.nonPrivate));
+  if (model.format === 'dpfit-one-vs-rest-model/1' && !facts.nonPrivate) {
+    const short = runCountProblem(event, model.models.length);
+    if (short !== undefined) problems.push(short);
+  }
 
   // ---- the delta the event is accounted at (RGM: the RDP part of delta; the PTR part checked apart)
   const extra = report as PrivacyReport & {
-    readonly ptr?: { readonly epsilon?: unknown; readonly delta?: unknown; readonly threshold?: unknown };
+    readonly ptr?: { readonly epsilon?: unknown; readonly delta?: unknown; readonly threshold?: unknown; readonly passed?: unknown };
     readonly deltaComponents?: { readonly rdp?: unknown; readonly ptr?: unknown };
   };
   let accountDelta = report.delta;
@@ -367,6 +679,9 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
       accountDelta = rdpPart;
       if (!(Math.abs(report.delta - (rdpPart + ptrPart)) <= EPSILON_SLACK * report.delta)) {
         problems.push(`privacy.delta = ${fmt(report.delta)} is not deltaComponents.rdp + deltaComponents.ptr = ${fmt(rdpPart + ptrPart)}`);
+      }
+      if (ptr.passed !== undefined && ptr.passed !== true) {
+        problems.push(`privacy.ptr.passed = ${quoted(ptr.passed)}, but a model is released only when the Propose-Test-Release test passes`);
       }
       if (ptr.delta !== ptrPart) problems.push(`privacy.ptr.delta = ${fmt(ptr.delta)} is not deltaComponents.ptr = ${fmt(ptrPart)}`);
       const needed = Math.log(1 / ptr.delta) / ptr.epsilon;
@@ -424,13 +739,9 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
       );
     }
   }
-  const rdpClaim = (report.rdp as { epsilon?: unknown } | undefined)?.epsilon;
-  const rdpVerified = accounted?.results.get('rdp');
-  if (typeof rdpClaim === 'number' && rdpVerified !== undefined && !(rdpClaim >= rdpVerified.epsilon * (1 - EPSILON_SLACK))) {
-    problems.push(`privacy.rdp.epsilon = ${fmt(rdpClaim)} is below the RDP accountant's ${fmt(rdpVerified.epsilon)} for the event`);
-  }
+  problems.push(...subClaimProblems(report, accounted));
 
-  // ---- neighbouring relation
+  // ---- neighbouring relation: the one the event's release has (`releaseRelation`), not the file's word
   let eventRelation: NeighboringRelation | undefined;
   try {
     eventRelation = neighboringRelationOf(event);
@@ -438,12 +749,20 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
     if (!(error instanceof UnsupportedEventError)) throw error;
     problems.push(`the event mixes neighbouring relations: ${error.message}`);
   }
+  const implied = releaseRelation(event);
+  const carried = eventRelation === undefined || eventRelation === 'relativeToSensitivity' ? undefined : eventRelation;
   if (report.neighboringRelation === undefined || report.neighboringRelation === 'relativeToSensitivity') {
     problems.push("privacy.neighboringRelation must say which relation the guarantee holds under ('addOrRemoveOne' or 'replaceOne')");
-  } else if (eventRelation !== undefined && eventRelation !== 'relativeToSensitivity' && eventRelation !== report.neighboringRelation) {
-    problems.push(`privacy.neighboringRelation = '${report.neighboringRelation}' but the event holds under '${eventRelation}'`);
+  } else if (implied !== undefined && implied !== report.neighboringRelation) {
+    problems.push(`privacy.neighboringRelation = '${report.neighboringRelation}' but the event's release holds under '${implied}': ${RELATION_REASONS[implied]}`);
+  } else if (carried !== undefined && carried !== report.neighboringRelation) {
+    problems.push(`privacy.neighboringRelation = '${report.neighboringRelation}' but the event holds under '${carried}'`);
   }
-  const verifiedRelation = eventRelation === undefined || eventRelation === 'relativeToSensitivity' ? (report.neighboringRelation ?? 'unknown') : eventRelation;
+  if (implied !== undefined && carried !== undefined && carried !== implied) {
+    // Cannot happen for an event that parses (the accountants' relation comes from the same parts): said, not assumed.
+    problems.push(`the accountants give the event the relation '${carried}' but its release is '${implied}' (${RELATION_REASONS[implied]})`);
+  }
+  const verifiedRelation = implied ?? carried ?? report.neighboringRelation ?? 'unknown';
 
   // ---- the stated grid: what the event implies, and theta where theta is the grid value
   const thetas = !options.thetaReleased ? [] : model.format === 'dpfit-one-vs-rest-model/1' ? model.models.map((m) => m.theta) : [model.theta];

@@ -1,8 +1,8 @@
 /**
  * `dpfit verify MODEL`: re-accounts the event a model file embeds with dpfit's own accountants
- * and says whether the file's privacy claim (epsilon, delta, guarantee, neighbouring relation)
- * holds (`learners/verify-model.ts`). Exit 0 when it holds, 4 when it is not supported, 3 for a
- * malformed file.
+ * and says whether the file's privacy claim (epsilon, delta, guarantee, neighbouring relation,
+ * and the rest of what the file holds) holds (`learners/verify-model.ts`). Exit 0 when it holds,
+ * 4 when it is not supported, 3 for a malformed file.
  */
 import type { Command } from 'commander';
 import { BudgetExceededError } from '../../errors.js';
@@ -43,7 +43,11 @@ verify trusts only the event: it accounts it at the claimed delta with dpfit's o
 (RDP, PLD when it supports the event, the exact Gaussian composition when the event is one; the
 tightest valid bound is the verified epsilon), and checks that
   - the claimed epsilon is at least the verified one, and is what the named accountant gives;
-  - the neighbouring relation is the event's;
+    privacy.rdp and privacy.pld are at least it and are what their accountants give (PLD's
+    re-accounted where verify runs it anyway), comparisons are epsilons at the report's delta;
+  - the neighbouring relation is the one the event's release has: add/remove-one exactly for
+    DP-SGD (poissonSampled), objective perturbation and AMP (objectivePerturbation) and their
+    composites, replace-one for every other release;
   - the claimed guarantee is not stronger than what holds: none for seeded randomness, for
     continuous floating-point noise or noise without a stated grid, for epsilon Infinity (no
     noise), for a schema suggested from the private data, for objective perturbation without
@@ -55,15 +59,23 @@ tightest valid bound is the verified epsilon), and checks that
     shuffled's lattice iterate): each coordinate an integer multiple of the grid;
   - for Propose-Test-Release (rgm): delta = deltaComponents.rdp + deltaComponents.ptr and the
     test's threshold >= log(1/delta_ptr)/epsilon_ptr;
+  - a one-vs-rest model of k classes: the event is k runs, selfCompose(run, k);
   - a federated model: each node's report as above, and a block for every node its own
-    description names (privacy.nodeNames and privacy.summary against privacy.nodes).
+    description names (privacy.nodeNames and privacy.summary against privacy.nodes);
+  - the file holds only fields dpfit writes, anywhere in it, the embedded schema included (an
+    extra field can carry anything), and privacy.datasetSize is {value, source, note} as dpfit
+    writes it.
+The file is not signed: an event edited consistently with its claim, a guarantee raised by
+editing randomness and warnings together, or data hidden in free text (warnings, names) cannot
+be detected from the file alone (docs/threat-model.md).
 No data are read. With --json: {file, holds, format, verified, claimed, problems, warnings} (verified
 and claimed: {epsilon, delta, accountant, guarantee, neighboringRelation}; null without a
 privacy block).
 
 Exit status: 0 the claim holds, 4 it does not (edited epsilon, changed event, no privacy block,
-a guarantee stronger than what holds, a grid the event or theta contradicts, a node's block
-missing), 3 the file is not a well-formed dpfit model.
+a guarantee stronger than what holds, a relation the event does not have, a grid the event or
+theta contradicts, a node's block missing, a field dpfit does not write), 3 the file is not a
+well-formed dpfit model.
 
 Example:
   $ dpfit train --data adult.data --schema adult.schema.json --epsilon 1 --out model.json
