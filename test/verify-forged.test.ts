@@ -20,11 +20,10 @@ import { parseEvent, type DpEvent } from '../src/accounting/events.js';
 import { neighboringRelationOf } from '../src/accounting/neighboring.js';
 import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { syntheticDataset } from '../src/data/synthetic.js';
 import { InMemoryLedger } from '../src/federated/budget.js';
 import { federate } from '../src/federated/coordinator.js';
 import { inProcessClient } from '../src/federated/in-process.js';
-import { FederatedNode, type NodeData } from '../src/federated/node.js';
+import { FederatedNode } from '../src/federated/node.js';
 import { toDpfitJson } from '../src/json-numbers.js';
 import { trainOneVsRest } from '../src/learners/one-vs-rest.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
@@ -34,6 +33,7 @@ import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';
 import { peopleFixture, runCli } from './helpers/people.js';
+import { nodeRows } from './helpers/node-rows.js';
 
 // Any JSON model file, edited freely.
 type ModelJson = any;
@@ -62,17 +62,6 @@ function rgmData(): { x: Float64Array; y: Float64Array; n: number; d: number } {
   return { x, y, n, d: 2 };
 }
 
-/** n rows with features in the ball of radius 0.5 and +-1 labels (as `federated.test.ts`). */
-function nodeRows(n: number, seed: number): NodeData {
-  const d = 3;
-  const rows = syntheticDataset({ n, d, labels: 'logistic', encoding: 'plusMinusOne', rng: seededRng(seed) });
-  const x = Float64Array.from(rows.x);
-  for (let i = 0; i < n; i++) {
-    const norm = Math.hypot(...x.subarray(i * d, (i + 1) * d));
-    for (let k = 0; k < d; k++) x[i * d + k] /= Math.max(1, norm) / 0.5;
-  }
-  return { x, y: rows.y, n, d, featureNames: ['x1', 'x2', 'x3'], rowNormBound: 0.5, labelBound: 1 };
-}
 
 async function federatedFile(method: 'dpgd' | 'rgm'): Promise<ModelJson> {
   const n = method === 'rgm' ? 20000 : 2000;

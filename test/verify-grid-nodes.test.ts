@@ -13,17 +13,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { syntheticDataset } from '../src/data/synthetic.js';
 import { InMemoryLedger } from '../src/federated/budget.js';
 import { federate } from '../src/federated/coordinator.js';
 import { inProcessClient } from '../src/federated/in-process.js';
-import { FederatedNode, type NodeData } from '../src/federated/node.js';
+import { FederatedNode } from '../src/federated/node.js';
 import { toDpfitJson } from '../src/json-numbers.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
 import { verifyModel } from '../src/learners/verify-model.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';
 import { runCli } from './helpers/people.js';
+import { nodeRows } from './helpers/node-rows.js';
 
 // Any JSON model file, edited freely.
 type ModelJson = any;
@@ -103,17 +103,6 @@ describe('verify: the stated grid (issue 23)', () => {
   });
 });
 
-/** n rows with features in the ball of radius 0.5 and +-1 labels (as `federated.test.ts`). */
-function nodeRows(n: number, seed: number): NodeData {
-  const d = 3;
-  const rows = syntheticDataset({ n, d, labels: 'logistic', encoding: 'plusMinusOne', rng: seededRng(seed) });
-  const x = Float64Array.from(rows.x);
-  for (let i = 0; i < n; i++) {
-    const norm = Math.hypot(...x.subarray(i * d, (i + 1) * d));
-    for (let k = 0; k < d; k++) x[i * d + k] /= Math.max(1, norm) / 0.5;
-  }
-  return { x, y: rows.y, n, d, featureNames: ['x1', 'x2', 'x3'], rowNormBound: 0.5, labelBound: 1 };
-}
 
 describe('verify: a federated model carries every node its description names (issue 23)', () => {
   it('one node\'s block removed: refused by the node list and by the summary (files written before the list too); dpfit verify exits 4', async () => {
