@@ -24,7 +24,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema.js';
 import { METHODS } from '../src/cli/commands/train-methods.js';
-import { defaultMethodOptions } from '../src/learners/defaults.js';
+import { defaultMethodOptions } from '../src/learners/registry.js';
 import { PrivateLogisticRegression } from '../src/learners/estimators.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
 import { seededRng } from '../src/random/rng.js';

@@ -7,9 +7,10 @@
  *
  *   - optimiser steps of one run (`--steps`, or epochs x rows / batch size) <= 1e9, and
  *     `--epochs` <= 1e6 whatever the data;
- *   - per-example gradient evaluations of the whole command <= 1e12: one run's (steps x rows for
- *     dpgd and rgm, steps x batch size for dpsgd, epochs x fraction x rows for shuffled and
- *     output-sgd, max-iterations x rows for output when --max-iterations is given), times the
+ *   - per-example gradient evaluations of the whole command <= 1e12: one run's (its learner's
+ *     work rule, `work` in `learners/methods/`: steps x rows for dpgd and rgm, steps x batch size
+ *     for dpsgd, epochs x fraction x rows for shuffled and output-sgd, max-iterations x rows for
+ *     output when --max-iterations is given; an epoch or step count left out is its default), times the
  *     number of classes for one-vs-rest, times the EXPECTED number of runs for `--tune` (its mean:
  *     K is Poisson with that mean). Only PUBLIC counts enter: the rows of replace-one methods
  *     (public by the relation), DP-SGD's `--dataset-size` when declared (else the count it treats
@@ -26,7 +27,10 @@
  * day of computing.
  */
 import { InvalidParameterError } from '../errors.js';
-import type { TrainFlags } from './commands/train-methods.js';
+import { datasetSizeReport } from '../learners/dataset-size.js';
+import { cliName, type RunWork } from '../learners/learner.js';
+import { learnerOfCliName } from '../learners/registry.js';
+import { optionsFromFlags, type TrainFlags } from './commands/train-methods.js';
 
 export const MAX_STEPS = 1e9;
 export const MAX_EPOCHS = 1e6;
@@ -70,60 +74,21 @@ export function checkFlagLimits(flags: Pick<TrainFlags, 'steps' | 'epochs' | 'tu
   if (flags.maxIterations !== undefined && flags.maxIterations > MAX_ITERATIONS) {
     throw tooLarge('--max-iterations', flags.maxIterations, `at most ${sci(MAX_ITERATIONS)}`);
   }
-  if ((flags.method === 'amp' || flags.method === 'objpert') && flags.maxIterations !== undefined && flags.maxIterations > MAX_SUM_OBJECTIVE_ITERATIONS) {
+  const learner = flags.method === undefined ? undefined : learnerOfCliName(flags.method);
+  if (learner?.datasetSize === 'unused' && flags.maxIterations !== undefined && flags.maxIterations > MAX_SUM_OBJECTIVE_ITERATIONS) {
     throw tooLarge('--max-iterations', flags.maxIterations, `at most ${sci(MAX_SUM_OBJECTIVE_ITERATIONS)} with --method ${flags.method} (its limit cannot depend on the number of rows, which its release keeps private)`);
   }
 }
 
-/** The value of a work flag, its default when not given (never undefined in a message). */
-function flagValue(flags: TrainFlags, flag: string): number | undefined {
-  const defaults: Record<string, number> = { dpsgd: 10, shuffled: 1, 'output-sgd': 1 };
-  if (flag === '--steps') return flags.steps ?? 100;
-  if (flag === '--epochs') return flags.epochs ?? defaults[flags.method] ?? 1;
-  if (flag === '--tune') return flags.tune;
-  return flags.maxIterations;
-}
-
-/** One run's optimiser steps and per-example gradient evaluations, or undefined when the run bounds itself. */
-function runWork(flags: TrainFlags, n: number): { steps?: { count: number; flag: string; rule: string }; gradients?: { count: number; flag: string; rule: string } } {
-  switch (flags.method) {
-    case 'dpgd':
-    case 'rgm': {
-      const steps = flags.steps ?? 100;
-      return { gradients: { count: steps * n, flag: '--steps', rule: `steps x rows = ${steps} x ${n}` } };
-    }
-    case 'dpsgd': {
-      // The public n: the declared count when there is one (the run's q and epochs follow it too).
-      n = flags.datasetSize ?? n;
-      const batch = flags.batchSize ?? Math.min(256, n);
-      if (!(batch > 0)) return {};
-      const steps = flags.steps ?? Math.ceil(((flags.epochs ?? 10) * n) / batch);
-      const flag = flags.steps !== undefined ? '--steps' : '--epochs';
-      return {
-        steps: { count: steps, flag, rule: `epochs x rows / batch size = ${flags.epochs ?? 10} x ${n} / ${batch}` },
-        gradients: { count: steps * batch, flag, rule: `steps x batch size = ${steps} x ${batch}` },
-      };
-    }
-    case 'shuffled':
-    case 'output-sgd': {
-      const epochs = flags.epochs ?? 1;
-      const fraction = flags.method === 'shuffled' ? (flags.fraction ?? 1) : 1;
-      const batch = flags.method === 'output-sgd' ? (flags.batchSize ?? 1) : 1;
-      const steps = (epochs * fraction * n) / Math.max(1, batch);
-      return {
-        steps: { count: steps, flag: '--epochs', rule: `epochs x rows / batch size = ${epochs} x ${n} / ${batch}` },
-        gradients: { count: epochs * fraction * n, flag: '--epochs', rule: `epochs x fraction x rows = ${epochs} x ${fraction} x ${n}` },
-      };
-    }
-    case 'output':
-      return flags.maxIterations === undefined ? {} : { gradients: { count: flags.maxIterations * n, flag: '--max-iterations', rule: `max-iterations x rows = ${flags.maxIterations} x ${n}` } };
-    case 'objpert':
-    case 'amp':
-      // n is not public for these (module comment): --max-iterations is limited by itself (checkFlagLimits).
-      return {};
-    default:
-      return {};
-  }
+/**
+ * One run's optimiser steps and per-example gradient evaluations (its learner's work rule, on the
+ * PUBLIC n only: `dataset-size.ts`; none for a learner whose release keeps n private), or nothing
+ * when the run bounds itself.
+ */
+function runWork(flags: TrainFlags, n: number): RunWork {
+  const learner = learnerOfCliName(flags.method);
+  if (learner === undefined) return {};
+  return learner.work(optionsFromFlags(learner, flags), datasetSizeReport(learner.method, n, flags.datasetSize).value);
 }
 
 /**
@@ -132,11 +97,11 @@ function runWork(flags: TrainFlags, n: number): { steps?: { count: number; flag:
  */
 export function checkWorkLimits(flags: TrainFlags, n: number, classes = 1): void {
   const { steps, gradients } = runWork(flags, n);
-  if (steps !== undefined) checkStepLimit(steps.flag, flagValue(flags, steps.flag), steps.count, steps.rule);
+  if (steps !== undefined) checkStepLimit(`--${cliName(steps.option)}`, steps.value, steps.count, steps.rule);
   if (gradients === undefined) return;
   const runs = (flags.tune ?? 1) * classes;
   const total = gradients.count * runs;
   const why = `${gradients.rule}${classes > 1 ? `, x ${classes} classes` : ''}${flags.tune !== undefined ? `, x ${flags.tune} expected --tune runs` : ''}`;
-  const flag = flags.tune !== undefined && gradients.count <= MAX_GRADIENT_EVALUATIONS ? '--tune' : gradients.flag;
-  checkGradientLimit(flag, flagValue(flags, flag), total, why);
+  if (flags.tune !== undefined && gradients.count <= MAX_GRADIENT_EVALUATIONS) checkGradientLimit('--tune', flags.tune, total, why);
+  else checkGradientLimit(`--${cliName(gradients.option)}`, gradients.value, total, why);
 }

@@ -15,25 +15,26 @@
  *     and the report says that it is treated as public (Abadi et al. 2016; Opacus);
  *   - objective perturbation and AMP (add/remove-one): the objective is a SUM and no released
  *     value depends on n (`003` Sec. 2.2).
+ *
+ * Which case a learner is, is its registry entry's `datasetSize` (`registry.ts`).
  */
 import { InvalidParameterError } from '../errors.js';
 import { requireInteger } from '../validate.js';
 import type { DatasetSizeReport, PrivacyReport } from './privacy-report.js';
-
-const REPLACE_ONE = new Set(['dpgd', 'shuffled', 'output', 'outputSgd', 'output-sgd', 'rgm']);
-const SUM_OBJECTIVE = new Set(['objpert', 'amp']);
+import { learnerNamed } from './registry.js';
 
 /**
- * The public n of a run of `method` on `records` rows (zero rows of dropped records included),
- * with an optional declared count; refuses a declared count a replace-one learner's data disagree
- * with (module comment).
+ * The public n of a run of `method` (a library method name) on `records` rows (zero rows of
+ * dropped records included), with an optional declared count; refuses a declared count a
+ * replace-one learner's data disagree with (module comment).
  */
 export function datasetSizeReport(method: string, records: number, declared: number | undefined): DatasetSizeReport {
+  const kind = learnerNamed(method).datasetSize;
   const declaredCount = declared === undefined ? undefined : requireInteger('datasetSize', declared, 1);
-  if (SUM_OBJECTIVE.has(method)) {
+  if (kind === 'unused') {
     return { source: 'unused', note: `no released value depends on n: ${method}'s objective is a sum (003 Sec. 2.2), so the number of records stays private` };
   }
-  if (REPLACE_ONE.has(method)) {
+  if (kind === 'records') {
     if (declaredCount !== undefined && declaredCount !== records) {
       throw new InvalidParameterError('datasetSize', declaredCount, 'the number of records the data hold (rows dropped for a missing value included); the data hold another number');
     }
@@ -43,17 +44,15 @@ export function datasetSizeReport(method: string, records: number, declared: num
       note: 'public under replace-one neighbours (a neighbour replaces a record); records dropped for a missing value count, as zero rows that contribute nothing',
     };
   }
-  if (method === 'dpsgd') {
-    if (declaredCount !== undefined) {
-      return { value: declaredCount, source: 'declared', note: 'declared without the data: q = batchSize / n and the epochs depend on it, not on the data\'s own count' };
-    }
-    return {
-      value: records,
-      source: 'records',
-      note: 'the number of records read, treated as public as in Abadi et al. 2016 and Opacus (a neighbour under add/remove-one has one more or fewer): it sets q = batchSize / n in the event; declare datasetSize (--dataset-size) to keep the count private',
-    };
+  // 'declaredOrRecords' (DP-SGD).
+  if (declaredCount !== undefined) {
+    return { value: declaredCount, source: 'declared', note: 'declared without the data: q = batchSize / n and the epochs depend on it, not on the data\'s own count' };
   }
-  throw new InvalidParameterError('method', method, 'a dpfit learner');
+  return {
+    value: records,
+    source: 'records',
+    note: 'the number of records read, treated as public as in Abadi et al. 2016 and Opacus (a neighbour under add/remove-one has one more or fewer): it sets q = batchSize / n in the event; declare datasetSize (--dataset-size) to keep the count private',
+  };
 }
 
 /** The report with the public n stated (`datasetSize`). */

@@ -56,7 +56,8 @@ export const DEFAULT_OUTPUT_SGD_EPOCHS = 10;
 
 /** What the defaults need to know: public quantities only. */
 export interface DefaultsShape {
-  readonly n: number;
+  /** The public n (`dataset-size.ts`); absent for a learner whose release keeps n private (its rules use none). */
+  readonly n?: number;
   readonly d: number;
   /** beta of the average loss WITHOUT lambda (sup f'' R^2); unknown without a public row-norm bound R. */
   readonly smoothness?: number;
@@ -68,37 +69,19 @@ export interface DefaultsShape {
 }
 
 /**
- * The default options of each learner (library method names), as `dpfit train` and the
- * estimators fill them: the rules above, and the fixed schedules (DP-GD 100 steps, DP-SGD 10
- * epochs of batches of min(256, n), RGM 100 steps). Without a public smoothness the step sizes
- * fall back to 1.
+ * The step 1 / (beta + lambda) of DP-GD, DP-SGD and output-sgd (`defaultGradientLearningRate`);
+ * without a public smoothness, 1.
  */
-export function defaultMethodOptions(method: string, shape: DefaultsShape): Record<string, number> {
-  const { n, d } = shape;
-  const lambda = shape.regularization ?? 0;
-  const step = (beta: number | undefined) => (beta === undefined ? 1 : defaultGradientLearningRate(beta + lambda));
-  switch (method) {
-    case 'dpgd':
-      return { learningRate: step(shape.smoothness), regularization: lambda, steps: 100 };
-    case 'dpsgd':
-      return { learningRate: step(shape.smoothness), regularization: lambda, epochs: 10, batchSize: Math.min(256, n) };
-    case 'shuffled':
-      return {
-        learningRate: shape.smoothness === undefined ? 1 : defaultShuffledLearningRate(shape.smoothness + lambda, n),
-        regularization: lambda,
-        epochs: DEFAULT_SHUFFLED_EPOCHS,
-        fraction: 1,
-      };
-    case 'output':
-      return { regularization: shape.regularization ?? defaultOutputRegularization(n, d, shape.epsilon ?? 1) };
-    case 'outputSgd': {
-      const regularization = shape.regularization ?? defaultOutputRegularization(n, d, shape.epsilon ?? 1);
-      const learningRate = shape.learningRate ?? (shape.smoothness === undefined ? 1 : defaultGradientLearningRate(shape.smoothness + regularization));
-      return { regularization, learningRate, epochs: DEFAULT_OUTPUT_SGD_EPOCHS, batchSize: defaultOutputSgdBatchSize(n, learningRate, regularization) };
-    }
-    case 'rgm':
-      return { steps: 100, regularization: 0 };
-    default:
-      return {};
-  }
+export function defaultStep(smoothness: number | undefined, regularization: number): number {
+  return smoothness === undefined ? 1 : defaultGradientLearningRate(smoothness + regularization);
 }
+
+/** DP-GD: 100 full-batch steps. */
+export const DEFAULT_DPGD_STEPS = 100;
+/** DP-SGD: 10 epochs of expected batches of min(256, n). */
+export const DEFAULT_DPSGD_EPOCHS = 10;
+export function defaultDpSgdBatchSize(n: number): number {
+  return Math.min(256, n);
+}
+/** RGM: 100 steps. */
+export const DEFAULT_RGM_STEPS = 100;

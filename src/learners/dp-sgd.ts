@@ -108,7 +108,10 @@ export function dpSgdSchedule(
     throw new InvalidParameterError('batchSize', options.batchSize, `in (0, ${n}] (the number of rows)`);
   }
   const samplingProbability = requireInHalfOpen('samplingProbability', options.samplingProbability ?? (options.batchSize as number) / n, 0, 1);
-  if ((options.steps === undefined) === (options.epochs === undefined)) {
+  if (options.steps !== undefined && options.epochs !== undefined) {
+    throw new InvalidParameterError('epochs', options.epochs, 'absent when steps is given (the schedule is one or the other)');
+  }
+  if (options.steps === undefined && options.epochs === undefined) {
     throw new InvalidParameterError('steps', options.steps, 'given, or epochs given instead (exactly one)');
   }
   const steps = requireInteger('steps', options.steps ?? Math.ceil(requirePositive('epochs', options.epochs) / samplingProbability), 1);

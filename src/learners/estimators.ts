@@ -4,7 +4,8 @@
  * Thin wrappers over `train()` (`train.ts`): the method defaults to `dpfit train`'s (`dpsgd`)
  * with its default hyperparameters, and data loaded by `loadDataset` bring their schema's PUBLIC
  * bounds (row norm, label, hence the clipping norm), as on the command line. Every other option
- * of the chosen learner can be given and is passed through unchanged.
+ * of the chosen learner can be given and is passed through unchanged; any other key is refused
+ * when the estimator is made (`clipnorm`: "unknown option clipnorm (did you mean clipNorm?)").
  *
  * Unlike diffprivlib, nothing is ever read from the data to fill a bound: a plain `{x, y, n, d}`
  * without a schema needs the bounds in the options (e.g. `clipNorm`), or `train()` refuses. So is
@@ -16,13 +17,13 @@
  * clf.score(test); clf.privacy.epsilon; // <= 1
  */
 import { DpfitError } from '../errors.js';
-import { defaultMethodOptions } from './defaults.js';
-import { glmConstants } from './glm/constants.js';
-import { lossByName } from './losses.js';
 import type { GlmData } from './glm/types.js';
+import type { Learner, TrainOutcome as LearnerOutcome } from './learner.js';
 import { evaluate, predict, type FeatureMatrix, type LinearModel } from './model.js';
+import { rejectUnknownOptions } from './option-keys.js';
 import type { PrivacyReport } from './privacy-report.js';
-import { train, trainingData, type SchemaBoundedData, type TrainData, type TrainMethod, type TrainOptions, type TrainOutcome } from './train.js';
+import { DEFAULT_TRAIN_METHOD, learnerNamed, trainOptionNames, type CommonTrainOptions, type RegistryEntry } from './registry.js';
+import { train, type SchemaBoundedData, type TrainData, type TrainOptions, type TrainOutcome } from './train.js';
 import { DEFAULT_DELTA } from './training.js';
 
 /** A predict, score or privacy call on an estimator that has not been fitted (or whose mechanism released nothing). */
@@ -30,40 +31,18 @@ function notFitted(message: string): DpfitError {
   return new DpfitError('NOT_FITTED', message);
 }
 
-/**
- * The estimator's options: the privacy target (delta defaults to the CLI's 1e-5), the method
- * (default `dpsgd`, as `dpfit train`), and any option of that method's learner (`train.ts`).
- */
-export type EstimatorOptions = {
-  readonly epsilon?: number;
-  readonly delta?: number;
-  readonly method?: TrainMethod;
-} & Record<string, unknown>;
+/** The estimator's options with one learner: `train()`'s, delta optional (1e-5), the method optional for the default one. */
+type EstimatorOptionsOf<L> = L extends Learner<infer M, infer O, LearnerOutcome>
+  ? Partial<O> & CommonTrainOptions & (M extends typeof DEFAULT_TRAIN_METHOD ? { readonly method?: M } : { readonly method: M })
+  : never;
 
 /**
- * `dpfit train`'s defaults (`defaults.ts`): public rules of n, d, the schema's row-norm bound and
- * the loss's curvature; options the caller gave are kept (a given schedule replaces the default one).
+ * The estimator's options: the privacy target (delta defaults to the CLI's 1e-5), the method
+ * (default `dpsgd`, as `dpfit train`), and any option of that method's learner (`train.ts`); a
+ * key that learner does not take is refused when the estimator is made (`new ...`), naming the
+ * closest valid one.
  */
-function cliDefaults(method: TrainMethod, data: TrainData, loss: string, options: EstimatorOptions): Record<string, unknown> {
-  // The public n: the records of the training set (dropped ones as zero rows), or DP-SGD's declared count.
-  const { n: records, d } = labelledOf(trainingData(data));
-  const n = method === 'dpsgd' && typeof options.datasetSize === 'number' ? options.datasetSize : records;
-  const rowNormBound = 'dataset' in data ? data.rowNormBound : (options.rowNormBound as number | undefined);
-  const smoothness = rowNormBound === undefined ? undefined : glmConstants(lossByName(loss, options.lossParameters as Record<string, number> | undefined), { rowNormBound }).smoothness;
-  const defaults: Record<string, unknown> = defaultMethodOptions(method, {
-    n, d,
-    ...(smoothness === undefined ? {} : { smoothness }),
-    ...(typeof options.epsilon === 'number' ? { epsilon: options.epsilon } : {}),
-    ...(typeof options.regularization === 'number' ? { regularization: options.regularization } : {}),
-    ...(typeof options.learningRate === 'number' ? { learningRate: options.learningRate } : {}),
-  });
-  if (options.steps !== undefined || options.epochs !== undefined) {
-    delete defaults.steps;
-    delete defaults.epochs;
-  }
-  if (options.samplingProbability !== undefined) delete defaults.batchSize;
-  return defaults;
-}
+export type EstimatorOptions = EstimatorOptionsOf<RegistryEntry>;
 
 function featuresOf(data: FeatureMatrix | SchemaBoundedData): FeatureMatrix {
   return 'dataset' in data ? data.dataset : data;
@@ -78,6 +57,8 @@ abstract class PrivateLinearEstimator {
   #outcome: TrainOutcome | undefined;
 
   constructor(options: EstimatorOptions = {}) {
+    const learner = learnerNamed(options.method ?? DEFAULT_TRAIN_METHOD);
+    rejectUnknownOptions(options, trainOptionNames(learner), `${new.target.name} with method '${learner.method}'`);
     this.options = { ...options };
   }
 
@@ -86,8 +67,8 @@ abstract class PrivateLinearEstimator {
 
   /** Trains on `data` (a plain `{x, y, n, d}` or what `loadDataset` returns) and returns this. */
   fit(data: TrainData): this {
-    const method = this.options.method ?? 'dpsgd';
-    const options = { ...cliDefaults(method, data, this.loss, this.options), loss: this.loss, delta: DEFAULT_DELTA, ...this.options, method } as unknown as TrainOptions;
+    // Every option left out is filled by train() with dpfit train's public rules.
+    const options = { loss: this.loss, delta: DEFAULT_DELTA, ...this.options, method: this.options.method ?? DEFAULT_TRAIN_METHOD } as TrainOptions;
     this.#outcome = train(data, options);
     return this;
   }

@@ -1,5 +1,6 @@
 /**
- * The three gradient-perturbation learners behind one dispatcher, and what composite releases
+ * The gradient-perturbation learners of the registry (those whose entry has `composite`, in
+ * `methods/`) behind one dispatcher, and what composite releases
  * (honest tuning, one-vs-rest) need from them: the event of ONE run as a function of the noise
  * multiplier z, known before any data is touched (it depends only on n, which these learners
  * treat as public, and on the options), so the noise can be calibrated for the whole composite
@@ -10,20 +11,24 @@
  *   shuffled  selfCompose(gaussian(z/2), P) (sampled 1 of n when floor(tau n) = 1)  replace-one  (shuffled-sgd.ts)
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
-import { selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
-import { requireInteger, requirePositive } from '../validate.js';
-import { dpGdStepNoise, trainDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
-import { dpSgdPublicSize, dpSgdRunEvent, dpSgdSchedule, dpSgdStepNoise, trainDpSgd, type DpSgdOptions } from './dp-sgd.js';
+import { requirePositive } from '../validate.js';
+import type { TrainResult } from './dp-gd.js';
 import type { GlmData } from './glm/types.js';
+import type { CompositeRuns, GradientLearner, WithoutNoise } from './learner.js';
+import { LEARNERS } from './registry.js';
 import type { NoiseOptions } from './training.js';
-import { shuffledPartialEpochs, shuffledSgdEvent, shuffledStepNoise, trainShuffledSgd, type ShuffledSgdOptions } from './shuffled-sgd.js';
 
-export type GradientMethod = 'dpgd' | 'dpsgd' | 'shuffled';
-export const GRADIENT_METHODS: readonly GradientMethod[] = ['dpgd', 'dpsgd', 'shuffled'];
+/** The learners whose runs compose (their registry entries have `composite`). */
+type CompositeEntry = Extract<(typeof LEARNERS)[number], { readonly composite: object }>;
 
-type WithoutNoise<T> = Omit<T, 'epsilon' | 'delta' | 'noiseMultiplier' | 'rng' | 'continuousNoise'>;
+export type GradientMethod = CompositeEntry['method'];
+
+/** The gradient learners of the registry, in its order. */
+const GRADIENT_LEARNERS = LEARNERS.filter((l): l is CompositeEntry => 'composite' in l && l.composite !== undefined);
+export const GRADIENT_METHODS: readonly GradientMethod[] = GRADIENT_LEARNERS.map((l) => l.method);
 
 /** The public shape of the data a run's event depends on: n rows (public for these learners) and d features. */
 export interface RunShape {
@@ -32,10 +37,7 @@ export interface RunShape {
 }
 
 /** The options of one method, without the noise (set by the composite release). */
-export type GradientMethodOptions =
-  | ({ readonly method: 'dpgd' } & WithoutNoise<DpGdOptions>)
-  | ({ readonly method: 'dpsgd' } & WithoutNoise<DpSgdOptions>)
-  | ({ readonly method: 'shuffled' } & WithoutNoise<ShuffledSgdOptions>);
+export type GradientMethodOptions = CompositeEntry extends infer L ? (L extends GradientLearner<infer M, infer O> ? { readonly method: M } & WithoutNoise<O> : never) : never;
 
 export function requireGradientMethod(method: string): GradientMethod {
   if (!(GRADIENT_METHODS as readonly string[]).includes(method)) {
@@ -44,40 +46,30 @@ export function requireGradientMethod(method: string): GradientMethod {
   return method as GradientMethod;
 }
 
+/** The registry entry of a gradient method (its composite runs and train function, options erased). */
+function gradientLearner(method: unknown): GradientLearner<string, { readonly delta: number; readonly clipNorm: number }> & { readonly composite: CompositeRuns<never> } {
+  const found = GRADIENT_LEARNERS.find((l) => l.method === method);
+  if (found === undefined) throw new InvalidParameterError('method', method, `one of ${GRADIENT_METHODS.join(', ')}`);
+  return found as never;
+}
+
 /** The neighbouring relation a method's accounting holds under (DP-SGD's Poisson sampling: add/remove-one). */
 export function gradientMethodRelation(method: GradientMethod): 'replaceOne' | 'addOrRemoveOne' {
-  return method === 'dpsgd' ? 'addOrRemoveOne' : 'replaceOne';
+  return gradientLearner(method).relation;
 }
 
 /**
  * What one run releases with noise multiplier z on data of the given shape: its event and the
- * grid of its noise. By default the gridded discrete noise the learner draws; `continuous` gives
- * the floating-point mechanism's event (what calibrations solve for: the gridded event's
- * accounted multiplier is at least z). Depends on public quantities only.
+ * grid of its noise (the learner's `composite.runNoise`). By default the gridded discrete noise
+ * the learner draws; `continuous` gives the floating-point mechanism's event (what calibrations
+ * solve for: the gridded event's accounted multiplier is at least z). Depends on public
+ * quantities only.
  */
 export function gradientRunNoise(options: GradientMethodOptions, shape: RunShape, noiseMultiplier: number, continuous = false): { event: DpEvent; granularity?: number } {
+  const learner = gradientLearner(options.method);
   requirePositive('noiseMultiplier', noiseMultiplier);
   const clipNorm = requirePositive('clipNorm', options.clipNorm);
-  switch (options.method) {
-    case 'dpgd': {
-      const steps = requireInteger('steps', options.steps, 1);
-      const noise = dpGdStepNoise(shape, clipNorm, noiseMultiplier, continuous);
-      return { event: selfComposeEvent(noise.event, steps), granularity: noise.granularity };
-    }
-    case 'dpsgd': {
-      const size = dpSgdPublicSize(shape.n, options.datasetSize);
-      const { samplingProbability, steps } = dpSgdSchedule(size.datasetSize, options);
-      const noise = dpSgdStepNoise({ n: size.rowsBound, d: shape.d }, clipNorm, noiseMultiplier, continuous);
-      return { event: dpSgdRunEvent(samplingProbability, noise.event, steps), granularity: noise.granularity };
-    }
-    case 'shuffled': {
-      const noise = shuffledStepNoise(shape.d, clipNorm, noiseMultiplier, continuous);
-      const stepsPerEpoch = Math.floor((options.fraction ?? 1) * shape.n);
-      return { event: shuffledSgdEvent(noise.event, shuffledPartialEpochs(options.epochs, options.fraction ?? 1), { n: shape.n, stepsPerEpoch }), granularity: noise.granularity };
-    }
-    default:
-      throw new InvalidParameterError('method', (options as { method: unknown }).method, `one of ${GRADIENT_METHODS.join(', ')}`);
-  }
+  return learner.composite.runNoise({ ...options, clipNorm } as never, shape, noiseMultiplier, continuous);
 }
 
 /** The event of `gradientRunNoise`. */
@@ -87,21 +79,18 @@ export function gradientRunEvent(options: GradientMethodOptions, shape: RunShape
 
 /**
  * The options of a run inside a composite release (tuning, one-vs-rest), whose accounting uses
- * `gradientRunEvent`: the run must be the mechanism that event describes, so shuffled SGD's
- * last-iterate path (a different iteration, accounted differently) is turned off.
+ * `gradientRunEvent`: the run must be the mechanism that event describes (shuffled SGD's
+ * last-iterate path, a different iteration accounted differently, is turned off).
  */
 export function compositeRunOptions(options: GradientMethodOptions): GradientMethodOptions {
-  return options.method === 'shuffled' ? { ...options, lastIterate: false } : options;
+  const runOptions = gradientLearner(options.method).composite.runOptions;
+  return runOptions === undefined ? options : (runOptions(options as never) as GradientMethodOptions);
 }
 
 /** Trains one run with a target (epsilon, delta) or an explicit noise multiplier (reported at delta). */
 export function trainGradientMethod(data: GlmData, options: GradientMethodOptions, noise: NoiseOptions): TrainResult {
   const { method, ...rest } = options;
-  const full = { ...rest, ...noise };
-  if (method === 'dpgd') return trainDpGd(data, full as DpGdOptions);
-  if (method === 'dpsgd') return trainDpSgd(data, full as DpSgdOptions);
-  if (method === 'shuffled') return trainShuffledSgd(data, full as ShuffledSgdOptions);
-  throw new InvalidParameterError('method', method, `one of ${GRADIENT_METHODS.join(', ')}`);
+  return gradientLearner(method).train(data, { ...rest, ...noise } as never);
 }
 
 /**

@@ -97,6 +97,7 @@ import { localPerNodeSummary, type NodeClaim } from './local-per-node.js';
 import { OBJECTIVE_PERTURBATION_NOT_PRIVATE } from './objective-perturbation-opt-in.js';
 import { gridProblems } from './verify-grid.js';
 import { parseOneVsRestModel, type OneVsRestModel } from './one-vs-rest.js';
+import { ADD_OR_REMOVE_EVENT_KINDS, N_UNUSED_EVENT_KINDS } from './registry.js';
 import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
 
 /** An (epsilon, delta) guarantee as claimed by a file or as verified. */
@@ -246,7 +247,8 @@ function datasetSizeProblems(size: unknown, event: DpEvent, nonPrivate: boolean)
   }
   if (typeof note !== 'string') problems.push(`privacy.datasetSize.note = ${quoted(note)} is not a string (why that n may be public)`);
   if (!nonPrivate && typeof source === 'string' && DATASET_SIZE_SOURCES.includes(source)) {
-    const sum = someEvent(event, (e) => e.kind === 'objectivePerturbation');
+    // A release of a learner that uses no n (registry: objective perturbation and AMP) holds its event kind.
+    const sum = someEvent(event, (e) => N_UNUSED_EVENT_KINDS.has(e.kind));
     if (sum && source !== 'unused') {
       problems.push(`privacy.datasetSize.source = '${source}', but objective perturbation and AMP (an objectivePerturbation event) use no n: their objective is a sum (003 Sec. 2.2), so their report says 'unused' and n stays private`);
     } else if (!sum && source === 'unused') {
@@ -335,11 +337,13 @@ const RELATION_REASONS: Readonly<Record<'addOrRemoveOne' | 'replaceOne', string>
  * Laplace and RGM events carry no relation of their own (`neighboringRelationOf` says
  * `relativeToSensitivity`), so the file's word would otherwise be taken for theirs. Undefined for
  * an event with a `nonPrivate` part: its epsilon is infinite, true under either relation (DP-SGD's
- * zero-noise report says addOrRemoveOne, the others' replaceOne).
+ * zero-noise report says addOrRemoveOne, the others' replaceOne). Which kinds mark an add/remove-one
+ * release is each learner's registry entry (`eventKinds`, `registry.ts`).
  */
 export function releaseRelation(event: DpEvent): 'addOrRemoveOne' | 'replaceOne' | undefined {
   if (someEvent(event, (e) => e.kind === 'nonPrivate')) return undefined;
-  return someEvent(event, (e) => e.kind === 'poissonSampled' || e.kind === 'objectivePerturbation') ? 'addOrRemoveOne' : 'replaceOne';
+  // The event kinds of the registry's add/remove-one learners (their entries' `eventKinds`).
+  return someEvent(event, (e) => ADD_OR_REMOVE_EVENT_KINDS.has(e.kind)) ? 'addOrRemoveOne' : 'replaceOne';
 }
 
 /**

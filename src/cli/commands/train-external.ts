@@ -17,11 +17,12 @@ import type { PrivateDiagnostics, PreparedData, Schema } from '../../data/schema
 import { applySchema, labelColumn, schemaCsvOptions } from '../../data/schema.js';
 import type { RawTable } from '../../data/table.js';
 import { InvalidParameterError } from '../../errors.js';
-import { defaultGradientLearningRate, defaultMethodOptions } from '../../learners/defaults.js';
-import { glmConstants } from '../../learners/glm/constants.js';
-import { lossByName } from '../../learners/losses.js';
+import { datasetSizeReport } from '../../learners/dataset-size.js';
+import type { AnyLearner } from '../../learners/registry.js';
+import { completeOptions, LEARNERS } from '../../learners/registry.js';
+import { cliName, type SchemaBounds } from '../../learners/learner.js';
 import type { Rng } from '../../random/rng.js';
-import type { MethodResult, TrainFlags } from './train-methods.js';
+import { learnerOfFlags, optionsFromFlags, orList, type MethodResult, type TrainFlags } from './train-methods.js';
 
 export interface ExternalFlags {
   db?: string;
@@ -44,22 +45,39 @@ export function checkExternalFlags(flags: TrainFlags & ExternalFlags): void {
   if (hasData === hasDb) throw new InvalidParameterError(hasData ? '--db' : '--data', hasData ? flags.db : undefined, hasData ? 'not given with --data (one source of rows)' : 'given: --data FILE, or --db URL with --query SQL');
   if (hasDb && flags.query === undefined) throw new InvalidParameterError('--query', undefined, 'given with --db: the SELECT whose rows are the training data');
   if (!hasDb && flags.query !== undefined) throw new InvalidParameterError('--query', flags.query, 'given only with --db');
+  const learner = learnerOfFlags(flags);
+  const inDatabase = orList(methodsWith((l) => l.inDatabase === true));
   if (flags.maxMemory !== undefined) {
-    if (hasDb) throw new InvalidParameterError('--max-memory', flags.maxMemory, 'given only with --data (with --db and --method dpgd the rows stay in the database)');
-    if (flags.method !== 'dpgd' && flags.method !== 'dpsgd') throw new InvalidParameterError('--max-memory', flags.maxMemory, 'given only with --method dpgd or dpsgd (the methods that train out of core)');
+    if (hasDb) throw new InvalidParameterError('--max-memory', flags.maxMemory, `given only with --data (with --db and --method ${inDatabase} the rows stay in the database)`);
+    if (learner.outOfCore === undefined) throw new InvalidParameterError('--max-memory', flags.maxMemory, `given only with --method ${orList(methodsWith((l) => l.outOfCore !== undefined))} (the methods that train out of core)`);
   }
-  if ((flags.maxMemory !== undefined || (hasDb && flags.method === 'dpgd')) && flags.tune !== undefined) {
+  if ((flags.maxMemory !== undefined || (hasDb && learner.inDatabase === true)) && flags.tune !== undefined) {
     throw new InvalidParameterError('--tune', flags.tune, 'not given with --max-memory or the SQL push-down (tuning trains several runs on rows in memory)');
   }
-  if (flags.partitionKey !== undefined && !(hasDb && /^postgres(ql)?:\/\//i.test(flags.db as string) && flags.method === 'dpgd')) {
-    throw new InvalidParameterError('--partition-key', flags.partitionKey, 'given only with --db postgres://... and --method dpgd (the aggregate shipped to each postgres_fdw partition)');
+  if (flags.partitionKey !== undefined && !(hasDb && /^postgres(ql)?:\/\//i.test(flags.db as string) && learner.inDatabase === true)) {
+    throw new InvalidParameterError('--partition-key', flags.partitionKey, `given only with --db postgres://... and --method ${inDatabase} (the aggregate shipped to each postgres_fdw partition)`);
   }
   if (flags.thetaTable !== undefined && flags.partitionKey === undefined) {
     throw new InvalidParameterError('--theta-table', flags.thetaTable, 'given only with --partition-key (the run\'s theta tables on the postgres_fdw servers)');
   }
-  if (hasDb && flags.method === 'dpgd' && flags.loss !== 'logistic' && flags.loss !== 'linear') {
-    throw new InvalidParameterError('--loss', flags.loss, '"logistic" or "linear" with --db and --method dpgd (the losses written in SQL)');
+  if (hasDb && learner.inDatabase === true && flags.loss !== 'logistic' && flags.loss !== 'linear') {
+    throw new InvalidParameterError('--loss', flags.loss, `"logistic" or "linear" with --db and --method ${inDatabase} (the losses written in SQL)`);
   }
+}
+
+/** The --method names of the learners a predicate holds for. */
+function methodsWith(predicate: (learner: AnyLearner) => boolean): string[] {
+  return LEARNERS.filter((l) => predicate(l as AnyLearner)).map((l) => cliName(l.method));
+}
+
+/**
+ * A learner's complete options from the flags, on data of d features whose public n is `n` (the
+ * registry's rules, as in memory; `n` undefined: a rule that needs it refuses, since the caller
+ * does not know it yet).
+ */
+function externalOptions(learner: AnyLearner, flags: TrainFlags, bounds: SchemaBounds, d: number, n: number | undefined, extra: Record<string, unknown>): Record<string, unknown> {
+  const shape = { ...(n === undefined ? {} : { n: datasetSizeReport(learner.method, n, flags.datasetSize).value }), d, bounds };
+  return completeOptions(learner, shape, { ...optionsFromFlags(learner, flags), ...extra });
 }
 
 /**
@@ -102,13 +120,6 @@ ${setup.coordinatorPartition('SRV', 'V').split('\n').map((line) => `-- ${line}`)
 `;
 }
 
-function clipNormOf(flags: TrainFlags, rowNormBound: number, labelBound: number): number {
-  const constants = glmConstants(lossByName(flags.loss), { rowNormBound, labelBound });
-  const clipNorm = flags.clipNorm ?? constants.lipschitz;
-  if (!Number.isFinite(clipNorm)) throw new InvalidParameterError('--clip-norm', flags.clipNorm, `given: the ${flags.loss} loss has no finite Lipschitz bound on this schema's domain`);
-  return clipNorm;
-}
-
 /**
  * Trains (or prepares the rows) from --db or out of core. `checkLimits(n)` applies the
  * command's work limits once n is known, before any step.
@@ -118,36 +129,30 @@ export async function trainExternal(
   schema: Schema,
   context: { rng: Rng; onStep?: (step: number, steps: number) => void; checkLimits: (n: number) => void },
 ): Promise<ExternalOutcome> {
-  const noise = { epsilon: flags.epsilon, delta: flags.delta, noiseMultiplier: flags.noiseMultiplier, rng: context.rng };
+  const learner = learnerOfFlags(flags);
   const multiClass = labelColumn(schema).classes !== undefined;
   const { schemaLabelBound, schemaRowNormBound } = await import('../../data/schema.js');
-  const common = {
-    loss: flags.loss,
-    clipNorm: clipNormOf(flags, schemaRowNormBound(schema), schemaLabelBound(schema)),
-    // The in-memory path's default step 1 / beta (`learners/defaults.ts`); it needs no n.
-    learningRate: flags.learningRate ?? defaultGradientLearningRate(glmConstants(lossByName(flags.loss), { rowNormBound: schemaRowNormBound(schema), labelBound: schemaLabelBound(schema) }).smoothness + (flags.regularization ?? 0)),
-    regularization: flags.regularization ?? 0,
-    ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
-  };
+  const bounds = { rowNormBound: schemaRowNormBound(schema), labelBound: schemaLabelBound(schema) };
+  const extra = { rng: context.rng, ...(context.onStep === undefined ? {} : { onStep: context.onStep }) };
   if (flags.db !== undefined) {
     const { openSqlEngine } = await import('../../data/node/sql-engine.js');
     const engine = await openSqlEngine(flags.db);
     try {
       // One statement by itself, before dpfit embeds it in its own SQL (learners/sql-runner.ts).
       await engine.checkQuery(flags.query as string);
-      if (flags.method !== 'dpgd' || multiClass) {
+      if (learner.inDatabase !== true || multiClass) {
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
         // The raw rows too: --tune compares them with its --validation file (cli/validation-overlap.ts).
         return { kind: 'prepared', prepared: applySchema(table, schema), table };
       }
       const { trainDpGdInSql, schemaEncodingSql } = await import('../../learners/sql-gradient.js');
+      type PushDownOptions = Parameters<typeof trainDpGdInSql>[3];
       const encoded = schemaEncodingSql(schema, flags.query as string);
       const partitionKey = flags.partitionKey;
-      // n is counted inside (after the servers' views are checked): the limits and the default steps follow it.
+      // n is counted inside (after the servers' views are checked): the limits follow it, and the
+      // options are the in-memory run's (DP-GD's rules use no n; one that did would refuse here).
       const result = await trainDpGdInSql(engine, schema, flags.query as string, {
-        ...common,
-        ...noise,
-        steps: flags.steps ?? ((n: number) => defaultMethodOptions('dpgd', { n, d: encoded.d }).steps),
+        ...(externalOptions(learner, flags, bounds, encoded.d, undefined, extra) as Omit<PushDownOptions, 'checkRows'>),
         checkRows: context.checkLimits,
         ...(partitionKey === undefined ? {} : { partitionKey, ...(flags.thetaTable === undefined ? {} : { thetaTable: flags.thetaTable }) }),
       });
@@ -158,25 +163,14 @@ export async function trainExternal(
   }
   if (multiClass) throw new InvalidParameterError('--max-memory', flags.maxMemory, 'not given with a multi-class label (one-vs-rest trains on rows in memory)');
   const { openStreamedDataset, parseMemorySize } = await import('../../data/node/stream-rows.js');
-  const { trainDpGdStreamed, trainDpSgdStreamed } = await import('../../learners/streamed-gradient.js');
+  const trainOutOfCore = learner.outOfCore as NonNullable<AnyLearner['outOfCore']>;
   const maxMemory = parseMemorySize('--max-memory', flags.maxMemory as string);
   const streamed = await openStreamedDataset(flags.data as string, schema, { maxMemory });
   try {
     const { n, d } = streamed.rows;
     context.checkLimits(n);
-    // DP-SGD's defaults and q follow the declared count when there is one (learners/dataset-size.ts).
-    const defaults = defaultMethodOptions(flags.method, { n: flags.method === 'dpsgd' && flags.datasetSize !== undefined ? flags.datasetSize : n, d });
-    const result = flags.method === 'dpgd'
-      ? await trainDpGdStreamed(streamed.rows, { ...common, ...noise, steps: flags.steps ?? defaults.steps })
-      : await trainDpSgdStreamed(streamed.rows, {
-        ...common,
-        ...noise,
-        batchSize: flags.batchSize ?? defaults.batchSize,
-        ...(flags.datasetSize === undefined ? {} : { datasetSize: flags.datasetSize }),
-        ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? defaults.epochs }),
-        optimizer: flags.optimizer as 'sgd' | 'momentum' | 'adam',
-        schedule: flags.schedule as 'constant' | 'inverseSqrt' | 'cosine',
-      });
+    // The in-memory run's options: the same public rules on the same public n (DP-SGD: the declared count when there is one).
+    const result = await trainOutOfCore(streamed.rows, externalOptions(learner, flags, bounds, d, n, extra));
     return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: n, d, data: streamed.privateDiagnostics, mode: 'out of core' };
   } finally {
     streamed.close();

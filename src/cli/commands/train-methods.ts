@@ -1,28 +1,25 @@
 /**
- * `dpfit train --method ...`: from the command's flags to one learner call. Each method reads
- * only the flags it documents; the result always has the `{model, privacy, diagnostics}` shape
- * (model undefined when the mechanism released nothing: K = 0 runs in honest tuning, a
- * Propose-Test-Release rejection). `diagnostics` are the data owner's (private): the command
- * writes them only to --diagnostics and to stderr, never into the release.
+ * `dpfit train --method ...`: from the command's flags to the learner registry
+ * (`learners/registry.ts`). The flags become the learner's options (library names) and the run
+ * is `train()`'s (or, for a multi-class label and `--tune`, a composite release of the same
+ * learner's runs, its options completed by the same public rules): no method is named here.
+ * Each method reads only the flags its registry entry lists; every other is refused. The result
+ * always has the `{model, privacy, diagnostics}` shape (model undefined when the mechanism
+ * released nothing: K = 0 runs in honest tuning, a Propose-Test-Release rejection).
+ * `diagnostics` are the data owner's (private): the command writes them only to --diagnostics
+ * and to stderr, never into the release.
  */
 import { labelColumn, type PreparedData, type Schema } from '../../data/schema.js';
 import { trainOneVsRest, type OneVsRestModel } from '../../learners/one-vs-rest.js';
 import { InvalidParameterError } from '../../errors.js';
-import type { GradientSummer, TrainResult } from '../../learners/dp-gd.js';
-import type { Optimizer, Schedule } from '../../learners/dp-sgd.js';
-import { glmConstants } from '../../learners/glm/constants.js';
+import type { GradientSummer } from '../../learners/dp-gd.js';
 import type { GradientMethodOptions } from '../../learners/gradient-methods.js';
-import { requireGradientMethod, trainGradientMethod } from '../../learners/gradient-methods.js';
-import { defaultMethodOptions } from '../../learners/defaults.js';
+import { cliName } from '../../learners/learner.js';
 import { lossByName } from '../../learners/losses.js';
 import type { LinearModel } from '../../learners/model.js';
-import { trainAmp } from '../../learners/amp.js';
-import { trainObjectivePerturbation } from '../../learners/objective-perturbation.js';
-import { GRID_INVERSION } from '../../learners/objective-perturbation-opt-in.js';
-import { trainOutputPerturbation } from '../../learners/output-perturbation.js';
-import { trainRgmGd } from '../../learners/rgm-gd.js';
-import { trainOutputPerturbationSgd } from '../../learners/output-perturbation-sgd.js';
 import type { PrivacyReport } from '../../learners/privacy-report.js';
+import { LEARNERS, learnerOfCliName, type AnyLearner } from '../../learners/registry.js';
+import { resolveTraining, train, type TrainOptions } from '../../learners/train.js';
 import { tuneGradientMethodHonestly } from '../../learners/tune-gradient-method.js';
 import type { LabelledData, ScoreMetric } from '../../learners/tuning.js';
 import type { Rng } from '../../random/rng.js';
@@ -75,7 +72,8 @@ export interface TrainFlags {
   json?: boolean;
 }
 
-export const METHODS = ['dpsgd', 'dpgd', 'shuffled', 'output', 'output-sgd', 'objpert', 'amp', 'rgm'] as const;
+/** `--method`'s names: each learner's library name in kebab-case (`outputSgd` -> `output-sgd`), in the registry's order. */
+export const METHODS: readonly string[] = LEARNERS.map((l) => cliName(l.method));
 
 export interface MethodResult {
   readonly model: LinearModel | OneVsRestModel | undefined;
@@ -97,137 +95,42 @@ export interface MethodContext {
 /** Ten learning rates log-spaced over [1e-3, 10]: the default public grid of --tune. */
 export const DEFAULT_TUNING_GRID: readonly number[] = Array.from({ length: 10 }, (_, k) => Number((1e-3 * 10 ** ((4 * k) / 9)).toPrecision(3)));
 
-function lipschitzOf(flags: TrainFlags, prepared: PreparedData): number {
-  const loss = lossByName(flags.loss);
-  const constants = glmConstants(loss, { rowNormBound: prepared.rowNormBound, labelBound: prepared.labelBound });
-  const clipNorm = flags.clipNorm ?? constants.lipschitz;
-  if (!Number.isFinite(clipNorm)) {
-    throw new InvalidParameterError('--clip-norm', flags.clipNorm, `given: the ${loss.name} loss has no finite Lipschitz bound on this schema's domain`);
-  }
-  return clipNorm;
-}
-
-/** The public defaults of a method for these flags and this schema (`learners/defaults.ts`). */
-function defaultsOf(method: string, flags: TrainFlags, prepared: PreparedData): Record<string, number> {
-  const { smoothness } = glmConstants(lossByName(flags.loss), { rowNormBound: prepared.rowNormBound, labelBound: prepared.labelBound });
-  return defaultMethodOptions(method, {
-    // DP-SGD's defaults (its batch size) use the declared count when there is one, as its q does.
-    n: method === 'dpsgd' && flags.datasetSize !== undefined ? flags.datasetSize : prepared.dataset.n,
-    d: prepared.dataset.d,
-    smoothness,
-    ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
-    ...(flags.regularization === undefined ? {} : { regularization: flags.regularization }),
-    ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
-  });
-}
-
-function gradientOptions(flags: TrainFlags, prepared: PreparedData, context: MethodContext): GradientMethodOptions {
-  const method = requireGradientMethod(flags.method);
-  const defaults = defaultsOf(method, flags, prepared);
-  const common = {
-    loss: flags.loss,
-    clipNorm: lipschitzOf(flags, prepared),
-    learningRate: flags.learningRate ?? defaults.learningRate,
-    regularization: flags.regularization ?? 0,
-    featureNames: prepared.dataset.featureNames,
-    ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
-  };
-  if (method === 'dpgd') {
-    return {
-      method, ...common, steps: flags.steps ?? defaults.steps,
-      ...(flags.precision === undefined ? {} : { precision: flags.precision }),
-      ...(context.gradientSummer === undefined ? {} : { gradientSummer: context.gradientSummer }),
-    };
-  }
-  if (method === 'dpsgd') {
-    return {
-      method,
-      ...common,
-      batchSize: flags.batchSize ?? defaults.batchSize,
-      ...(flags.datasetSize === undefined ? {} : { datasetSize: flags.datasetSize }),
-      ...(flags.steps !== undefined ? { steps: flags.steps } : { epochs: flags.epochs ?? defaults.epochs }),
-      optimizer: flags.optimizer as Optimizer,
-      schedule: flags.schedule as Schedule,
-    };
-  }
-  return {
-    method,
-    ...common,
-    epochs: flags.epochs ?? defaults.epochs,
-    fraction: flags.fraction ?? defaults.fraction,
-    accountConjecture: Boolean(flags.conjecture),
-    rowNormBound: prepared.rowNormBound,
-    ...(flags.projectionRadius === undefined ? {} : { projectionRadius: flags.projectionRadius }),
-  };
-}
-
-function noiseFlags(flags: TrainFlags, context: MethodContext) {
-  return { epsilon: flags.epsilon, delta: flags.delta, noiseMultiplier: flags.noiseMultiplier, rng: context.rng };
-}
-
-function runTuned(flags: TrainFlags, prepared: PreparedData, context: MethodContext): MethodResult {
-  const mean = flags.tune as number;
-  if (flags.epsilon === undefined) throw new InvalidParameterError('--epsilon', undefined, 'given with --tune (the noise is calibrated for the whole tuned release)');
-  if (context.validation === undefined) {
-    throw new InvalidParameterError('--validation', undefined, 'a PUBLIC labelled file (not part of the private data) to score the candidates with --tune');
-  }
-  if (flags.learningRate !== undefined) throw new InvalidParameterError('--learning-rate', flags.learningRate, 'not given with --tune (use --tune-learning-rates for the candidate grid)');
-  if (flags.noiseMultiplier !== undefined) throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, 'not given with --tune (the noise is calibrated from --epsilon for the whole tuned release)');
-  const result = tuneGradientMethodHonestly(prepared.dataset, {
-    base: gradientOptions(flags, prepared, context),
-    learningRates: flags.tuneLearningRates ?? DEFAULT_TUNING_GRID,
-    distribution: { kind: 'poisson', mean },
-    epsilon: flags.epsilon,
-    delta: flags.delta,
-    publicValidation: context.validation,
-    ...(flags.metric === undefined ? {} : { metric: flags.metric as ScoreMetric }),
-    rng: context.rng,
-  });
-  return {
-    model: result.model,
-    privacy: result.privacy,
-    diagnostics: { ...result.diagnostics, learningRate: result.candidate, validationScore: result.score, noiseMultiplier: result.noiseMultiplier },
-  };
-}
-
-function fromTrainResult(result: TrainResult): MethodResult {
-  return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
-}
-
-/** A multi-class label: one-vs-rest over a gradient method, the K runs composed (`one-vs-rest.ts`). */
-function runOneVsRest(flags: TrainFlags, prepared: PreparedData, context: MethodContext, classes: string[]): MethodResult {
-  if (!['dpgd', 'dpsgd', 'shuffled'].includes(flags.method)) {
-    throw new InvalidParameterError('--method', flags.method, `dpgd, dpsgd or shuffled for a multi-class label (one-vs-rest over ${classes.length} classes)`);
-  }
-  if (flags.tune !== undefined) throw new InvalidParameterError('--tune', flags.tune, 'not given with a multi-class label (tuning one-vs-rest is not implemented)');
-  if (lossByName(flags.loss).labels !== 'signed') throw new InvalidParameterError('--loss', flags.loss, 'a classification loss (logistic, huber or smoothedHinge) for a multi-class label');
-  const result = trainOneVsRest(prepared.dataset, {
-    classes,
-    base: gradientOptions(flags, prepared, context),
-    ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
-    ...(flags.noiseMultiplier === undefined ? {} : { noiseMultiplier: flags.noiseMultiplier }),
-    delta: flags.delta,
-    rng: context.rng,
-  });
-  return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
-}
-
-/** The flags each method reads (besides --data, --schema, --label, --loss, --method, --epsilon, --delta, --seed, --out, --diagnostics, --json). */
+/** The flags of --tune: read by every learner whose runs compose (`composite` in its entry). */
 const TUNING_FLAGS = ['tune', 'tuneLearningRates', 'validation', 'metric'] as const;
-const METHOD_FLAGS: Readonly<Record<(typeof METHODS)[number], readonly (keyof TrainFlags)[]>> = {
-  dpsgd: ['noiseMultiplier', 'clipNorm', 'steps', 'epochs', 'batchSize', 'learningRate', 'regularization', 'optimizer', 'schedule', ...TUNING_FLAGS],
-  dpgd: ['noiseMultiplier', 'clipNorm', 'steps', 'learningRate', 'regularization', 'precision', ...TUNING_FLAGS],
-  shuffled: ['noiseMultiplier', 'clipNorm', 'epochs', 'learningRate', 'regularization', 'fraction', 'conjecture', 'projectionRadius', ...TUNING_FLAGS],
-  output: ['noiseMultiplier', 'clipNorm', 'regularization', 'gradTolerance', 'maxIterations'],
-  'output-sgd': ['noiseMultiplier', 'clipNorm', 'regularization', 'epochs', 'batchSize', 'learningRate'],
-  objpert: ['noiseStd', 'regularization', 'accountant', 'parameterNormBound', 'gradTolerance', 'maxIterations', 'acceptNoGuarantee'],
-  amp: ['noiseStd', 'regularization', 'accountant', 'clipNorm', 'gradTolerance', 'outputNoiseStd', 'maxIterations'],
-  rgm: ['noiseMultiplier', 'steps', 'regularization', 'featureClip', 'bClip', 'rho', 'bNormBound', 'ptrFraction', 'learningRate'],
-};
+
+/** The flags a learner reads besides --data, --schema, --label, --loss, --method, --epsilon, --delta, --dataset-size, --seed, --out, --diagnostics, --json. */
+export function learnerFlags(learner: AnyLearner): readonly string[] {
+  return [...learner.cli.flags, ...(learner.composite === undefined ? [] : TUNING_FLAGS)];
+}
+
+const ALL_METHOD_FLAGS: ReadonlySet<string> = new Set(LEARNERS.flatMap((l) => learnerFlags(l as AnyLearner)));
+
+/** The learners a predicate holds for, by their --method names (`dpsgd, dpgd, shuffled`). */
+function methodsWith(predicate: (learner: AnyLearner) => boolean): string[] {
+  return LEARNERS.filter((l) => predicate(l as AnyLearner)).map((l) => cliName(l.method));
+}
+
+/** "a, b or c". */
+export function orList(names: readonly string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
+
+/** The learner --method names; refuses an unknown name (exit 2), listing them. */
+export function learnerOfFlags(flags: Pick<TrainFlags, 'method'>): AnyLearner {
+  const learner = learnerOfCliName(flags.method);
+  if (learner === undefined) throw new InvalidParameterError('--method', flags.method, METHODS.map((m) => `'${m}'`).join(', '));
+  return learner;
+}
 
 /** The kebab-case flag of a TrainFlags field. */
 function flagOf(name: string): string {
-  return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  return `--${cliName(name)}`;
+}
+
+/** The flag that sets a learner's option (its own name unless the entry maps another flag to it). */
+function flagOfOption(learner: AnyLearner, option: string): string {
+  const renamed = Object.entries(learner.cli.flagOptions ?? {}).find(([, o]) => o === option);
+  return renamed === undefined ? option : renamed[0];
 }
 
 /** Whether the user gave a flag (optimizer and schedule have defaults: given means another value). */
@@ -238,37 +141,53 @@ function given(flags: TrainFlags, name: keyof TrainFlags): boolean {
 }
 
 /**
- * Every check the flags alone decide, before any file is read: a known method, no flag the method
- * would silently ignore (e.g. --accountant pld with dpsgd, whose noise is calibrated and reported by
- * RDP), the flags --tune needs and refuses. Throws InvalidParameterError naming the flag.
+ * The learner's options the flags give, in library names (`--conjecture` is `accountConjecture`):
+ * the loss, the target, the declared count, and every flag of the learner that was given.
+ */
+export function optionsFromFlags(learner: AnyLearner, flags: TrainFlags): Record<string, unknown> {
+  const options: Record<string, unknown> = {
+    method: learner.method,
+    loss: flags.loss,
+    delta: flags.delta,
+    ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
+    ...(flags.datasetSize === undefined ? {} : { datasetSize: flags.datasetSize }),
+  };
+  for (const flag of learner.cli.flags) {
+    const value = flags[flag as keyof TrainFlags];
+    if (value === undefined || value === false) continue;
+    options[learner.cli.flagOptions?.[flag] ?? flag] = value;
+  }
+  return options;
+}
+
+/**
+ * Every check the flags alone decide, before any file is read: a known method, its opt-in, no
+ * flag the method would silently ignore (e.g. --accountant pld with dpsgd, whose noise is
+ * calibrated and reported by RDP), the flags --tune needs and refuses, and the method's rules on
+ * its options (`--regularization > 0` for output). Throws InvalidParameterError naming the flag.
  */
 export function checkMethodFlags(flags: TrainFlags): void {
-  if (!(METHODS as readonly string[]).includes(flags.method)) {
-    throw new InvalidParameterError('--method', flags.method, METHODS.map((m) => `'${m}'`).join(', '));
-  }
-  const method = flags.method as (typeof METHODS)[number];
-  if (method === 'objpert' && flags.acceptNoGuarantee !== true) {
+  const learner = learnerOfFlags(flags);
+  const method = flags.method;
+  if (learner.optIn !== undefined && flags[learner.optIn.option as keyof TrainFlags] !== true) {
     // Decided by the flags alone, before any file is read: the refusal is the same whatever the data.
-    throw new InvalidParameterError(
-      '--method',
-      flags.method,
-      'amp (objective perturbation with output noise, 003 Alg. 1: proven), or objpert with --accept-no-guarantee (research only: guarantee none)',
-      `objective perturbation alone is not private: ${GRID_INVERSION}`,
-    );
+    throw new InvalidParameterError('--method', flags.method, learner.optIn.refusal.expected, learner.optIn.refusal.detail);
   }
-  if (flags.tune !== undefined && !['dpgd', 'dpsgd', 'shuffled'].includes(method)) {
-    throw new InvalidParameterError('--tune', flags.tune, `used with a gradient method (dpgd, dpsgd, shuffled); ${method}'s own parameters are chosen without touching the data`);
+  if (flags.tune !== undefined && learner.composite === undefined) {
+    throw new InvalidParameterError('--tune', flags.tune, `used with a gradient method (${methodsWith((l) => l.composite !== undefined).join(', ')}); ${method}'s own parameters are chosen without touching the data`);
   }
-  if (flags.accountant !== undefined && !METHOD_FLAGS[method].includes('accountant')) {
+  const reads = learnerFlags(learner);
+  if (flags.accountant !== undefined && !reads.includes('accountant')) {
+    const users = orList(methodsWith((l) => learnerFlags(l).includes('accountant')));
     throw new InvalidParameterError(
       '--accountant',
       flags.accountant,
-      `given only with --method objpert or amp (their noise is calibrated by it); --method ${method} is calibrated and reported by its own accountant (see the report's "accountant"; dpfit epsilon --accountant pld --event re-accounts the model's event)`,
+      `given only with --method ${users} (their noise is calibrated by it); --method ${method} is calibrated and reported by its own accountant (see the report's "accountant"; dpfit epsilon --accountant pld --event re-accounts the model's event)`,
     );
   }
   for (const name of Object.keys(flags) as (keyof TrainFlags)[]) {
-    if (!ALL_METHOD_FLAGS.has(name) || METHOD_FLAGS[method].includes(name) || !given(flags, name)) continue;
-    const users = METHODS.filter((m) => METHOD_FLAGS[m].includes(name));
+    if (!ALL_METHOD_FLAGS.has(name) || reads.includes(name) || !given(flags, name)) continue;
+    const users = methodsWith((l) => learnerFlags(l).includes(name));
     throw new InvalidParameterError(flagOf(name), flags[name], `given only with --method ${users.join(', ')} (--method ${method} does not use it)`);
   }
   if (flags.tune === undefined) {
@@ -284,139 +203,80 @@ export function checkMethodFlags(flags: TrainFlags): void {
   if (flags.accountant !== undefined && flags.accountant !== 'rdp' && flags.accountant !== 'pld') {
     throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' (003 Sec. 5) or 'pld'");
   }
-}
-
-const ALL_METHOD_FLAGS: ReadonlySet<string> = new Set(Object.values(METHOD_FLAGS).flat());
-
-/** Runs the method the flags name; throws InvalidParameterError naming the flag for misuse. */
-export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, context: MethodContext): MethodResult {
-  checkMethodFlags(flags);
-  const label = labelColumn(context.schema);
-  if (label.classes !== undefined) return runOneVsRest(flags, prepared, context, label.classes.map(String));
-  switch (flags.method) {
-    case 'dpgd':
-    case 'dpsgd':
-    case 'shuffled': {
-      if (flags.tune !== undefined) return runTuned(flags, prepared, context);
-      return fromTrainResult(trainGradientMethod(prepared.dataset, gradientOptions(flags, prepared, context), noiseFlags(flags, context)));
-    }
-    case 'output':
-      return fromTrainResult(
-        trainOutputPerturbation(prepared.dataset, {
-          loss: flags.loss,
-          ...noiseFlags(flags, context),
-          regularization: outputRegularization(flags, prepared),
-          ...(flags.clipNorm !== undefined ? { clipNorm: flags.clipNorm } : { rowNormBound: prepared.rowNormBound }),
-          ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
-          ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
-          featureNames: prepared.dataset.featureNames,
-          ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
-        }),
-      );
-    case 'output-sgd': {
-      const defaults = defaultsOf('outputSgd', flags, prepared);
-      if (flags.regularization !== undefined) requireRegularization(flags);
-      return fromTrainResult(
-        trainOutputPerturbationSgd(prepared.dataset, {
-          loss: flags.loss,
-          ...noiseFlags(flags, context),
-          regularization: defaults.regularization,
-          rowNormBound: prepared.rowNormBound,
-          ...(flags.clipNorm !== undefined ? { clipNorm: flags.clipNorm } : {}),
-          epochs: flags.epochs ?? defaults.epochs,
-          batchSize: flags.batchSize ?? defaults.batchSize,
-          learningRate: defaults.learningRate,
-          featureNames: prepared.dataset.featureNames,
-          ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
-        }),
-      );
-    }
-    case 'objpert':
-      return fromTrainResult(
-        trainObjectivePerturbation(prepared.dataset, {
-          loss: flags.loss,
-          ...objectivePerturbationFlags(flags, prepared, context),
-          labelBound: prepared.labelBound,
-          ...(flags.parameterNormBound === undefined ? {} : { parameterNormBound: flags.parameterNormBound }),
-          ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
-          ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
-          acceptNoGuarantee: flags.acceptNoGuarantee,
-        }),
-      );
-    case 'amp':
-      return fromTrainResult(
-        trainAmp(prepared.dataset, {
-          loss: flags.loss,
-          ...objectivePerturbationFlags(flags, prepared, context),
-          clipNorm: lipschitzOf(flags, prepared),
-          ...(flags.gradTolerance === undefined ? {} : { gradTolerance: flags.gradTolerance }),
-          ...(flags.outputNoiseStd === undefined ? {} : { outputNoiseStd: flags.outputNoiseStd }),
-          ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
-        }),
-      );
-    case 'rgm': {
-      if (lossByName(flags.loss).name !== 'squared') {
-        throw new InvalidParameterError('--loss', flags.loss, "'linear' with --method rgm (000 Sec. 5 is ridge regression)");
-      }
-      if (flags.noiseMultiplier !== undefined && flags.noiseMultiplier !== 0) {
-        throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, '0 (no test, no noise, NOT private) or absent with --method rgm: its noise is calibrated from --epsilon');
-      }
-      const featureClip = flags.featureClip ?? prepared.rowNormBound;
-      const result = trainRgmGd(prepared.dataset, {
-        ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
-        ...(flags.noiseMultiplier === undefined ? {} : { noiseMultiplier: flags.noiseMultiplier }),
-        delta: flags.delta,
-        steps: flags.steps ?? defaultsOf('rgm', flags, prepared).steps,
-        regularization: flags.regularization ?? 0,
-        featureClip,
-        bClip: flags.bClip ?? featureClip * prepared.labelBound,
-        ...(flags.rho === undefined ? {} : { rho: flags.rho }),
-        ...(flags.bNormBound === undefined ? {} : { bNormBound: flags.bNormBound }),
-        ...(flags.ptrFraction === undefined ? {} : { ptrEpsilonFraction: flags.ptrFraction }),
-        ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
-        featureNames: prepared.dataset.featureNames,
-        rng: context.rng,
-      });
-      return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
-    }
-    default:
-      throw new InvalidParameterError('--method', flags.method, METHODS.join(', '));
+  for (const rule of learner.rules ?? []) {
+    const flag = flagOfOption(learner, rule.option);
+    const value = flags[flag as keyof TrainFlags] ?? rule.absent;
+    if (value === undefined || rule.holds(value)) continue;
+    throw new InvalidParameterError(flagOf(flag), value, `${rule.expected} for --method ${method} (${rule.why})`);
   }
 }
 
-/** Objective perturbation's privacy flags: lambda of the SUM objective (optional with a target), sigma or a target. */
-function objectivePerturbationFlags(flags: TrainFlags, prepared: PreparedData, context: MethodContext) {
-  if (flags.noiseMultiplier !== undefined) {
-    throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, `not used by --method ${flags.method} (give --noise-std, the std of b, or --epsilon)`);
-  }
-  if (flags.accountant !== undefined && flags.accountant !== 'rdp' && flags.accountant !== 'pld') {
-    throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' (003 Sec. 5) or 'pld'");
-  }
+/** The learner's options for this run: the flags', and what the command gives (randomness, progress, parallel sums). */
+function runOptions(learner: AnyLearner, flags: TrainFlags, context: MethodContext): TrainOptions {
+  const takes = (option: string) => learner.options.includes(option);
   return {
-    delta: flags.delta,
-    ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
-    ...(flags.noiseStd === undefined ? {} : { noiseStd: flags.noiseStd }),
-    ...(flags.regularization === undefined ? {} : { regularization: flags.regularization }),
-    ...(flags.accountant === undefined ? {} : { accountant: flags.accountant as 'rdp' | 'pld' }),
-    rowNormBound: prepared.rowNormBound,
-    featureNames: prepared.dataset.featureNames,
+    ...optionsFromFlags(learner, flags),
     rng: context.rng,
-    ...(context.onStep === undefined ? {} : { onStep: context.onStep }),
+    ...(context.onStep === undefined || !takes('onStep') ? {} : { onStep: context.onStep }),
+    ...(context.gradientSummer === undefined || !takes('gradientSummer') ? {} : { gradientSummer: context.gradientSummer }),
+  } as TrainOptions;
+}
+
+/** A composite release's run options: the complete options of the learner without the noise (the composite's). */
+function compositeBase(learner: AnyLearner, complete: Record<string, unknown>): GradientMethodOptions {
+  const { epsilon: _e, delta: _d, noiseMultiplier: _z, rng: _r, continuousNoise: _c, ...base } = complete;
+  return { method: learner.method, ...base } as GradientMethodOptions;
+}
+
+function runTuned(learner: AnyLearner, flags: TrainFlags, prepared: PreparedData, options: TrainOptions, context: MethodContext): MethodResult {
+  if (context.validation === undefined) {
+    throw new InvalidParameterError('--validation', undefined, 'a PUBLIC labelled file (not part of the private data) to score the candidates with --tune');
+  }
+  const resolved = resolveTraining(prepared, options, 'dpfit train');
+  const result = tuneGradientMethodHonestly(resolved.dataset, {
+    base: compositeBase(learner, resolved.options),
+    learningRates: flags.tuneLearningRates ?? DEFAULT_TUNING_GRID,
+    distribution: { kind: 'poisson', mean: flags.tune as number },
+    epsilon: flags.epsilon as number,
+    delta: flags.delta,
+    publicValidation: context.validation,
+    ...(flags.metric === undefined ? {} : { metric: flags.metric as ScoreMetric }),
+    rng: context.rng,
+  });
+  return {
+    model: result.model,
+    privacy: result.privacy,
+    diagnostics: { ...result.diagnostics, learningRate: result.candidate, validationScore: result.score, noiseMultiplier: result.noiseMultiplier },
   };
 }
 
-/** Output perturbation's lambda: --regularization, else sqrt(d) / (n epsilon) (`learners/defaults.ts`). */
-function outputRegularization(flags: TrainFlags, prepared: PreparedData): number {
-  if (flags.regularization === undefined) return defaultsOf('output', flags, prepared).regularization;
-  return requireRegularization(flags);
+/** A multi-class label: one-vs-rest over a gradient method, the K runs composed (`one-vs-rest.ts`). */
+function runOneVsRest(learner: AnyLearner, flags: TrainFlags, prepared: PreparedData, options: TrainOptions, classes: string[]): MethodResult {
+  if (learner.composite === undefined) {
+    throw new InvalidParameterError('--method', flags.method, `${orList(methodsWith((l) => l.composite !== undefined))} for a multi-class label (one-vs-rest over ${classes.length} classes)`);
+  }
+  if (flags.tune !== undefined) throw new InvalidParameterError('--tune', flags.tune, 'not given with a multi-class label (tuning one-vs-rest is not implemented)');
+  if (lossByName(flags.loss).labels !== 'signed') throw new InvalidParameterError('--loss', flags.loss, 'a classification loss (logistic, huber or smoothedHinge) for a multi-class label');
+  const resolved = resolveTraining(prepared, options, 'dpfit train');
+  const result = trainOneVsRest(resolved.dataset, {
+    classes,
+    base: compositeBase(learner, resolved.options),
+    ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
+    ...(flags.noiseMultiplier === undefined ? {} : { noiseMultiplier: flags.noiseMultiplier }),
+    delta: flags.delta,
+    rng: options.rng,
+  });
+  return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
 }
 
-function requireRegularization(flags: TrainFlags): number {
-  if (flags.regularization === undefined) {
-    throw new InvalidParameterError('--regularization', undefined, `given for --method ${flags.method}: lambda > 0, the strong convexity its sensitivity bound needs`);
-  }
-  if (!(flags.regularization > 0)) {
-    throw new InvalidParameterError('--regularization', flags.regularization, `> 0 for --method ${flags.method} (the strong convexity its sensitivity bound needs)`);
-  }
-  return flags.regularization;
+/** Runs the method the flags name through the registry; throws InvalidParameterError naming the flag for misuse. */
+export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, context: MethodContext): MethodResult {
+  checkMethodFlags(flags);
+  const learner = learnerOfFlags(flags);
+  const options = runOptions(learner, flags, context);
+  const label = labelColumn(context.schema);
+  if (label.classes !== undefined) return runOneVsRest(learner, flags, prepared, options, label.classes.map(String));
+  if (flags.tune !== undefined) return runTuned(learner, flags, prepared, options, context);
+  const { model, privacy, diagnostics } = train(prepared, options);
+  return { model, privacy, diagnostics: { ...diagnostics } };
 }

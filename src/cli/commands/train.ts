@@ -14,7 +14,8 @@ import { evaluate, predict, type LinearModel } from '../../learners/model.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/one-vs-rest.js';
 import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/privacy-report.js';
 import { describeVerification, type ModelVerification } from '../../learners/verify-model.js';
-import { OBJECTIVE_PERTURBATION_NOT_PRIVATE } from '../../learners/objective-perturbation-opt-in.js';
+import { cliName } from '../../learners/learner.js';
+import { DEFAULT_TRAIN_METHOD, LEARNERS } from '../../learners/registry.js';
 import type { Dataset } from '../../data/dataset.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
@@ -29,7 +30,7 @@ import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
 import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
-import { checkMethodFlags, runTrainingMethod, type MethodResult, type TrainFlags } from './train-methods.js';
+import { checkMethodFlags, learnerOfFlags, runTrainingMethod, type MethodResult, type TrainFlags } from './train-methods.js';
 import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 
 /** Printed on stderr by every run with --seed (the report says so too). */
@@ -149,15 +150,8 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--loss <L>', 'logistic | linear | huber | smoothedHinge', 'logistic')
     // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
     .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
-    .option(
-      '--method <M>',
-      'dpsgd (Poisson batches, add/remove-one) | dpgd (full batch, replace-one) | shuffled (004 Alg. 1, replace-one) | ' +
-        'output (noise on the regularised ERM minimiser, Chaudhuri et al. 2011) | output-sgd (noise on the SGD output, 004 Sec. 3.2.2) | ' +
-        'objpert (objective perturbation without output noise, 003 Sec. 2.2: NOT private, its minimiser identifies the dataset; refused unless --accept-no-guarantee, for research) | ' +
-        'amp (Approximate Minima Perturbation, 003 Alg. 1: objective perturbation with output noise, add/remove-one) | ' +
-        'rgm (ridge by Relative Gaussian Mechanism gradient descent after a Propose-Test-Release check, 000 Sec. 5; may release nothing)',
-      'dpsgd',
-    )
+    // The learners of the registry, each with what it releases (learners/methods/).
+    .option('--method <M>', LEARNERS.map((l) => `${cliName(l.method)} (${l.summary})`).join(' | '), cliName(DEFAULT_TRAIN_METHOD))
     .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
     .addOption(deltaOption('target delta, in (0, 1)'))
     .option('--noise-multiplier <Z>', 'explicit noise multiplier instead of --epsilon', parseNumberFlag('--noise-multiplier'))
@@ -270,24 +264,29 @@ the number of rows, which their release keeps private). Rows count only where th
       if (flags.seed !== undefined) io.stderr(`dpfit: ${SEED_WARNING}\n`);
       const classes = labelColumn(schema).classes?.length ?? 1;
       const rng = flags.seed === undefined ? defaultRng() : seededRng(flags.seed);
-      if (flags.acceptNoGuarantee === true) io.stderr(`dpfit: WARNING: --accept-no-guarantee: ${OBJECTIVE_PERTURBATION_NOT_PRIVATE}\n`);
+      // The method's research opt-in (objpert's --accept-no-guarantee): said loudly.
+      const learner = learnerOfFlags(flags);
+      const optInFlag = learner.optIn !== undefined && flags[learner.optIn.option as keyof TrainFlags] === true ? `--${cliName(learner.optIn.option)}` : undefined;
+      if (optInFlag !== undefined) io.stderr(`dpfit: WARNING: ${optInFlag}: ${learner.optIn?.warning}\n`);
       const notPrivate = suggested
         ? ', NOT private: suggested schema'
         : flags.seed !== undefined
           ? ', NOT private: --seed'
-          : flags.acceptNoGuarantee === true
-            ? ', NOT private: --accept-no-guarantee'
+          : optInFlag !== undefined
+            ? `, NOT private: ${optInFlag}`
             : '';
+      // DP-GD's full passes: features in shared memory, sums on all CPUs (glm/parallel-clipped-sum.ts).
+      const parallelSums = learner.options.includes('gradientSummer');
       // --db / --max-memory: trained in the database or out of core, or rows read through the engine (train-external.ts).
       let outcome: ExternalOutcome | undefined;
       let overlapFound: Awaited<ReturnType<typeof validationOverlap>> | undefined;
       if (flags.db !== undefined || flags.maxMemory !== undefined) {
-        const trainsHere = flags.maxMemory !== undefined || (flags.method === 'dpgd' && classes === 1);
+        const trainsHere = flags.maxMemory !== undefined || (learner.inDatabase === true && classes === 1);
         const bar = trainsHere ? progressBar(`training (${flags.method}, ${flags.db !== undefined ? 'in the database' : 'out of core'}${notPrivate})`, { enabled: !flags.json }) : undefined;
         try {
           outcome = await trainExternal(flags, schema, { rng, ...(bar === undefined ? {} : { onStep: bar.onStep }), checkLimits: (n) => {
             checkWorkLimits(flags, n, classes);
-            datasetSizeReport(flags.method, n, flags.datasetSize); // a declared count the data disagree with: refused before any step
+            datasetSizeReport(learner.method, n, flags.datasetSize); // a declared count the data disagree with: refused before any step
           } });
           bar?.end(true);
         } catch (error) {
@@ -299,12 +298,12 @@ the number of rows, which their release keeps private). Rows count only where th
       const prepared = trained !== undefined ? undefined : outcome?.kind === 'prepared' ? withZeroRows(outcome.prepared)
         // DP-GD: CSV rows encoded straight into shared memory (no raw table, no copy for the worker pool).
         // Rows dropped for a missing value stay as zero rows: n is the number of records read (data/dropped-rows.ts).
-        : await loadDataset(flags.data as string, schema, { droppedRows: 'zeroRows', ...(flags.method === 'dpgd' ? { features: growingFeatures } : {}) });
+        : await loadDataset(flags.data as string, schema, { droppedRows: 'zeroRows', ...(parallelSums ? { features: growingFeatures } : {}) });
       let result: MethodResult;
       if (prepared === undefined) result = (trained as Extract<ExternalOutcome, { kind: 'trained' }>).result;
       else {
         checkWorkLimits(flags, prepared.dataset.n, classes);
-        datasetSizeReport(flags.method, prepared.dataset.n, flags.datasetSize); // a declared count the data disagree with is refused before training
+        datasetSizeReport(learner.method, prepared.dataset.n, flags.datasetSize); // a declared count the data disagree with is refused before training
         const validation = flags.validation === undefined ? undefined : (await loadDataset(flags.validation, schema)).dataset;
         // Rows read from --db are compared as read; a file is read again (the overlap is the owner's diagnostic, it only lowers the guarantee).
         const trainingRows = flags.data ?? (outcome?.kind === 'prepared' ? outcome.table : undefined);
@@ -315,7 +314,7 @@ the number of rows, which their release keeps private). Rows count only where th
           ...(flags.tune !== undefined ? { runs: { count: flags.tune, exact: false } } : classes > 1 ? { runs: { count: classes, exact: true } } : {}),
         });
         // DP-GD's full passes over large data run on all CPUs (bit-identical sums; glm/parallel-clipped-sum.ts).
-        const pool = flags.method === 'dpgd' && prepared.dataset.n >= 2 * CHUNK_ROWS ? await createClippedGradientPool() : undefined;
+        const pool = parallelSums && prepared.dataset.n >= 2 * CHUNK_ROWS ? await createClippedGradientPool() : undefined;
         try {
           const gradientSummer = pool === undefined ? undefined : poolGradientSummer(pool);
           // Features copied into shared memory once, not by every run (tuning and one-vs-rest train several).
@@ -337,7 +336,7 @@ the number of rows, which their release keeps private). Rows count only where th
       const conditions: GuaranteeCondition[] = [];
       if (suggested) conditions.push({ level: 'none', reason: SUGGESTED_SCHEMA_REASON });
       if (overlap !== undefined && overlaps(overlap)) conditions.push({ level: 'none', reason: OVERLAP_REASON });
-      const privacy = withConditions(withDatasetSize(result.privacy, datasetSizeReport(flags.method, rowCount, flags.datasetSize)), conditions);
+      const privacy = withConditions(withDatasetSize(result.privacy, datasetSizeReport(learner.method, rowCount, flags.datasetSize)), conditions);
       const model = result.model === undefined ? undefined : releasedModel(result.model, privacy, schema);
 
       // The data owner's diagnostics: computed from the private data, not part of the release.
