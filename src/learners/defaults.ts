@@ -4,6 +4,9 @@
  * curvature, the target epsilon), never from the data, so choosing them costs no privacy. Each
  * rule is the textbook choice for the method's analysis; the constants were checked on UCI Adult
  * at epsilon = 1 (README, "Defaults"), where every default beats the majority class.
+ *
+ * Each learner's registry entry (`methods/*.ts`, `defaults`) puts these rules together for its
+ * options; `train()`, the estimators and every path of `dpfit train` fill options through it.
  */
 import { requirePositive } from '../validate.js';
 
