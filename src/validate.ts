@@ -144,3 +144,16 @@ export function rejectUnknownOptions(options: unknown, allowed: Readonly<Record<
     throw new UnknownOptionError(key, (options as Record<string, unknown>)[key], where, names, closestName(key, names));
   }
 }
+
+/**
+ * The options among `options` that `names` lists (own keys only), for forwarding to a function
+ * that takes fewer than its caller: the caller has refused unknown keys against the union first,
+ * and the callee, strict too, gets only its own.
+ */
+export function pickOptions<T extends object, K extends string>(options: T, names: Readonly<Record<K, true>>): Pick<T, K & keyof T> {
+  const out: Record<string, unknown> = {};
+  for (const key in options) {
+    if (Object.prototype.hasOwnProperty.call(options, key) && Object.prototype.hasOwnProperty.call(names, key)) out[key] = (options as Record<string, unknown>)[key];
+  }
+  return out as Pick<T, K & keyof T>;
+}
