@@ -98,6 +98,7 @@ import { OBJECTIVE_PERTURBATION_NOT_PRIVATE } from './objective-perturbation-opt
 import { gridProblems } from './verify-grid.js';
 import { parseOneVsRestModel, type OneVsRestModel } from './one-vs-rest.js';
 import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 /** An (epsilon, delta) guarantee as claimed by a file or as verified. */
 export interface GuaranteeSummary {
@@ -589,11 +590,14 @@ function nodeListProblems(privacy: Record<string, unknown>, blocks: readonly Nod
   return problems;
 }
 
+const VERIFY_MODEL_OPTIONS = optionNames<VerifyModelOptions>({ source: true });
+
 /**
  * Reads a model file's JSON (already parsed) and checks its privacy claim. Throws
  * `DataFormatError` when the file is not a well-formed dpfit model.
  */
 export function verifyModel(json: unknown, options: VerifyModelOptions = {}): ModelVerification {
+  rejectUnknownOptions(options, VERIFY_MODEL_OPTIONS, 'verifyModel');
   const source = options.source ?? 'model';
   if (!isRecord(json)) throw new DataFormatError(source, `is not a dpfit model (a JSON object with a "format"), got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`);
   if (json.format === FEDERATED_FORMAT) return verifyFederatedModel(json, source);
