@@ -50,13 +50,13 @@ export class UnknownOptionError extends InvalidParameterError {
   readonly validOptions: readonly string[];
   readonly suggestion: string | undefined;
   constructor(option: string, value: unknown, where: string, validOptions: readonly string[], suggestion: string | undefined) {
-    super(option, value, `one of the options of ${where}: ${validOptions.join(', ')}`);
+    super(option, value, validOptions.length === 0 ? `absent (${where} takes no options)` : `one of the options of ${where}: ${validOptions.join(', ')}`);
     this.where = where;
     this.validOptions = validOptions;
     this.suggestion = suggestion;
     const name = /^[A-Za-z_$][\w$]*$/.test(option) ? option : JSON.stringify(option);
     const given = value === undefined ? 'undefined' : describeValue(value);
-    this.message = `unknown option ${name} of ${where}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}, given ${given}; its options are ${validOptions.join(', ')}`;
+    this.message = `unknown option ${name} of ${where}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}, given ${given}; ${validOptions.length === 0 ? 'it takes none' : `its options are ${validOptions.join(', ')}`}`;
   }
 }
 

@@ -181,6 +181,7 @@ const ROWS: readonly Row[] = [
   row('verifyModel', 'sourc', 'source', (o) => verifyModel(untouchable, { ...o })),
   row('certifiedMinimum', 'tolerence', 'tolerance', (o) => certifiedMinimum(noCall, { strongConvexity: 1, smoothness: 2, tolerance: 1e-6, roundingBound: noCall, start: untouchable, ...o })),
   row('trainDpGd', 'clipnorm', 'clipNorm', (o) => trainDpGd(untouchable, { ...learner, steps: 10, ...o })),
+  row('trainDpGd', 'delt', 'delta', (o) => trainDpGd(untouchable, { ...learner, steps: 10, loss: 'huber', lossParameters: { delta: 2, ...o } }), "the huber loss's lossParameters"),
   row('trainDpSgd', 'batchsize', 'batchSize', (o) => trainDpSgd(untouchable, { ...learner, epochs: 1, ...o })),
   row('trainShuffledSgd', 'lastIterat', 'lastIterate', (o) => trainShuffledSgd(untouchable, { ...learner, epochs: 1, ...o })),
   row('trainOutputPerturbation', 'gradTol', 'gradTolerance', (o) => trainOutputPerturbation(untouchable, { epsilon: 1, delta: 1e-5, regularization: 0.1, rng: noDraws, ...o })),
@@ -337,6 +338,17 @@ test('forwarded options reach their callee: the outer function accepts the union
   const schema = { version: 1, csv: { delimiter: ';' }, columns: [{ name: 'age', type: 'numeric', lower: 0, upper: 100 }, { name: 'y', type: 'label', positive: ['1'], negative: ['0'] }] };
   const prepared = await loadDataset(csv, api.parseSchema(schema, 'schema'), { threads: 1, format: 'csv', engine: 'builtin', droppedRows: 'zeroRows', label: 'required' });
   assert.equal(prepared.dataset.n, 2);
+});
+
+test('a loss takes the parameters it records and no other', () => {
+  assert.throws(
+    () => trainDpGd(untouchable, { ...learner, steps: 10, lossParameters: { delta: 2 } }),
+    (e: unknown) => e instanceof UnknownOptionError && e.param === 'delta' && e.where === "the logistic loss's lossParameters" && /given 2; it takes none$/.test(e.message),
+  );
+  assert.throws(
+    () => trainDpSgd(untouchable, { ...learner, epochs: 1, loss: 'smoothedHinge', lossParameters: { smothing: 0.5 } }),
+    (e: unknown) => e instanceof UnknownOptionError && e.suggestion === 'smoothing',
+  );
 });
 
 test("a learner takes train()'s method for itself (and no other), and RGM the squared loss only", () => {

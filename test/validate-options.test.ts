@@ -77,6 +77,10 @@ test('rejectUnknownOptions: known keys pass, undefined values included; inherite
   rejectUnknownOptions({ a: 1 }, ['a', 'b'], 'example');
   assert.equal(unknown({ toString: 1 }).param, 'toString');
   assert.equal(unknown({ c: 1 }, ['a', 'b']).param, 'c');
+  // A function that takes no options says so.
+  const none = unknown({ delta: 2 }, []);
+  assert.equal(none.message, 'unknown option delta of example, given 2; it takes none');
+  assert.equal(none.expected, 'absent (example takes no options)');
 });
 
 test('rejectUnknownOptions: options that are not an object are refused as options', () => {

@@ -2,6 +2,7 @@
  * Loss lookup by name for learners and the CLI, and the label conversion each loss needs.
  */
 import { InvalidParameterError } from '../errors.js';
+import { rejectUnknownOptions } from '../validate.js';
 import { toSignedLabels } from './glm/constants.js';
 import { huberLoss } from './glm/huber.js';
 import { logisticLoss } from './glm/logistic.js';
@@ -12,6 +13,9 @@ import type { GlmData, GlmLoss } from './glm/types.js';
 export type LossName = 'logistic' | 'squared' | 'huber' | 'smoothedHinge';
 
 export function lossByName(name: string, parameters: Record<string, number> = {}): GlmLoss {
+  // The parameters a loss takes are the ones it records (`GlmLoss.parameters`): any other is refused.
+  const names = Object.prototype.hasOwnProperty.call(LOSS_PARAMETERS, name) ? LOSS_PARAMETERS[name] : undefined;
+  if (names !== undefined) rejectUnknownOptions(parameters, names, `the ${name} loss's lossParameters`);
   switch (name) {
     case 'logistic':
       return logisticLoss;
@@ -26,6 +30,15 @@ export function lossByName(name: string, parameters: Record<string, number> = {}
       throw new InvalidParameterError('loss', name, "'logistic', 'squared' (alias 'linear'), 'huber' or 'smoothedHinge'");
   }
 }
+
+/** The parameters each built-in loss takes: the names its loss object records. */
+const LOSS_PARAMETERS: Readonly<Record<string, readonly string[]>> = {
+  logistic: Object.keys(logisticLoss.parameters),
+  squared: Object.keys(squaredLoss.parameters),
+  linear: Object.keys(squaredLoss.parameters),
+  huber: Object.keys(huberLoss(1).parameters),
+  smoothedHinge: Object.keys(smoothedHingeLoss(1).parameters),
+};
 
 /**
  * The data in the loss's label convention: classification labels 0/1 become -1/+1; a label value
