@@ -346,6 +346,7 @@ test('a loss takes the parameters it records and no other', () => {
     (e: unknown) => e instanceof UnknownOptionError && e.param === 'delta' && e.where === "the logistic loss's lossParameters" && /given 2; it takes none$/.test(e.message),
   );
   assert.throws(
+    // @ts-expect-error the type rejects the typo too (LossParameters); this is what a JavaScript caller gets
     () => trainDpSgd(untouchable, { ...learner, epochs: 1, loss: 'smoothedHinge', lossParameters: { smothing: 0.5 } }),
     (e: unknown) => e instanceof UnknownOptionError && e.suggestion === 'smoothing',
   );

@@ -65,7 +65,7 @@ import { glmConstants } from './glm/constants.js';
 import { checkedRowNormBound, checkTheta, validateGlmData } from './glm/data.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmData } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import {
   griddedObjectivePerturbationEvent,
@@ -82,7 +82,7 @@ export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
   readonly method?: 'amp';
   /** 'logistic' (default), 'squared', 'huber', 'smoothedHinge' (the clipped loss is Lipschitz for each). */
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** C: per-example gradient clipping norm (default sqrt(2), `003` Sec. 5). */
   readonly clipNorm?: number;
   /** tau: the released theta~ has ||grad L^P|| <= tau, L^P the SUM objective (default 0.01, `003` Sec. 5). */

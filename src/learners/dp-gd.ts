@@ -25,7 +25,7 @@ import { clipThresholds } from './glm/clip-thresholds.js';
 import { storeFeatures, storeLabels } from './glm/feature-memory.js';
 import { clippedSumRoundingBound, sumClippedGradients, sumStoredClippedGradients, type ClippedGradientSumOptions } from './glm/per-example.js';
 import type { GlmData, GlmLoss, StoredGlmData } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel, type LinearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import type { NoiseOptions, TrainingDiagnostics } from './training.js';
@@ -35,7 +35,7 @@ export interface DpGdOptions extends NoiseOptions {
   /** `train()`'s name of this learner: only 'dpgd' (so that train()'s options for it pass here unchanged). */
   readonly method?: 'dpgd';
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** Clipping norm C of per-example gradients (Infinity: no clipping, only with explicit zero noise). */
   readonly clipNorm: number;
   readonly steps: number;

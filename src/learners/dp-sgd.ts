@@ -22,7 +22,7 @@ import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, r
 import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport } from './privacy-report.js';
 import { noiseTarget, requireOwnMethod, type NoiseOptions, type TrainingDiagnostics } from './training.js';
@@ -34,7 +34,7 @@ export interface DpSgdOptions extends NoiseOptions {
   /** `train()`'s name of this learner: only 'dpsgd' (so that train()'s options for it pass here unchanged). */
   readonly method?: 'dpsgd';
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   readonly clipNorm: number;
   /** Expected batch size qn (give this or samplingProbability). */
   readonly batchSize?: number;

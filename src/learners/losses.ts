@@ -10,6 +10,9 @@ import { smoothedHingeLoss } from './glm/smoothed-hinge.js';
 import { squaredLoss } from './glm/squared.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
 
+/** The parameters of the built-in losses: huber's delta, smoothedHinge's smoothing (each takes only its own). */
+export type LossParameters = { readonly delta?: number; readonly smoothing?: number };
+
 export type LossName = 'logistic' | 'squared' | 'huber' | 'smoothedHinge';
 
 export function lossByName(name: string, parameters: Record<string, number> = {}): GlmLoss {

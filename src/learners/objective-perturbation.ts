@@ -78,7 +78,7 @@ import { checkedRowNormBound, validateGlmData } from './glm/data.js';
 import { minimizeGlmObjective } from './glm/minimize.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmConstants, GlmData, GlmLoss } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import { privacyReport, type ExtraAccountant, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
 import { optimizerProgress } from './glm/optimizer-progress.js';
@@ -115,7 +115,7 @@ export interface ObjectivePerturbationOptions extends ObjectivePerturbationNoise
   readonly method?: 'objpert';
   /** 'logistic' (default), 'huber', 'smoothedHinge', or 'squared' (minimised as Huber, see the module comment). */
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** Squared loss: B, a bound on |y_i| (with parameterNormBound sets h = R P + B). */
   readonly labelBound?: number;
   /** Squared loss: P, the parameter norm up to which the objective is exactly ridge's. */

@@ -40,7 +40,7 @@ import { checkedRowNormBound } from './glm/data.js';
 import { minimizeGlmObjective } from './glm/minimize.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import { optimizerProgress } from './glm/optimizer-progress.js';
@@ -49,7 +49,7 @@ import { noiseTarget, requireOwnMethod, type NoiseOptions, type NoiseTarget, typ
 /** Options shared by both output-perturbation learners. */
 export interface OutputPerturbationCommonOptions extends NoiseOptions {
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** lambda > 0: strength of the L2 regulariser of the AVERAGE loss (the strong convexity the bound needs). */
   readonly regularization: number;
   /** C: use the clipped-gradient loss (`003` App. F.2), so L = C. Give this or rowNormBound. */

@@ -55,7 +55,7 @@ import type { GlmLoss } from './glm/types.js';
 import { clipThresholds } from './glm/clip-thresholds.js';
 import { latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdSettings } from './lattice-sgd.js';
 import type { GlmData } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport } from './privacy-report.js';
 import { noiseTarget, requireOwnMethod, type NoiseOptions, type TrainingDiagnostics } from './training.js';
@@ -64,7 +64,7 @@ export interface ShuffledSgdOptions extends NoiseOptions {
   /** `train()`'s name of this learner: only 'shuffled' (so that train()'s options for it pass here unchanged). */
   readonly method?: 'shuffled';
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** Clipping norm C of each example's gradient. */
   readonly clipNorm: number;
   /** e: the expected number of passes over each record (Alg. 1). */
