@@ -17,7 +17,7 @@ export type LossName = 'logistic' | 'squared' | 'huber' | 'smoothedHinge';
 
 export function lossByName(name: string, parameters: Record<string, number> = {}): GlmLoss {
   // The parameters a loss takes are the ones it records (`GlmLoss.parameters`): any other is refused.
-  const names = Object.prototype.hasOwnProperty.call(LOSS_PARAMETERS, name) ? LOSS_PARAMETERS[name] : undefined;
+  const names = lossParameterNames(name);
   if (names !== undefined) rejectUnknownOptions(parameters, names, `the ${name} loss's lossParameters`);
   switch (name) {
     case 'logistic':
@@ -32,6 +32,11 @@ export function lossByName(name: string, parameters: Record<string, number> = {}
     default:
       throw new InvalidParameterError('loss', name, "'logistic', 'squared' (alias 'linear'), 'huber' or 'smoothedHinge'");
   }
+}
+
+/** The names of the parameters the built-in loss `name` takes, or undefined for a name dpfit does not know. */
+export function lossParameterNames(name: string): readonly string[] | undefined {
+  return Object.prototype.hasOwnProperty.call(LOSS_PARAMETERS, name) ? LOSS_PARAMETERS[name] : undefined;
 }
 
 /** The parameters each built-in loss takes: the names its loss object records. */
