@@ -120,3 +120,9 @@ test('closestName: the fewest edits within a third of the length, ties to the fi
   assert.equal(closestName('regularisation', ['regularization', 'learningRate']), 'regularization');
   assert.equal(closestName('lerningRate', ['learningRate']), 'learningRate');
 });
+
+test("the CLI prints an unknown option's message as it is (a library key is no flag, and an undefined value is no missing flag)", async () => {
+  const { errorLine } = await import('../src/cli/main.js');
+  const error = new UnknownOptionError('foo', undefined, 'gaussianMechanism', ['sensitivity'], undefined);
+  assert.equal(errorLine(error, undefined), 'unknown option foo of gaussianMechanism, given undefined; its options are sensitivity');
+});
