@@ -1,7 +1,7 @@
 /**
- * `dpfit`, the package's root: what a newcomer needs first (docs/design.md, "One product"):
- * train a private model on a file with its public schema, use and verify the model, and the
- * errors. Everything else lives in one subpath by layer (docs/architecture.md, "Package entries"):
+ * `dpfit`, the package's root: what a newcomer needs first: train a private model on a file with
+ * its public schema, use and verify the model, and the errors. Everything else lives in one
+ * subpath by layer (docs/architecture.md, "Package entries"):
  * `dpfit/accounting`, `dpfit/mechanisms`, `dpfit/math`, `dpfit/data`, `dpfit/learners` (all
  * browser-safe) and `dpfit/node` (files, databases, federated training); every name below is
  * also exported by one of them, as the same object. The root reads files (`loadDataset`), so it

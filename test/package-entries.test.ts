@@ -59,7 +59,7 @@ const MOVED: Record<Subpath, { values: string[]; types: string[] }> = {
   },
 };
 
-/** The root: what a newcomer needs first (docs/design.md, "One product"). */
+/** The root: what a newcomer needs first (docs/architecture.md, "Package entries"). */
 const ROOT_VALUES = [
   ...ERRORS,
   'adultSchema', 'parseSchema', 'trainTestSplit', 'loadDataset', 'readSchemaFile', 'defaultRng',
@@ -150,6 +150,24 @@ describe('package entries', () => {
       for (const [subpath, module] of homes) assert.equal(module[name], root[name], `dpfit/${subpath}'s ${name} is the root's`);
     }
     for (const name of ROOT_TYPES) assert.ok(SUBPATHS.some((s) => MOVED[s].types.includes(name)), `the type ${name} is in the root only`);
+  });
+
+  it("the README's snippets import each name from an entry that exports it", () => {
+    const exported = entryExports();
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const imports = [...readme.matchAll(/^import \{([^}]*)\} from '(dpfit(?:\/[a-z]+)?)';/gm)];
+    assert.ok(imports.length >= 5, `the README's imports: ${imports.length}`);
+    const seen = new Set<string>();
+    for (const [line, names, specifier] of imports) {
+      const entry = (specifier === 'dpfit' ? '.' : specifier.slice('dpfit/'.length)) as Subpath | '.';
+      const has = exported.get(entry);
+      assert.ok(has, `${line}: no entry ${specifier}`);
+      seen.add(specifier);
+      for (const name of names.split(',').map((n) => n.trim().replace(/^type\s+/, '')).filter((n) => n.length > 0)) {
+        assert.ok(has.values.has(name) || has.types.has(name), `${line}: ${specifier} does not export ${name}`);
+      }
+    }
+    for (const specifier of ['dpfit', 'dpfit/accounting', 'dpfit/mechanisms']) assert.ok(seen.has(specifier), `the README imports from ${specifier}`);
   });
 
   it("package.json's exports and typesVersions name src/index.ts and each file of src/entries, with types first", () => {
