@@ -31,11 +31,10 @@ export type { SchemaBoundedData, TrainData, TrainMethod, TrainOptions, TrainOutc
 export { train, TRAIN_METHODS } from './learners/train.js';
 export type { EstimatorOptions } from './learners/estimators.js';
 export { PrivateLinearRegression, PrivateLogisticRegression } from './learners/estimators.js';
-export { DEFAULT_DELTA } from './learners/training.js';
 
 // Models and their privacy reports (also in dpfit/learners)
 export type { LinearModel, Metrics } from './learners/model.js';
-export { evaluate, parseModel, parsePrivacyReport, predict, predictMargins } from './learners/model.js';
+export { evaluate, parseModel, predict } from './learners/model.js';
 export type { PrivacyReport } from './learners/privacy-report.js';
 export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from './learners/verify-model.js';
 export { describeVerification, verifyModel } from './learners/verify-model.js';

@@ -63,8 +63,8 @@ const MOVED: Record<Subpath, { values: string[]; types: string[] }> = {
 const ROOT_VALUES = [
   ...ERRORS,
   'adultSchema', 'parseSchema', 'trainTestSplit', 'loadDataset', 'readSchemaFile', 'defaultRng',
-  'train', 'TRAIN_METHODS', 'PrivateLinearRegression', 'PrivateLogisticRegression', 'DEFAULT_DELTA',
-  'evaluate', 'parseModel', 'parsePrivacyReport', 'predict', 'predictMargins', 'describeVerification', 'verifyModel',
+  'train', 'TRAIN_METHODS', 'PrivateLinearRegression', 'PrivateLogisticRegression',
+  'evaluate', 'parseModel', 'predict', 'describeVerification', 'verifyModel',
 ];
 const ROOT_TYPES = [
   'Dataset', 'PreparedData', 'Schema', 'Rng', 'SchemaBoundedData', 'TrainData', 'TrainMethod', 'TrainOptions', 'TrainOutcome',
