@@ -3,16 +3,24 @@
  * files (package.json, README.md, LICENSE, bin/) are copied to a temporary folder, built there as
  * `npm run build` builds them (tsc -p tsconfig.build.json, then the calculator page into
  * dist/web), and packed by `npm pack --ignore-scripts` (the build is done; `prepare` would look
- * for sources the stage does not have). test/package-install.test.ts installs the tarball into an
- * empty project.
+ * for sources the stage does not have).
+ *
+ * `installPacked` installs such a tarball into an empty project without the network, for
+ * test/package-install.test.ts: `npm install TARBALL --offline` would resolve dpfit's dependency
+ * ranges afresh, from whatever registry documents the cache holds, possibly to versions newer than
+ * the tarballs `npm ci` downloaded (ENOTCACHED); instead the project gets a lockfile holding dpfit
+ * (the tarball, with its integrity) and the non-dev entries of dpfit's own package-lock.json, each
+ * with its registry tarball URL, and `npm ci --offline` installs exactly those tarballs from npm's
+ * cache (no registry document needed).
  *
  * Usage: node --import tsx scripts/pack.ts [DESTINATION]   (default: the current folder)
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildWeb } from './build-web.js';
 
@@ -42,6 +50,51 @@ export async function packDpfit(destination: string): Promise<PackedDpfit> {
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
+}
+
+interface LockEntry {
+  readonly name?: string;
+  readonly version?: string;
+  readonly resolved?: string;
+  readonly link?: boolean;
+  readonly dev?: boolean;
+  readonly [field: string]: unknown;
+}
+
+export interface InstallResult {
+  readonly status: number | null;
+  readonly stderr: string;
+}
+
+/**
+ * Installs `tarball` into `project` (an empty folder) offline, with exactly the dependency versions
+ * of dpfit's package-lock.json (module comment). Returns npm's status and stderr: `ENOTCACHED` in
+ * it means npm's cache lacks one of those tarballs (run `npm ci` first).
+ */
+export function installPacked(tarball: string, project: string): InstallResult {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & { version: string };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const registry = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim().replace(/\/?$/, '/');
+  const spec = `file:${relative(project, tarball)}`;
+  const packages: Record<string, unknown> = {
+    '': { name: basename(project), version: '1.0.0', dependencies: { dpfit: spec } },
+    'node_modules/dpfit': {
+      version: pkg.version,
+      resolved: spec,
+      integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
+      ...Object.fromEntries(['license', 'dependencies', 'optionalDependencies', 'bin', 'engines'].filter((k) => pkg[k] !== undefined).map((k) => [k, pkg[k]])),
+    },
+  };
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (path === '' || entry.dev === true) continue;
+    const name = entry.name ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    packages[path] = entry.resolved !== undefined || entry.link === true ? entry : { ...entry, resolved: `${registry}${name}/-/${name.split('/').pop()}-${entry.version}.tgz` };
+  }
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: basename(project), version: '1.0.0', private: true, dependencies: { dpfit: spec } }, null, 2));
+  writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: basename(project), version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2));
+  // --ignore-scripts: nothing to build, and no install script may reach the network.
+  const result = spawnSync('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, encoding: 'utf8' });
+  return { status: result.status, stderr: result.stderr };
 }
 
 const isEntryPoint = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

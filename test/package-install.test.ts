@@ -1,8 +1,9 @@
 /**
  * The packed package as a consumer meets it (issue 24). dpfit is built and packed as `npm pack`
  * would publish it (scripts/pack.ts: a staged copy, the working tree untouched), and the tarball
- * is installed into an empty project with `npm install --offline` (dependencies from npm's local
- * cache, which `npm ci` filled; no network). Then:
+ * is installed into an empty project offline (`installPacked`: `npm ci --offline` with a lockfile
+ * pinning dpfit's dependencies to the versions of its own package-lock.json, whose tarballs
+ * `npm ci` left in npm's cache; no network). Then:
  *
  *   - `require('dpfit')` and `require('dpfit/<subpath>')` work on Node >= 20.19 (require(esm): no
  *     top-level await anywhere in the graph they load), silently, and give the objects `import()`
@@ -29,7 +30,7 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromiumAvailable, CHROMIUM_PATH, launchChromium, type Browser } from '../scripts/calculator-browser.js';
-import { packDpfit } from '../scripts/pack.js';
+import { installPacked, packDpfit } from '../scripts/pack.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -61,12 +62,10 @@ describe('the packed package, installed into an empty project', () => {
     assert.ok(files.includes('dist/entries/accounting.js') && files.includes('dist/entries/accounting.d.ts') && files.includes('dist/web/index.html'), 'the tarball holds the entries and the calculator');
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'dpfit-consumer', version: '1.0.0', private: true }));
-    // --ignore-scripts: nothing to build, and no install script may reach the network.
-    const install = run('npm', ['install', tarball, '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error']);
+    const install = installPacked(tarball, consumer);
     if (install.status !== 0) {
-      if (/ENOTCACHED/.test(install.stderr)) unavailable = `npm's cache lacks a dependency of dpfit and the test does not use the network: run npm ci first (${install.stderr.trim().split('\n')[0]})`;
-      else assert.fail(`npm install of the tarball failed:\n${install.stderr}`);
+      if (/ENOTCACHED/.test(install.stderr)) unavailable = `npm's cache lacks a dependency of dpfit and the test does not use the network: run npm ci first (${install.stderr.split('\n').find((line) => line.includes('request to')) ?? install.stderr.trim()})`;
+      else assert.fail(`npm ci of the tarball failed:\n${install.stderr}`);
     }
   });
 
