@@ -41,6 +41,7 @@ const [major, minor] = process.versions.node.split('.').map(Number);
 const requireEsm = major > 20 || (major === 20 && minor >= 19);
 
 let work: string | undefined;
+let packed: readonly string[] = [];
 let consumer = '';
 /** Why the package could not be installed here, if it could not (then every test skips). */
 let unavailable: string | undefined;
@@ -59,7 +60,7 @@ describe('the packed package, installed into an empty project', () => {
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'dpfit-package-'));
     const { tarball, files } = await packDpfit(work);
-    assert.ok(files.includes('dist/entries/accounting.js') && files.includes('dist/entries/accounting.d.ts') && files.includes('dist/web/index.html'), 'the tarball holds the entries and the calculator');
+    packed = files;
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
     const install = installPacked(tarball, consumer);
@@ -71,6 +72,19 @@ describe('the packed package, installed into an empty project', () => {
 
   after(() => {
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("the tarball holds every file package.json's exports, typesVersions, main, types and bin name, and the calculator", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>>; typesVersions: Record<string, Record<string, string[]>>; main: string; types: string; bin: Record<string, string> };
+    const named = [
+      ...Object.values(pkg.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))),
+      ...Object.values(pkg.typesVersions['*']).flat(),
+      pkg.main,
+      pkg.types,
+      ...Object.values(pkg.bin),
+      'dist/web/index.html',
+    ];
+    for (const file of named) assert.ok(packed.includes(file.replace(/^\.\//, '')), `${file} is in the tarball`);
   });
 
   it("require('dpfit') and every subpath load through require(esm), silently, and are what import() gives", { skip: requireEsm ? false : `Node ${process.versions.node} has no require(esm) (20.19+)` }, (t) => {
