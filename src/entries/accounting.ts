@@ -13,6 +13,7 @@ export {
   DpfitError,
   InvalidParameterError,
   NumericalError,
+  UnknownOptionError,
   UnsupportedEventError,
 } from '../errors.js';
 

@@ -12,6 +12,7 @@ export {
   DpfitError,
   InvalidParameterError,
   NumericalError,
+  UnknownOptionError,
   UnsupportedEventError,
 } from '../errors.js';
 

@@ -16,6 +16,7 @@ export {
   DpfitError,
   InvalidParameterError,
   NumericalError,
+  UnknownOptionError,
   UnsupportedEventError,
 } from '../errors.js';
 

@@ -14,6 +14,7 @@ export {
   DpfitError,
   InvalidParameterError,
   NumericalError,
+  UnknownOptionError,
   UnsupportedEventError,
 } from '../errors.js';
 

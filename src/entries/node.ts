@@ -17,6 +17,7 @@ export {
   DpfitError,
   InvalidParameterError,
   NumericalError,
+  UnknownOptionError,
   UnsupportedEventError,
 } from '../errors.js';
 
