@@ -39,6 +39,27 @@ export class InvalidParameterError extends DpfitError {
   }
 }
 
+/**
+ * An option a function does not know (`validate.ts`, `rejectUnknownOptions`): a typo would
+ * otherwise be silently ignored. `param` is the unknown key, `value` what was given for it,
+ * `validOptions` the names the function accepts and `suggestion` the closest of them, if any.
+ */
+export class UnknownOptionError extends InvalidParameterError {
+  /** The function whose options these are, e.g. `gaussianMechanism`. */
+  readonly where: string;
+  readonly validOptions: readonly string[];
+  readonly suggestion: string | undefined;
+  constructor(option: string, value: unknown, where: string, validOptions: readonly string[], suggestion: string | undefined) {
+    super(option, value, validOptions.length === 0 ? `absent (${where} takes no options)` : `one of the options of ${where}: ${validOptions.join(', ')}`);
+    this.where = where;
+    this.validOptions = validOptions;
+    this.suggestion = suggestion;
+    const name = /^[A-Za-z_$][\w$]*$/.test(option) ? option : JSON.stringify(option);
+    const given = value === undefined ? 'undefined' : describeValue(value);
+    this.message = `unknown option ${name} of ${where}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}, given ${given}; ${validOptions.length === 0 ? 'it takes none' : `its options are ${validOptions.join(', ')}`}`;
+  }
+}
+
 /** An accountant cannot handle an event (or one of its sub-events). */
 export class UnsupportedEventError extends DpfitError {
   readonly event: unknown;

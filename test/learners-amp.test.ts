@@ -67,7 +67,9 @@ describe('ampEvent', () => {
     const z = ampOutputNoiseMultiplier(p);
     assertClose(z, (0.15 * 12) / 0.02, 1e-14);
     assert.ok(z < (0.15 * 12) / 0.02); // rounded down: less noise is the pessimistic side
-    assert.deepEqual(event, { kind: 'compose', events: [objectivePerturbationEvent(p), gaussianEvent(z)] });
+    // (objectivePerturbationEvent takes objective perturbation's parameters only: AMP's tau and sigma_out are unknown to it.)
+    const { gradTolerance: _tau, outputNoiseStd: _sigmaOut, ...objective } = p;
+    assert.deepEqual(event, { kind: 'compose', events: [objectivePerturbationEvent(objective), gaussianEvent(z)] });
     const orders = [1.5, 2, 8, 32];
     const rdp = rdpOfEvent(event, orders);
     orders.forEach((alpha, k) => {

@@ -17,7 +17,7 @@
  * relation-free (its sensitivity bound holds for any two data sets).
  */
 import { InvalidParameterError } from '../errors.js';
-import { requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requirePositive } from '../validate.js';
 import { composeEvent, gaussianEvent, objectivePerturbationEvent, type ComposeEvent } from './events.js';
 
 export interface AmpEventParameters {
@@ -50,6 +50,8 @@ export function ampOutputNoiseMultiplier(params: Pick<AmpEventParameters, 'regul
   return z;
 }
 
+const AMP_EVENT_PARAMETERS = optionNames<AmpEventParameters>({ noiseStd: true, lipschitz: true, smoothness: true, regularization: true, gradTolerance: true, outputNoiseStd: true });
+
 /**
  * The event of `003` Alg. 1 (see the module comment): objective perturbation composed with the
  * Gaussian release of theta~ - theta^P at sensitivity 2 tau / lambda. Refuses lambda <= beta
@@ -60,6 +62,7 @@ export function ampOutputNoiseMultiplier(params: Pick<AmpEventParameters, 'regul
  * // compose([objectivePerturbation(...), gaussian(150)])
  */
 export function ampEvent(params: AmpEventParameters): ComposeEvent {
+  rejectUnknownOptions(params, AMP_EVENT_PARAMETERS, 'ampEvent');
   const objective = objectivePerturbationEvent({
     noiseStd: params.noiseStd,
     lipschitz: params.lipschitz,

@@ -11,7 +11,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { brentRoot, expandBracket } from '../math/root-finding.js';
-import { requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';
 import { gaussianDelta, gaussianLogDelta } from './gaussian-profile.js';
 
 export type GaussianCalibrationMethod = 'analytic' | 'classical';
@@ -79,8 +79,11 @@ export function analyticGaussianNoiseMultiplier(targetEpsilon: number, delta: nu
   return z;
 }
 
+const CALIBRATE_GAUSSIAN_OPTIONS = optionNames<GaussianCalibrationOptions>({ targetEpsilon: true, delta: true, sensitivity: true, method: true });
+
 /** Calibrates the Gaussian mechanism for a target (epsilon, delta) and L2 sensitivity. */
 export function calibrateGaussian(options: GaussianCalibrationOptions): GaussianCalibration {
+  rejectUnknownOptions(options, CALIBRATE_GAUSSIAN_OPTIONS, 'calibrateGaussian');
   const method = options.method ?? 'analytic';
   if (method !== 'analytic' && method !== 'classical') {
     throw new InvalidParameterError('method', method, "'analytic' or 'classical'");

@@ -20,7 +20,7 @@
  * beta / (1 - e^{-epsilon}).
  */
 import { InvalidParameterError, NumericalError } from '../errors.js';
-import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import { ampEvent } from './amp-event.js';
 import { calibrateNoiseMultiplier, type EpsilonFunction } from './calibrate.js';
 import { objectivePerturbationEvent, type DpEvent } from './events.js';
@@ -70,6 +70,8 @@ export interface AmpOutputParameters {
   readonly outputNoiseStd: number;
 }
 
+export const AMP_OUTPUT_PARAMETERS = optionNames<AmpOutputParameters>({ gradTolerance: true, outputNoiseStd: true });
+
 export interface ObjectivePerturbationCalibrationOptions {
   readonly targetEpsilon: number;
   readonly delta: number;
@@ -117,6 +119,8 @@ export function objectivePerturbationFamilyEvent(
   return params.output === undefined ? objectivePerturbationEvent(base) : ampEvent({ ...base, ...params.output });
 }
 
+const OBJECTIVE_PERTURBATION_CALIBRATION_OPTIONS = optionNames<ObjectivePerturbationCalibrationOptions>({ targetEpsilon: true, delta: true, lipschitz: true, smoothness: true, regularization: true, output: true, accountant: true, tolerance: true });
+
 /**
  * The smallest sigma (up to `tolerance`, on the safe side) for which objective perturbation
  * (or AMP, with `output`) with regularisation lambda is (targetEpsilon, delta)-DP by the chosen
@@ -127,6 +131,8 @@ export function objectivePerturbationFamilyEvent(
  * calibrateObjectivePerturbation({targetEpsilon: 1, delta: 1e-5, lipschitz: 1, smoothness: 0.25, regularization: 10}).noiseStd
  */
 export function calibrateObjectivePerturbation(options: ObjectivePerturbationCalibrationOptions): ObjectivePerturbationCalibration {
+  rejectUnknownOptions(options, OBJECTIVE_PERTURBATION_CALIBRATION_OPTIONS, 'calibrateObjectivePerturbation');
+  if (options.output !== undefined) rejectUnknownOptions(options.output, AMP_OUTPUT_PARAMETERS, "calibrateObjectivePerturbation's output");
   const targetEpsilon = requirePositive('targetEpsilon', options.targetEpsilon);
   const delta = requireOpenUnit('delta', options.delta);
   const lipschitz = requirePositive('lipschitz', options.lipschitz);

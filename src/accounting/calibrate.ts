@@ -12,11 +12,11 @@
  */
 import { CalibrationError, InvalidParameterError } from '../errors.js';
 import { brentRoot } from '../math/root-finding.js';
-import { requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 import { gaussianEvent, poissonSampledEvent, selfComposeEvent, type DpEvent } from './events.js';
 import type { PrivacyGuarantee } from './guarantee.js';
 import { neighboringRelationOf } from './neighboring.js';
-import { rdpEpsilon, type RdpAccountantOptions } from './rdp/accountant.js';
+import { RDP_ACCOUNTANT_OPTIONS, rdpEpsilon, type RdpAccountantOptions } from './rdp/accountant.js';
 import { rdpOfEvent } from './rdp/event-rdp.js';
 
 /** Accounts an event at delta (the RDP accountant by default; the PLD accountant plugs in here). */
@@ -43,8 +43,12 @@ export interface NoiseCalibrationOptions {
 const MIN_NOISE = 1e-3;
 const MAX_NOISE = 1e6;
 
+const NOISE_CALIBRATION_OPTIONS = optionNames<NoiseCalibrationOptions>({ targetEpsilon: true, delta: true, tolerance: true, accountant: true, rdpOptions: true });
+
 /** The smallest z with epsilon(makeEvent(z), delta) <= targetEpsilon, returned on the safe side. */
 export function calibrateNoiseMultiplier(makeEvent: (noiseMultiplier: number) => DpEvent, options: NoiseCalibrationOptions): NoiseCalibration {
+  rejectUnknownOptions(options, NOISE_CALIBRATION_OPTIONS, 'calibrateNoiseMultiplier');
+  if (options.rdpOptions !== undefined) rejectUnknownOptions(options.rdpOptions, RDP_ACCOUNTANT_OPTIONS, "calibrateNoiseMultiplier's rdpOptions");
   const targetEpsilon = requirePositive('targetEpsilon', options.targetEpsilon);
   const delta = requireOpenUnit('delta', options.delta);
   const tolerance = requirePositive('tolerance', options.tolerance ?? 1e-9);
@@ -105,12 +109,19 @@ export function dpsgdEvent(samplingProbability: number, noiseMultiplier: number,
   return selfComposeEvent(poissonSampledEvent(samplingProbability, gaussianEvent(noiseMultiplier)), steps);
 }
 
+/** calibrateNoiseMultiplier's options, which it forwards, and the DP-SGD shape. */
+const CALIBRATE_DPSGD_OPTIONS = optionNames<NonNullable<Parameters<typeof calibrateDpsgd>[0]>>({ ...NOISE_CALIBRATION_OPTIONS, samplingProbability: true, steps: true });
+
 /** The smallest noise multiplier for DP-SGD with sampling probability q and T steps. */
 export function calibrateDpsgd(options: NoiseCalibrationOptions & { samplingProbability: number; steps: number }): NoiseCalibration {
-  const q = requireInHalfOpen('samplingProbability', options.samplingProbability, 0, 1);
-  const steps = requireInteger('steps', options.steps, 1);
-  return calibrateNoiseMultiplier((z) => dpsgdEvent(q, z, steps), options);
+  rejectUnknownOptions(options, CALIBRATE_DPSGD_OPTIONS, 'calibrateDpsgd');
+  const { samplingProbability, steps: stepCount, ...calibration } = options;
+  const q = requireInHalfOpen('samplingProbability', samplingProbability, 0, 1);
+  const steps = requireInteger('steps', stepCount, 1);
+  return calibrateNoiseMultiplier((z) => dpsgdEvent(q, z, steps), calibration);
 }
+
+const MAX_STEPS_OPTIONS = optionNames<NonNullable<Parameters<typeof maxSteps>[1]>>({ targetEpsilon: true, delta: true, accountant: true, maxSteps: true });
 
 /**
  * The largest number of steps T of `makeEvent(T)` whose epsilon at delta is <= targetEpsilon
@@ -121,6 +132,7 @@ export function maxSteps(
   makeEvent: (steps: number) => DpEvent,
   options: { targetEpsilon: number; delta: number; accountant?: EpsilonFunction; maxSteps?: number },
 ): { steps: number; epsilon: number } {
+  rejectUnknownOptions(options, MAX_STEPS_OPTIONS, 'maxSteps');
   const targetEpsilon = requirePositive('targetEpsilon', options.targetEpsilon);
   const delta = requireOpenUnit('delta', options.delta);
   const limit = requireInteger('maxSteps', options.maxSteps ?? 1e9, 1);

@@ -14,14 +14,7 @@
  * (`requireEventDepth`, an iterative walk). See `MAX_EVENT_DEPTH` for why 100.
  */
 import { InvalidParameterError } from '../errors.js';
-import {
-  requireInHalfOpen,
-  requireInteger,
-  requireNonNegative,
-  requireOpenUnit,
-  requirePositive,
-  requireProbability,
-} from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requireProbability } from '../validate.js';
 
 /** Gaussian mechanism: noise std divided by the L2 sensitivity. */
 export interface GaussianEvent {
@@ -257,12 +250,18 @@ function gridFields<F extends string>(field: F, value: unknown, discrete: boolea
   return { discrete: true, [field]: value } as { discrete?: true } & Partial<Record<F, number>>;
 }
 
+const GAUSSIAN_EVENT_OPTIONS = optionNames<NonNullable<Parameters<typeof gaussianEvent>[1]>>({ discrete: true, gridNoiseStd: true });
+
 export function gaussianEvent(noiseMultiplier: number, options: { discrete?: boolean; gridNoiseStd?: number } = {}): GaussianEvent {
+  rejectUnknownOptions(options, GAUSSIAN_EVENT_OPTIONS, 'gaussianEvent');
   requirePositive('noiseMultiplier', noiseMultiplier);
   return Object.freeze({ kind: 'gaussian', noiseMultiplier, ...gridFields('gridNoiseStd', options.gridNoiseStd, options.discrete) });
 }
 
+const LAPLACE_EVENT_OPTIONS = optionNames<NonNullable<Parameters<typeof laplaceEvent>[1]>>({ discrete: true, gridScale: true });
+
 export function laplaceEvent(noiseMultiplier: number, options: { discrete?: boolean; gridScale?: number } = {}): LaplaceEvent {
+  rejectUnknownOptions(options, LAPLACE_EVENT_OPTIONS, 'laplaceEvent');
   requirePositive('noiseMultiplier', noiseMultiplier);
   if (options.gridScale !== undefined) {
     if (options.discrete !== true) throw new InvalidParameterError('gridScale', options.gridScale, 'absent unless discrete is true (it is the scale of exact discrete noise, in grid steps)');
@@ -281,6 +280,8 @@ export function randomizedResponseEvent(noiseParameter: number, numBuckets: numb
   return Object.freeze({ kind: 'randomizedResponse', noiseParameter, numBuckets });
 }
 
+const RELATIVE_GAUSSIAN_EVENT_PARAMS = optionNames<NonNullable<Parameters<typeof relativeGaussianEvent>[0]>>({ eta: true, gamma: true, dimension: true, baselineStd: true, rRel: true, discrete: true, gridBaselineStd: true });
+
 export function relativeGaussianEvent(params: {
   eta: number;
   gamma: number;
@@ -290,6 +291,7 @@ export function relativeGaussianEvent(params: {
   discrete?: boolean;
   gridBaselineStd?: number;
 }): RelativeGaussianEvent {
+  rejectUnknownOptions(params, RELATIVE_GAUSSIAN_EVENT_PARAMS, 'relativeGaussianEvent');
   const { eta, gamma, dimension, baselineStd, rRel } = params;
   requirePositive('eta', eta);
   requirePositive('gamma', gamma);
@@ -309,6 +311,8 @@ export function relativeGaussianEvent(params: {
   return Object.freeze({ kind: 'relativeGaussian', eta, gamma, dimension, ...grid });
 }
 
+const OBJECTIVE_PERTURBATION_EVENT_PARAMS = optionNames<NonNullable<Parameters<typeof objectivePerturbationEvent>[0]>>({ noiseStd: true, lipschitz: true, smoothness: true, regularization: true, discrete: true, gridNoiseStd: true });
+
 export function objectivePerturbationEvent(params: {
   noiseStd: number;
   lipschitz: number;
@@ -317,6 +321,7 @@ export function objectivePerturbationEvent(params: {
   discrete?: boolean;
   gridNoiseStd?: number;
 }): ObjectivePerturbationEvent {
+  rejectUnknownOptions(params, OBJECTIVE_PERTURBATION_EVENT_PARAMS, 'objectivePerturbationEvent');
   const { noiseStd, lipschitz, smoothness, regularization } = params;
   requirePositive('noiseStd', noiseStd);
   requirePositive('lipschitz', lipschitz);
@@ -551,6 +556,8 @@ export function repeatAndSelectEvent(event: DpEvent, mean: number, shape: number
   return Object.freeze({ kind: 'repeatAndSelect', event, mean, shape });
 }
 
+const SHUFFLED_SGD_CONJECTURE_PARAMS = optionNames<NonNullable<Parameters<typeof shuffledSgdConjectureEvent>[0]>>({ datasetSize: true, noiseMultiplier: true, epochs: true, fraction: true, constant: true });
+
 export function shuffledSgdConjectureEvent(params: {
   datasetSize: number;
   noiseMultiplier: number;
@@ -558,6 +565,7 @@ export function shuffledSgdConjectureEvent(params: {
   fraction: number;
   constant?: number;
 }): ShuffledSgdConjectureEvent {
+  rejectUnknownOptions(params, SHUFFLED_SGD_CONJECTURE_PARAMS, 'shuffledSgdConjectureEvent');
   const { datasetSize, noiseMultiplier, epochs, fraction } = params;
   const constant = params.constant ?? 16;
   requireInteger('datasetSize', datasetSize, 2);

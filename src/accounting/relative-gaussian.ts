@@ -15,8 +15,9 @@
 import { CalibrationError, InvalidParameterError } from '../errors.js';
 import { brentMinimize } from '../math/minimize.js';
 import { brentRoot } from '../math/root-finding.js';
-import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import { couplingReducedNoise } from './discrete-coupling.js';
+import type { RelativeGaussianEvent } from './events.js';
 import type { RdpConversion } from './rdp/conversion.js';
 import { rdpToEpsilon } from './rdp/conversion.js';
 
@@ -92,6 +93,9 @@ function rdpFormula(eta: number, gamma: number, d: number, order: number): numbe
   return ((order * eta * eta) / (2 * gamma)) * ((1 + gamma * d * c) / denominator);
 }
 
+/** The params' names; a RelativeGaussianEvent is accepted as its own params (its `kind` and `discrete` too). */
+const RELATIVE_GAUSSIAN_PARAMS = optionNames<RelativeGaussianParams | RelativeGaussianEvent>({ kind: true, eta: true, gamma: true, dimension: true, baselineStd: true, rRel: true, discrete: true, gridBaselineStd: true });
+
 /**
  * The Rényi DP of RGM at `order` (`000` Thm. 1, eq. 5):
  *   epsilon(alpha) = alpha eta^2 / (2 gamma) * (1 + gamma d (2+eta)^2 (1+eta)^2) / (1 - eta (alpha-1)(2+eta)).
@@ -99,6 +103,7 @@ function rdpFormula(eta: number, gamma: number, d: number, order: number): numbe
  * naming the violated condition.
  */
 export function relativeGaussianRdp(params: RelativeGaussianParams, order: number): number {
+  rejectUnknownOptions(params, RELATIVE_GAUSSIAN_PARAMS, 'relativeGaussianRdp');
   validate(params);
   const maxOrder = relativeGaussianMaxOrder(params.eta);
   if (!(order >= 1 && order < maxOrder)) {
@@ -137,6 +142,7 @@ export function relativeGaussianRdpOrInfinity(params: RelativeGaussianParams, or
  * the baseline-sigma condition when sigma and R_rel are given.
  */
 export function relativeGaussianCorollary1(params: RelativeGaussianParams, delta: number): { epsilon: number; order: number } | null {
+  rejectUnknownOptions(params, RELATIVE_GAUSSIAN_PARAMS, 'relativeGaussianCorollary1');
   validate(params);
   requireOpenUnit('delta', delta);
   const { eta, gamma, dimension: d } = params;
@@ -163,6 +169,7 @@ export interface RelativeGaussianEpsilon {
  * Every order tried is a valid bound, so the result is an upper bound whatever the optimiser does.
  */
 export function relativeGaussianEpsilon(params: RelativeGaussianParams, delta: number): RelativeGaussianEpsilon {
+  rejectUnknownOptions(params, RELATIVE_GAUSSIAN_PARAMS, 'relativeGaussianEpsilon');
   validate(params);
   requireOpenUnit('delta', delta);
   const maxOrder = relativeGaussianMaxOrder(params.eta);
@@ -219,6 +226,8 @@ export interface RelativeGaussianCalibration {
   readonly rRel?: number;
 }
 
+const CALIBRATE_RELATIVE_GAUSSIAN_OPTIONS = optionNames<NonNullable<Parameters<typeof calibrateRelativeGaussian>[0]>>({ eta: true, dimension: true, targetEpsilon: true, delta: true, rRel: true });
+
 /**
  * The smallest gamma (least relative noise) for which RGM is (targetEpsilon, delta)-DP by
  * `relativeGaussianEpsilon`, found by Brent's method on log gamma and returned at the safe end
@@ -232,6 +241,7 @@ export function calibrateRelativeGaussian(options: {
   delta: number;
   rRel?: number;
 }): RelativeGaussianCalibration {
+  rejectUnknownOptions(options, CALIBRATE_RELATIVE_GAUSSIAN_OPTIONS, 'calibrateRelativeGaussian');
   const eta = requirePositive('eta', options.eta);
   const dimension = requireInteger('dimension', options.dimension, 1);
   const targetEpsilon = requirePositive('targetEpsilon', options.targetEpsilon);

@@ -23,13 +23,14 @@
  */
 import { CalibrationError, InvalidParameterError } from '../errors.js';
 import { brentRoot } from '../math/root-finding.js';
-import { requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';
 import { calibrateNoiseMultiplier } from './calibrate.js';
 import {
   calibrateObjectivePerturbation,
   epsilonOrInfinity,
   objectivePerturbationAccountant,
   objectivePerturbationFamilyEvent,
+  AMP_OUTPUT_PARAMETERS,
   type AmpOutputParameters,
   type ObjectivePerturbationAccountant,
 } from './calibrate-objective-perturbation.js';
@@ -89,6 +90,8 @@ export function gaussianReferenceNoiseStd(targetEpsilon: number, delta: number, 
 /** Largest lambda / beta searched before concluding that f is too small. */
 const MAX_RATIO = 1e15;
 
+const PARAMETER_SELECTION_OPTIONS = optionNames<ParameterSelectionOptions>({ targetEpsilon: true, delta: true, lipschitz: true, smoothness: true, noiseFactor: true, output: true, accountant: true, tolerance: true });
+
 /**
  * `003` Sec. 5's selection for objective perturbation (or AMP with `output`): the smallest lambda
  * whose calibrated sigma is <= f sigma_G, and that sigma. Throws `CalibrationError` when even
@@ -99,6 +102,8 @@ const MAX_RATIO = 1e15;
  * // {regularization: ..., noiseStd: <= 1.3 sigma_G, ...}
  */
 export function selectObjectivePerturbationParameters(options: ParameterSelectionOptions): ParameterSelection {
+  rejectUnknownOptions(options, PARAMETER_SELECTION_OPTIONS, 'selectObjectivePerturbationParameters');
+  if (options.output !== undefined) rejectUnknownOptions(options.output, AMP_OUTPUT_PARAMETERS, "selectObjectivePerturbationParameters' output");
   const targetEpsilon = requirePositive('targetEpsilon', options.targetEpsilon);
   const delta = requireOpenUnit('delta', options.delta);
   const lipschitz = requirePositive('lipschitz', options.lipschitz);
@@ -160,6 +165,9 @@ export function selectObjectivePerturbationParameters(options: ParameterSelectio
   }
 }
 
+/** selectObjectivePerturbationParameters' options (forwarded) but `output`, and AMP's tau and sigma_out. */
+const SELECT_AMP_PARAMETERS_OPTIONS = optionNames<NonNullable<Parameters<typeof selectAmpParameters>[0]>>({ targetEpsilon: true, delta: true, lipschitz: true, smoothness: true, noiseFactor: true, accountant: true, tolerance: true, gradTolerance: true, outputNoiseStd: true });
+
 /**
  * `003` Sec. 5's parameters for AMP (Alg. 1): tau and sigma_out fixed and data-independent
  * (defaults 0.01 and 0.15, the paper's), then lambda and sigma by
@@ -169,11 +177,13 @@ export function selectObjectivePerturbationParameters(options: ParameterSelectio
 export function selectAmpParameters(
   options: Omit<ParameterSelectionOptions, 'output'> & { gradTolerance?: number; outputNoiseStd?: number },
 ): ParameterSelection & AmpOutputParameters {
-  const gradTolerance = requirePositive('gradTolerance', options.gradTolerance ?? DEFAULT_AMP_GRAD_TOLERANCE);
-  const outputNoiseStd = requirePositive('outputNoiseStd', options.outputNoiseStd ?? DEFAULT_AMP_OUTPUT_NOISE_STD);
-  if ('output' in options && (options as { output?: unknown }).output !== undefined) {
+  if (typeof options === 'object' && options !== null && 'output' in options && (options as { output?: unknown }).output !== undefined) {
     throw new InvalidParameterError('output', (options as { output?: unknown }).output, 'absent (give gradTolerance and outputNoiseStd)');
   }
-  const selection = selectObjectivePerturbationParameters({ ...options, output: { gradTolerance, outputNoiseStd } });
+  rejectUnknownOptions(options, SELECT_AMP_PARAMETERS_OPTIONS, 'selectAmpParameters');
+  const { gradTolerance: tau, outputNoiseStd: sigmaOut, ...selectionOptions } = options;
+  const gradTolerance = requirePositive('gradTolerance', tau ?? DEFAULT_AMP_GRAD_TOLERANCE);
+  const outputNoiseStd = requirePositive('outputNoiseStd', sigmaOut ?? DEFAULT_AMP_OUTPUT_NOISE_STD);
+  const selection = selectObjectivePerturbationParameters({ ...selectionOptions, output: { gradTolerance, outputNoiseStd } });
   return Object.freeze({ ...selection, gradTolerance, outputNoiseStd });
 }

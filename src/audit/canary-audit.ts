@@ -33,7 +33,7 @@ import { trainDpGd } from '../learners/dp-gd.js';
 import { trainDpSgd } from '../learners/dp-sgd.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, seededRng, type Rng } from '../random/rng.js';
-import { requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 import { clopperPearsonUpper } from './clopper-pearson.js';
 
 export type AuditMethod = 'dpgd' | 'dpsgd';
@@ -129,8 +129,11 @@ interface ResolvedAudit {
   readonly batchSize: number;
 }
 
-/** Validates the options (every check before any run). */
-function resolve(options: AuditOptions): ResolvedAudit {
+const AUDIT_OPTIONS = optionNames<AuditOptions>({ method: true, epsilon: true, delta: true, claimedEpsilon: true, runs: true, confidence: true, steps: true, clipNorm: true, learningRate: true, batchSize: true, rows: true, features: true, rng: true, onRun: true });
+
+/** Validates the options of `where` (every check before any run). */
+function resolve(options: AuditOptions, where: string): ResolvedAudit {
+  rejectUnknownOptions(options, AUDIT_OPTIONS, where);
   const method = options.method;
   if (method !== 'dpgd' && method !== 'dpsgd') throw new InvalidParameterError('method', method, "'dpgd' or 'dpsgd'");
   const rows = requireInteger('rows', options.rows ?? 100, 10);
@@ -151,7 +154,7 @@ function resolve(options: AuditOptions): ResolvedAudit {
 
 /** Scores of `runs` training runs on each neighbour (the canary's coordinate of the released model), and the accountant's epsilon. */
 export function canaryScores(options: AuditOptions, runs: number, rng: Rng = options.rng ?? defaultRng(), onRun?: (done: number) => void): { inside: number[]; outside: number[]; accounted: number } {
-  const a = resolve(options);
+  const a = resolve(options, 'canaryScores');
   const canaryIn = auditData(a.rows, a.features, 'plus');
   const canaryOut = auditData(a.rows, a.features, a.method === 'dpgd' ? 'minus' : 'none');
   const d = a.features + 1;
@@ -177,7 +180,7 @@ export function canaryScores(options: AuditOptions, runs: number, rng: Rng = opt
 
 /** The audit's verdict from the scores (file comment): the best of the fixed thresholds, Clopper-Pearson with a union bound. */
 function verdict(options: AuditOptions, scores: { inside: readonly number[]; outside: readonly number[]; accounted: number }): AuditResult {
-  const a = resolve(options);
+  const a = resolve(options, 'verdict');
   const { inside, outside, accounted } = scores;
   // Thresholds fixed before any run: multiples of the canary's noiseless effect on the score,
   // s0 = T lr C / n (DP-SGD divides by the expected batch, so its mean effect is the same). Every run
@@ -208,7 +211,7 @@ function verdict(options: AuditOptions, scores: { inside: readonly number[]; out
 
 /** Runs the audit on the calling thread (file comment). */
 export function auditLearner(options: AuditOptions): AuditResult {
-  const a = resolve(options);
+  const a = resolve(options, 'auditLearner');
   return verdict(options, canaryScores(options, a.runs, options.rng ?? defaultRng(), (done) => options.onRun?.(done, a.runs)));
 }
 
@@ -217,7 +220,7 @@ export function auditLearner(options: AuditOptions): AuditResult {
  * for seeded runs). Node-only. `onRun` reports the runs done over all threads.
  */
 export async function auditLearnerParallel(options: AuditOptions, threads: number): Promise<AuditResult> {
-  const a = resolve(options);
+  const a = resolve(options, 'auditLearnerParallel');
   if (options.rng !== undefined) throw new InvalidParameterError('rng', 'a generator', 'absent for the parallel audit (each worker draws its own secure randomness)');
   const count = requireInteger('threads', threads, 1, 256);
   if (count === 1) return auditLearner(options);

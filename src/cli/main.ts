@@ -9,7 +9,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { describeOsError } from '../data/node/output-files.js';
-import { DpfitError, InvalidParameterError } from '../errors.js';
+import { DpfitError, InvalidParameterError, UnknownOptionError } from '../errors.js';
 import { exitCodeFor, processIo, type CliIo } from './io.js';
 
 export const VERSION = '0.1.0';
@@ -159,7 +159,8 @@ function requiredMessage(name: string, expected: string): string {
  * mapped to flags) and a missing value says "is required" (never "got undefined").
  */
 export function errorLine(error: DpfitError, command: Command | undefined): string {
-  if (!(error instanceof InvalidParameterError)) return error.message;
+  // An unknown option is a key of a library call, not a flag the user typed: its message as it is.
+  if (!(error instanceof InvalidParameterError) || error instanceof UnknownOptionError) return error.message;
   const flag = command === undefined ? undefined : flagForParameter(error.param, command);
   if (error.value === undefined) return requiredMessage(flag ?? error.param, error.expected);
   if (flag === undefined || !error.message.startsWith(`${error.param} `)) return error.message;

@@ -23,6 +23,7 @@
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { parseDecimalBytes } from './parse-number.js';
 import type { RawColumn, RawTable } from './table.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 export type CsvColumnType = 'numeric' | 'categorical' | 'skip';
 
@@ -162,6 +163,8 @@ export class CsvTypeGuessError extends Error {
 /** Bytes read to guess column types before the real pass (types are confirmed by that pass). */
 export const TYPE_SAMPLE_BYTES = 1 << 20;
 
+export const CSV_OPTIONS = optionNames<CsvOptions>({ source: true, delimiter: true, header: true, columnNames: true, comment: true, missing: true, columnTypes: true, sizeHint: true, optionalColumns: true });
+
 /**
  * One pass of CSV parsing, fed with bytes in chunks: `consume(bytes, start, end, final)` parses the
  * complete records in [start, end) and returns where the first incomplete one starts (the caller
@@ -199,6 +202,7 @@ export class CsvParser {
    * @param inferred column types found by a first pass (`inferTypes`); when given, every column has a type
    */
   constructor(options: CsvOptions = {}, inferred?: readonly CsvColumnType[], guessed?: readonly boolean[]) {
+    rejectUnknownOptions(options, CSV_OPTIONS, 'CsvParser');
     this.dialect = dialectOf(options);
     this.declared = options.columnTypes;
     this.inferred = inferred;
@@ -649,6 +653,7 @@ export function guessColumnTypes(sample: Uint8Array, options: CsvOptions, whole:
  * // table.columns: age numeric [39, 50], sex categorical ['Male', 'Female']
  */
 export function parseCsv(bytes: Uint8Array, options: CsvOptions = {}): RawTable {
+  rejectUnknownOptions(options, CSV_OPTIONS, 'parseCsv');
   if (!(bytes instanceof Uint8Array)) throw new InvalidParameterError('bytes', bytes, 'a Uint8Array');
   const whole = bytes.length <= TYPE_SAMPLE_BYTES;
   const guess = options.columnTypes === 'numeric' ? undefined : guessColumnTypes(whole ? bytes : bytes.subarray(0, TYPE_SAMPLE_BYTES), options, whole);

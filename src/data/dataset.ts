@@ -9,7 +9,7 @@
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { randomPermutation } from '../random/discrete.js';
 import type { Rng } from '../random/rng.js';
-import { requireInteger, requireNonNegative, requireProbability } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireProbability } from '../validate.js';
 
 /** Row-major n x d features, n labels, d feature names. */
 export interface Dataset {
@@ -25,6 +25,8 @@ export interface Dataset {
   readonly featureNames: readonly string[];
 }
 
+const DATASET_PARTS = optionNames<NonNullable<Parameters<typeof createDataset>[0]>>({ x: true, y: true, d: true, featureNames: true });
+
 /**
  * Builds a `Dataset` after checking shapes and that every value is finite (a NaN or Infinity in x
  * or y is an `InvalidParameterError` naming the row and the feature).
@@ -39,6 +41,7 @@ export function createDataset(parts: {
   d: number;
   featureNames?: readonly string[];
 }): Dataset {
+  rejectUnknownOptions(parts, DATASET_PARTS, 'createDataset');
   const { x, y } = parts;
   if (!(x instanceof Float64Array)) throw new InvalidParameterError('x', x, 'a Float64Array');
   if (!(y instanceof Float64Array)) throw new InvalidParameterError('y', y, 'a Float64Array');
@@ -131,6 +134,8 @@ export interface TrainTestSplitOptions {
   rng: Rng;
 }
 
+const TRAIN_TEST_SPLIT_OPTIONS = optionNames<TrainTestSplitOptions>({ testFraction: true, rng: true });
+
 /**
  * A uniformly random split into train and test rows (a random permutation drawn from `rng`, then
  * the first round(testFraction * n) rows go to test). Row order inside each part follows the
@@ -143,6 +148,7 @@ export interface TrainTestSplitOptions {
  * const { train, test } = trainTestSplit(data, { testFraction: 0.2, rng: seededRng(1) });
  */
 export function trainTestSplit(dataset: Dataset, options: TrainTestSplitOptions): { train: Dataset; test: Dataset } {
+  rejectUnknownOptions(options, TRAIN_TEST_SPLIT_OPTIONS, 'trainTestSplit');
   const testFraction = requireProbability('testFraction', options.testFraction);
   if (options.rng === undefined || typeof options.rng.nextUint32 !== 'function') throw new InvalidParameterError('rng', options.rng, 'an Rng');
   const order = randomPermutation(options.rng, dataset.n);

@@ -10,7 +10,7 @@
  * Browser-safe.
  */
 import { DataFormatError, InvalidParameterError } from '../errors.js';
-import { requireInteger } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger } from '../validate.js';
 import type { Dataset } from './dataset.js';
 import { parseDecimalBytes } from './parse-number.js';
 
@@ -34,6 +34,8 @@ function text(bytes: Uint8Array, start: number, end: number): string {
   return new TextDecoder().decode(bytes.subarray(start, Math.min(end, start + 40)));
 }
 
+const LIBSVM_OPTIONS = optionNames<LibsvmOptions>({ source: true, numFeatures: true, positiveLabel: true });
+
 /**
  * Parses LIBSVM text into a dense dataset.
  *
@@ -42,6 +44,7 @@ function text(bytes: Uint8Array, start: number, end: number): string {
  * // n = 2, d = 3, x = [0.5, 0, 1, 0, 2, 0], y = [1, 0]
  */
 export function parseLibsvm(bytes: Uint8Array, options: LibsvmOptions = {}): Dataset {
+  rejectUnknownOptions(options, LIBSVM_OPTIONS, 'parseLibsvm');
   if (!(bytes instanceof Uint8Array)) throw new InvalidParameterError('bytes', bytes, 'a Uint8Array');
   const source = options.source ?? 'libsvm';
   const limit = options.numFeatures === undefined ? Infinity : requireInteger('numFeatures', options.numFeatures, 1);

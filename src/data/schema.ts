@@ -43,6 +43,7 @@ import type { Dataset } from './dataset.js';
 import { findColumn, tableError, type RawColumn, type RawTable } from './table.js';
 import { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature, parseNumericEncoding } from './numeric-encoding.js';
 import { addIntercept, clipRows, normalizeRows, scaleRows } from './transforms.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -460,6 +461,7 @@ export interface SchemaReadOptions {
  * schema does not name are skipped by `applySchema`.
  */
 export function schemaCsvOptions(schema: Schema, source?: string, options: SchemaReadOptions = {}): CsvOptions {
+  rejectUnknownOptions(options, SCHEMA_READ_OPTIONS, 'schemaCsvOptions');
   const ignoreLabel = options.label === 'ignore';
   const columnTypes: Record<string, CsvColumnType> = {};
   for (const c of schema.columns) {
@@ -544,6 +546,8 @@ function describeValues(values: readonly (string | number)[]): string {
   return values.map((v) => JSON.stringify(v)).join(', ');
 }
 
+const SCHEMA_READ_OPTIONS = optionNames<SchemaReadOptions>({ label: true });
+
 /**
  * Encodes a table with a public schema: clip and scale numeric columns by their declared bounds,
  * one-hot categorical columns with an "other" slot, encode the label, apply the missing-value
@@ -558,6 +562,7 @@ function describeValues(values: readonly (string | number)[]): string {
  * const { dataset, rowNormBound } = applySchema(table, schema); // rowNormBound = 1 by default
  */
 export function applySchema(table: RawTable, schema: Schema, options: SchemaReadOptions = {}): PreparedData {
+  rejectUnknownOptions(options, SCHEMA_READ_OPTIONS, 'applySchema');
   // Resolve columns first: no work before the table is known to fit the schema.
   const features = schema.columns.filter((c): c is NumericColumnSpec | CategoricalColumnSpec => c.type === 'numeric' || c.type === 'categorical');
   const label = labelColumn(schema);

@@ -11,6 +11,7 @@
 import { InvalidParameterError } from '../errors.js';
 import { SUGGESTED_PROVENANCE, applySchema, isSuggestedSchema, parseSchema, schemaFeatureNames, schemaRowNormBound, type Schema } from './schema.js';
 import { findColumn, type RawColumn, type RawTable } from './table.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 /** The warning printed with every suggestion and every use of a suggested schema. */
 export const SUGGESTION_WARNING =
@@ -50,6 +51,8 @@ export interface SuggestSchemaOptions {
   maxCategories?: number;
 }
 
+const SUGGEST_SCHEMA_OPTIONS = optionNames<SuggestSchemaOptions>({ label: true, positive: true, maxCategories: true });
+
 /**
  * Suggests a schema from the data: observed ranges (rounded outwards) as bounds, observed values
  * as category lists, a guess of the label's classes. READS THE PRIVATE DATA — see
@@ -59,6 +62,7 @@ export interface SuggestSchemaOptions {
  * const { schema, warning } = suggestSchema(table, { label: 'income', positive: '>50K' });
  */
 export function suggestSchema(table: RawTable, options: SuggestSchemaOptions = {}): { schema: Schema; warning: string } {
+  rejectUnknownOptions(options, SUGGEST_SCHEMA_OPTIONS, 'suggestSchema');
   const labelName = options.label ?? table.columns[table.columns.length - 1]?.name;
   const labelRaw = labelName === undefined ? undefined : findColumn(table, labelName);
   if (labelRaw === undefined) throw new InvalidParameterError('label', options.label, `a column of ${table.source} (${table.columns.map((c) => c.name).join(', ')})`);

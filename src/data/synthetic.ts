@@ -16,7 +16,7 @@ import { InvalidParameterError } from '../errors.js';
 import { fillGaussian } from '../random/continuous.js';
 import { randomPermutation } from '../random/discrete.js';
 import type { Rng } from '../random/rng.js';
-import { requireInteger, requireNonNegative, requireProbability } from '../validate.js';
+import { optionNames, pickOptions, rejectUnknownOptions, requireInteger, requireNonNegative, requireProbability } from '../validate.js';
 import { selectRows, type Dataset } from './dataset.js';
 import { choleskyFactor } from './transforms.js';
 
@@ -44,6 +44,8 @@ export interface GaussianFeaturesOptions {
   rng: Rng;
 }
 
+const GAUSSIAN_FEATURES_OPTIONS = optionNames<GaussianFeaturesOptions>({ n: true, d: true, covariance: true, mean: true, rng: true });
+
 /**
  * n rows x_i ~ N(mean, Sigma), row-major n x d.
  *
@@ -51,6 +53,7 @@ export interface GaussianFeaturesOptions {
  * const x = gaussianFeatures({ n: 1000, d: 2, covariance: Float64Array.of(1, 0.5, 0.5, 2), rng: seededRng(7) });
  */
 export function gaussianFeatures(options: GaussianFeaturesOptions): Float64Array {
+  rejectUnknownOptions(options, GAUSSIAN_FEATURES_OPTIONS, 'gaussianFeatures');
   const n = requireInteger('n', options.n, 0);
   const d = requireInteger('d', options.d, 1);
   const rng = requireRng(options.rng);
@@ -87,6 +90,9 @@ export interface SyntheticDatasetOptions extends GaussianFeaturesOptions {
   encoding?: 'zeroOne' | 'plusMinusOne';
 }
 
+/** Its own options and gaussianFeatures', which it forwards. */
+const SYNTHETIC_DATASET_OPTIONS = optionNames<SyntheticDatasetOptions>({ ...GAUSSIAN_FEATURES_OPTIONS, labels: true, theta: true, noiseStd: true, encoding: true });
+
 /**
  * Gaussian features (`000` Prop. 3) with linear or logistic labels. Features are named x1..xd.
  * The rows are not bounded: normalise or clip them (`transforms.ts`) before a learner that needs
@@ -96,13 +102,14 @@ export interface SyntheticDatasetOptions extends GaussianFeaturesOptions {
  * const data = syntheticDataset({ n: 10_000, d: 5, labels: 'logistic', rng: seededRng(1) });
  */
 export function syntheticDataset(options: SyntheticDatasetOptions): Dataset {
+  rejectUnknownOptions(options, SYNTHETIC_DATASET_OPTIONS, 'syntheticDataset');
   const d = requireInteger('d', options.d, 1);
   if (options.labels !== 'linear' && options.labels !== 'logistic') throw new InvalidParameterError('labels', options.labels, '"linear" or "logistic"');
   const noiseStd = requireNonNegative('noiseStd', options.noiseStd ?? 0);
   const encoding = options.encoding ?? 'zeroOne';
   if (encoding !== 'zeroOne' && encoding !== 'plusMinusOne') throw new InvalidParameterError('encoding', encoding, '"zeroOne" or "plusMinusOne"');
   const theta = options.theta === undefined ? new Float64Array(d).fill(1 / Math.sqrt(d)) : vectorOf('theta', options.theta, d);
-  const x = gaussianFeatures(options);
+  const x = gaussianFeatures(pickOptions(options, GAUSSIAN_FEATURES_OPTIONS));
   const n = options.n;
   const rng = options.rng;
   const y = new Float64Array(n);
@@ -135,6 +142,8 @@ export interface TwoPartySplitOptions {
   bias?: ArrayLike<number>;
 }
 
+const TWO_PARTY_SPLIT_OPTIONS = optionNames<TwoPartySplitOptions>({ kind: true, rng: true, fraction: true, seedPoints: true, bias: true });
+
 /**
  * Splits a dataset between two parties as in `000` Sec. 6:
  *
@@ -151,6 +160,7 @@ export interface TwoPartySplitOptions {
  * const { parties: [a, b] } = twoPartySplit(data, { kind: 'label', rng: seededRng(3) });
  */
 export function twoPartySplit(dataset: Dataset, options: TwoPartySplitOptions): { kind: TwoPartySplitKind; parties: [Dataset, Dataset] } {
+  rejectUnknownOptions(options, TWO_PARTY_SPLIT_OPTIONS, 'twoPartySplit');
   const rng = requireRng(options.rng);
   const { n, d } = dataset;
   const order = randomPermutation(rng, n);

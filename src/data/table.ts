@@ -15,6 +15,7 @@
  */
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import type { Dataset } from './dataset.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 /** A numeric column; NaN = missing. */
 export interface NumericColumn {
@@ -63,6 +64,8 @@ export function cellText(column: RawColumn, row: number): string {
   return code < 0 ? '' : column.levels[code];
 }
 
+const NUMERIC_TABLE_OPTIONS = optionNames<NonNullable<Parameters<typeof numericTableToDataset>[1]>>({ label: true, features: true });
+
 /**
  * A table whose feature and label columns are all numeric, taken as they are. Use it only for
  * data that is already preprocessed with public bounds (e.g. LIBSVM files scaled to [-1, 1]); raw
@@ -72,6 +75,7 @@ export function cellText(column: RawColumn, row: number): string {
  * const data = numericTableToDataset(table, { label: 'y' }); // every other column is a feature
  */
 export function numericTableToDataset(table: RawTable, options: { label: string; features?: readonly string[] }): Dataset {
+  rejectUnknownOptions(options, NUMERIC_TABLE_OPTIONS, 'numericTableToDataset');
   const labelColumn = findColumn(table, options.label);
   if (labelColumn === undefined) throw new InvalidParameterError('label', options.label, `a column of ${table.source} (${table.columns.map((c) => c.name).join(', ')})`);
   const featureNames = options.features ?? table.columns.filter((c) => c.name !== options.label).map((c) => c.name);

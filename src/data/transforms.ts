@@ -17,7 +17,7 @@
  * All return new datasets; the input is not modified. Browser-safe.
  */
 import { InvalidParameterError } from '../errors.js';
-import { requireFinite, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireFinite, requirePositive } from '../validate.js';
 import type { Dataset } from './dataset.js';
 
 function sumSquares(x: Float64Array, start: number, end: number): number {
@@ -103,6 +103,8 @@ export function scaleRows(dataset: Dataset, factor: number): Dataset {
   return { x, y: Float64Array.from(dataset.y), n: dataset.n, d: dataset.d, featureNames: dataset.featureNames };
 }
 
+const ADD_INTERCEPT_OPTIONS = optionNames<NonNullable<Parameters<typeof addIntercept>[1]>>({ value: true, rowNormBound: true });
+
 /**
  * Appends a constant column `value` (default 1) named "(intercept)". The row-norm bound grows:
  * if every row had ||x_i|| <= B, now ||(x_i, c)|| <= sqrt(B^2 + c^2) — e.g. sqrt(2) after
@@ -113,6 +115,7 @@ export function scaleRows(dataset: Dataset, factor: number): Dataset {
  * const { dataset, rowNormBound } = addIntercept(normalizeRows(data), { rowNormBound: 1 }); // sqrt(2)
  */
 export function addIntercept(dataset: Dataset, options: { value?: number; rowNormBound?: number } = {}): { dataset: Dataset; rowNormBound?: number } {
+  rejectUnknownOptions(options, ADD_INTERCEPT_OPTIONS, 'addIntercept');
   const value = requireFinite('value', options.value ?? 1);
   if (value === 0) throw new InvalidParameterError('value', value, 'non-zero');
   const { n, d } = dataset;
@@ -127,6 +130,8 @@ export function addIntercept(dataset: Dataset, options: { value?: number; rowNor
   return { dataset: out, rowNormBound: Math.hypot(bound, value) * (1 + 4 * Number.EPSILON) };
 }
 
+const CLIP_ROWS_MAHALANOBIS_OPTIONS = optionNames<NonNullable<Parameters<typeof clipRowsMahalanobis>[1]>>({ matrix: true, radius: true });
+
 /**
  * The clipping of `000` Prop. 3 (and Prop. 1 with C^-1 in place of C^-2): with a public symmetric
  * positive-definite d x d matrix `matrix` (row-major; e.g. the declared covariance Sigma) and a
@@ -134,6 +139,7 @@ export function addIntercept(dataset: Dataset, options: { value?: number; rowNor
  * C must not depend on the data (Prop. 1: "how X_i is clipped should be independent of X").
  */
 export function clipRowsMahalanobis(dataset: Dataset, options: { matrix: Float64Array; radius: number }): Dataset {
+  rejectUnknownOptions(options, CLIP_ROWS_MAHALANOBIS_OPTIONS, 'clipRowsMahalanobis');
   const { d, n } = dataset;
   const radius = requirePositive('radius', options.radius);
   const factor = choleskyFactor(options.matrix, d, 'matrix');

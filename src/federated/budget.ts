@@ -18,6 +18,7 @@ import { composeEvent, type DpEvent } from '../accounting/events.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { RdpAccountant } from '../accounting/rdp/accountant.js';
 import { DpfitError } from '../errors.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 export interface BudgetEntry {
   /** Who asked (a coordinator's name or address). */
@@ -31,6 +32,8 @@ export interface Budget {
   readonly epsilon: number;
   readonly delta: number;
 }
+
+export const BUDGET_NAMES = optionNames<Budget>({ epsilon: true, delta: true });
 
 export interface SpentBudget {
   /** Epsilon of everything granted, at `delta` (0 when nothing was granted). */
@@ -115,7 +118,9 @@ export class InMemoryLedger implements BudgetLedger {
   private readonly granted: BudgetEntry[] = [];
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly budget: Budget) {}
+  constructor(readonly budget: Budget) {
+    rejectUnknownOptions(budget, BUDGET_NAMES, 'InMemoryLedger');
+  }
 
   reserve(entry: BudgetEntry): Promise<LedgerDecision> {
     const run = this.queue.then(() => {

@@ -29,6 +29,7 @@ import { linearModel, type LinearModel } from '../learners/model.js';
 import type { GradientAnswer, GradientRequest, NodeInfo, SessionPlan, SessionRequest } from './protocol.js';
 import { type FederatedMethod } from './protocol.js';
 import { defaultThetaRadius, inScale, scaleRange } from './public-ranges.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 /** How the coordinator talks to one node (in-process, or HTTP). */
 export interface NodeClient {
@@ -139,11 +140,14 @@ function sessionRequest(options: FederateOptions, index: number, thetaRadius: nu
   return { method, steps, regularization, ...target, ...Object.fromEntries(Object.entries(rgm).filter(([, v]) => v !== undefined)), ...ball };
 }
 
+const FEDERATE_OPTIONS = optionNames<FederateOptions>({ method: true, steps: true, epsilon: true, delta: true, rdpOrder: true, regularization: true, clipNorm: true, featureClip: true, bClip: true, rho: true, ptrEpsilonFraction: true, ptrDeltaFraction: true, thetaRadius: true, learningRate: true, onStep: true });
+
 /**
  * Runs `000` eq. (79) over the nodes (file comment). Throws only for bad options or nodes that do
  * not fit together (different features); a node's refusal or failure gives status 'stopped'.
  */
 export async function federate(clients: readonly NodeClient[], options: FederateOptions): Promise<FederatedResult> {
+  rejectUnknownOptions(options, FEDERATE_OPTIONS, 'federate');
   if (clients.length === 0) throw new InvalidParameterError('nodes', clients.length, 'at least one node');
   if (Array.isArray(options.clipNorm) && options.clipNorm.length !== clients.length) {
     throw new InvalidParameterError('clipNorm', options.clipNorm, `one threshold, or one per node (${clients.length})`);

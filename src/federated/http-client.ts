@@ -11,6 +11,7 @@ import { BudgetExceededError, DpfitError, InvalidParameterError } from '../error
 import type { NodeClient } from './coordinator.js';
 import type { GradientRequest, SessionRequest } from './protocol.js';
 import { encodeMessage, readGradientAnswer, readNodeInfo, readSessionPlan } from './wire.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 export interface HttpClientOptions {
   /** Per-request timeout (default 10 min: a node may read a large file before its first answer). */
@@ -24,7 +25,10 @@ export interface HttpClientOptions {
 /** Largest answer read from a node (a gradient or a plan is far smaller). */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
+const HTTP_CLIENT_OPTIONS = optionNames<HttpClientOptions>({ timeoutMs: true, ca: true, client: true });
+
 export function httpNodeClient(url: string, token: string, options: HttpClientOptions = {}): NodeClient {
+  rejectUnknownOptions(options, HTTP_CLIENT_OPTIONS, 'httpNodeClient');
   let base: URL;
   try {
     base = new URL(url);

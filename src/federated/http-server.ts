@@ -23,6 +23,7 @@ import { DpfitError, InvalidParameterError } from '../errors.js';
 import { NodeRefusal, type FederatedNode } from './node.js';
 import { MAX_MESSAGE_DEPTH } from './protocol.js';
 import { encodeMessage } from './wire.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 export interface NodeServerOptions {
   readonly host: string;
@@ -106,8 +107,13 @@ function send(response: ServerResponse, status: number, body: unknown, close = f
   response.end(text);
 }
 
+const TLS_OPTIONS = optionNames<NonNullable<NodeServerOptions['tls']>>({ key: true, cert: true });
+const NODE_SERVER_OPTIONS = optionNames<NodeServerOptions>({ host: true, port: true, token: true, tls: true, maxBodyBytes: true, log: true });
+
 /** Starts serving `node`; resolves once listening (the URL has the actual port when port is 0). */
 export async function startNodeServer(node: FederatedNode, options: NodeServerOptions): Promise<RunningNodeServer> {
+  rejectUnknownOptions(options, NODE_SERVER_OPTIONS, 'startNodeServer');
+  if (typeof options.tls === 'object' && options.tls !== null) rejectUnknownOptions(options.tls, TLS_OPTIONS, "startNodeServer's tls");
   if (typeof options.token !== 'string' || options.token.length < MIN_TOKEN_LENGTH) {
     throw new InvalidParameterError('token', '(hidden)', `a secret of at least ${MIN_TOKEN_LENGTH} characters`);
   }

@@ -58,7 +58,8 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { MAX_EVENT_DEPTH, NO_OP_EVENT, eventToJson, parseEvent, requireEventDepth, selfComposeEvent, type DpEvent } from '../accounting/events.js';
 import { loadDuckDb } from '../data/node/load-duckdb.js';
 import { DataFormatError, DpfitError, InvalidParameterError, describeValue } from '../errors.js';
-import { type Budget, type BudgetEntry, type BudgetLedger, decideBudget, extraDeltaSum, type LedgerDecision, spentBudget, type SpentBudget } from './budget.js';
+import { rejectUnknownOptions } from '../validate.js';
+import { BUDGET_NAMES, type Budget, type BudgetEntry, type BudgetLedger, decideBudget, extraDeltaSum, type LedgerDecision, spentBudget, type SpentBudget } from './budget.js';
 
 export type { Budget, LedgerDecision, SpentBudget } from './budget.js';
 
@@ -92,6 +93,7 @@ const OPEN = new Set<string>();
 /** Checks a budget: epsilon > 0 (Infinity: a node that may answer non-privately), delta in [0, 1). */
 function requireBudget(budget: Budget): Budget {
   if (budget === null || typeof budget !== 'object') throw new InvalidParameterError('budget', budget, 'an object {epsilon, delta}');
+  rejectUnknownOptions(budget, BUDGET_NAMES, "PrivacyLedger.open's budget");
   const { epsilon, delta } = budget;
   if (!(typeof epsilon === 'number' && epsilon > 0)) {
     throw new InvalidParameterError('--budget-epsilon', epsilon, 'a number > 0 (Infinity: a node that may answer non-privately)');

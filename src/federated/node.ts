@@ -49,6 +49,7 @@ import { defaultRng, type Rng } from '../random/rng.js';
 import type { BudgetLedger } from './budget.js';
 import { defaultThetaRadius, dpgdEnvelope, MAX_SCALE, projectIntoBall, requireDataWithinBounds, rgmEnvelope } from './public-ranges.js';
 import { FEDERATED_METHODS, PROTOCOL, parseGradientRequest, parseSessionRequest, type GradientAnswer, type NodeInfo, type SessionPlan, type SessionRequest } from './protocol.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 export interface NodeData extends GlmData {
   readonly featureNames: readonly string[];
@@ -86,6 +87,8 @@ export class NodeRefusal extends BudgetExceededError {
   }
 }
 
+const FEDERATED_NODE_OPTIONS = optionNames<FederatedNodeOptions>({ name: true, schema: true, rng: true, maxSessions: true });
+
 export class FederatedNode {
   readonly name: string;
   private readonly rng: Rng;
@@ -100,6 +103,7 @@ export class FederatedNode {
     private readonly ledger: BudgetLedger,
     options: FederatedNodeOptions,
   ) {
+    rejectUnknownOptions(options, FEDERATED_NODE_OPTIONS, 'FederatedNode');
     if (!(data.x instanceof Float64Array) || data.x.length !== data.n * data.d) throw new InvalidParameterError('data.x', data.x, `a Float64Array of length n * d = ${data.n * data.d}`);
     if (!(data.y instanceof Float64Array) || data.y.length !== data.n) throw new InvalidParameterError('data.y', data.y, `a Float64Array of length n = ${data.n}`);
     if (data.featureNames.length !== data.d) throw new InvalidParameterError('data.featureNames', data.featureNames.length, `${data.d} names`);

@@ -58,14 +58,14 @@ import { norm2 } from '../math/linear-algebra.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng } from '../random/rng.js';
-import { requireInteger, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
 import { certifiedMinimum, objectiveSmoothness } from './glm/certified-minimum.js';
 import { glmConstants } from './glm/constants.js';
 import { checkedRowNormBound, checkTheta, validateGlmData } from './glm/data.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmData } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import {
   griddedObjectivePerturbationEvent,
@@ -75,12 +75,14 @@ import {
   type ObjectivePerturbationNoiseOptions,
 } from './objective-perturbation.js';
 import { optimizerProgress } from './glm/optimizer-progress.js';
-import type { TrainingDiagnostics } from './training.js';
+import { requireOwnMethod, type TrainingDiagnostics } from './training.js';
 
 export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
+  /** `train()`'s name of this learner: only 'amp' (so that train()'s options for it pass here unchanged). */
+  readonly method?: 'amp';
   /** 'logistic' (default), 'squared', 'huber', 'smoothedHinge' (the clipped loss is Lipschitz for each). */
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** C: per-example gradient clipping norm (default sqrt(2), `003` Sec. 5). */
   readonly clipNorm?: number;
   /** tau: the released theta~ has ||grad L^P|| <= tau, L^P the SUM objective (default 0.01, `003` Sec. 5). */
@@ -116,6 +118,8 @@ export function ampToleranceFloor(d: number, clipNorm: number): number {
   return 16 * glmGradientRoundingBound(2 ** 32, d, clipNorm, 0, 0, 0);
 }
 
+const AMP_OPTIONS = optionNames<AmpOptions>({ method: true, loss: true, lossParameters: true, clipNorm: true, gradTolerance: true, outputNoiseStd: true, memory: true, maxIterations: true, maxEvaluations: true, initialTheta: true, optimizerTolerance: true, featureNames: true, onStep: true, epsilon: true, delta: true, noiseStd: true, regularization: true, noiseFactor: true, accountant: true, rowNormBound: true, rng: true, continuousNoise: true });
+
 /**
  * `003` Alg. 1 (see the module comment).
  *
@@ -123,6 +127,8 @@ export function ampToleranceFloor(d: number, clipNorm: number): number {
  * const {model, privacy} = trainAmp(data, {epsilon: 1, delta: 1e-5, rowNormBound: Math.SQRT2});
  */
 export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
+  rejectUnknownOptions(options, AMP_OPTIONS, 'trainAmp');
+  requireOwnMethod(options.method, 'amp', 'trainAmp');
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
   validateGlmData(loss, glmData);

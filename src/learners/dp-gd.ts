@@ -20,20 +20,22 @@ import { InvalidParameterError } from '../errors.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
 import { clipThresholds } from './glm/clip-thresholds.js';
 import { storeFeatures, storeLabels } from './glm/feature-memory.js';
 import { clippedSumRoundingBound, sumClippedGradients, sumStoredClippedGradients, type ClippedGradientSumOptions } from './glm/per-example.js';
 import type { GlmData, GlmLoss, StoredGlmData } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel, type LinearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import type { NoiseOptions, TrainingDiagnostics } from './training.js';
-import { noiseTarget } from './training.js';
+import { noiseTarget, requireOwnMethod } from './training.js';
 
 export interface DpGdOptions extends NoiseOptions {
+  /** `train()`'s name of this learner: only 'dpgd' (so that train()'s options for it pass here unchanged). */
+  readonly method?: 'dpgd';
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** Clipping norm C of per-example gradients (Infinity: no clipping, only with explicit zero noise). */
   readonly clipNorm: number;
   readonly steps: number;
@@ -218,7 +220,11 @@ export function finishDpGd(run: DpGdRun, options: DpGdOptions, theta: Float64Arr
   return { model: { ...model, privacy }, privacy, diagnostics };
 }
 
+export const DP_GD_OPTIONS = optionNames<DpGdOptions>({ method: true, loss: true, lossParameters: true, clipNorm: true, steps: true, learningRate: true, regularization: true, featureNames: true, onStep: true, gradientSummer: true, precision: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
+
 export function trainDpGd(data: GlmData, options: DpGdOptions): TrainResult {
+  rejectUnknownOptions(options, DP_GD_OPTIONS, 'trainDpGd');
+  requireOwnMethod(options.method, 'dpgd', 'trainDpGd');
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
   const run = setUpDpGd(glmData, options);

@@ -18,21 +18,23 @@ import { poissonSampledEvent, selfComposeEvent, type DpEvent } from '../accounti
 import { InvalidParameterError } from '../errors.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport } from './privacy-report.js';
-import { noiseTarget, type NoiseOptions, type TrainingDiagnostics } from './training.js';
+import { noiseTarget, requireOwnMethod, type NoiseOptions, type TrainingDiagnostics } from './training.js';
 
 export type Optimizer = 'sgd' | 'momentum' | 'adam';
 export type Schedule = 'constant' | 'inverseSqrt' | 'cosine';
 
 export interface DpSgdOptions extends NoiseOptions {
+  /** `train()`'s name of this learner: only 'dpsgd' (so that train()'s options for it pass here unchanged). */
+  readonly method?: 'dpsgd';
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   readonly clipNorm: number;
   /** Expected batch size qn (give this or samplingProbability). */
   readonly batchSize?: number;
@@ -232,7 +234,11 @@ export function finishDpSgd(run: DpSgdRun, options: DpSgdOptions, theta: Float64
   return { model: { ...model, privacy }, privacy, diagnostics };
 }
 
+export const DP_SGD_OPTIONS = optionNames<DpSgdOptions>({ method: true, loss: true, lossParameters: true, clipNorm: true, batchSize: true, samplingProbability: true, steps: true, epochs: true, learningRate: true, schedule: true, optimizer: true, momentum: true, regularization: true, datasetSize: true, featureNames: true, onStep: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
+
 export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
+  rejectUnknownOptions(options, DP_SGD_OPTIONS, 'trainDpSgd');
+  requireOwnMethod(options.method, 'dpsgd', 'trainDpSgd');
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
   const run = setUpDpSgd(glmData, options);

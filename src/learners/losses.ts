@@ -2,6 +2,7 @@
  * Loss lookup by name for learners and the CLI, and the label conversion each loss needs.
  */
 import { InvalidParameterError } from '../errors.js';
+import { rejectUnknownOptions } from '../validate.js';
 import { toSignedLabels } from './glm/constants.js';
 import { huberLoss } from './glm/huber.js';
 import { logisticLoss } from './glm/logistic.js';
@@ -9,9 +10,15 @@ import { smoothedHingeLoss } from './glm/smoothed-hinge.js';
 import { squaredLoss } from './glm/squared.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
 
+/** The parameters of the built-in losses: huber's delta, smoothedHinge's smoothing (each takes only its own). */
+export type LossParameters = { readonly delta?: number; readonly smoothing?: number };
+
 export type LossName = 'logistic' | 'squared' | 'huber' | 'smoothedHinge';
 
 export function lossByName(name: string, parameters: Record<string, number> = {}): GlmLoss {
+  // The parameters a loss takes are the ones it records (`GlmLoss.parameters`): any other is refused.
+  const names = lossParameterNames(name);
+  if (names !== undefined) rejectUnknownOptions(parameters, names, `the ${name} loss's lossParameters`);
   switch (name) {
     case 'logistic':
       return logisticLoss;
@@ -26,6 +33,20 @@ export function lossByName(name: string, parameters: Record<string, number> = {}
       throw new InvalidParameterError('loss', name, "'logistic', 'squared' (alias 'linear'), 'huber' or 'smoothedHinge'");
   }
 }
+
+/** The names of the parameters the built-in loss `name` takes, or undefined for a name dpfit does not know. */
+export function lossParameterNames(name: string): readonly string[] | undefined {
+  return Object.prototype.hasOwnProperty.call(LOSS_PARAMETERS, name) ? LOSS_PARAMETERS[name] : undefined;
+}
+
+/** The parameters each built-in loss takes: the names its loss object records. */
+const LOSS_PARAMETERS: Readonly<Record<string, readonly string[]>> = {
+  logistic: Object.keys(logisticLoss.parameters),
+  squared: Object.keys(squaredLoss.parameters),
+  linear: Object.keys(squaredLoss.parameters),
+  huber: Object.keys(huberLoss(1).parameters),
+  smoothedHinge: Object.keys(smoothedHingeLoss(1).parameters),
+};
 
 /**
  * The data in the loss's label convention: classification labels 0/1 become -1/+1; a label value

@@ -5,7 +5,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { accuracy, logLoss, meanSquaredError, rocAuc, rSquared } from '../eval/metrics.js';
-import { lossByName } from './losses.js';
+import { lossByName, lossParameterNames } from './losses.js';
 import type { PrivacyReport } from './privacy-report.js';
 
 export type ModelTask = 'classification' | 'regression';
@@ -175,8 +175,13 @@ export function parseModel(json: unknown, path = 'model'): LinearModel {
   if (!isRecord(loss) || typeof loss.name !== 'string' || !isRecord(loss.parameters)) {
     throw new InvalidParameterError(`${path}.loss`, loss, 'a loss {name, parameters}');
   }
+  // Only the parameters the loss takes are read: another one in a file is not an option of the
+  // loss but a field dpfit does not write, which `verifyModel` reports as such (and prediction ignores).
+  const known = lossParameterNames(loss.name) ?? [];
   const parameters = Object.fromEntries(
-    Object.entries(loss.parameters).map(([k, v]) => [k, readNumberish(v, `${path}.loss.parameters.${k}`, 'a number (or "Infinity")', () => true)]),
+    Object.entries(loss.parameters)
+      .filter(([k]) => known.includes(k))
+      .map(([k, v]) => [k, readNumberish(v, `${path}.loss.parameters.${k}`, 'a number (or "Infinity")', () => true)]),
   );
   // The loss must be one dpfit knows (predictions and metrics depend on it), with valid parameters,
   // and the task must be the loss's: a file cannot make "evil" or a regression logistic.

@@ -69,7 +69,7 @@ import { griddedGaussianEffectiveMultiplier, powerOfTwoAtMost } from '../mechani
 import { fillGaussian } from '../random/continuous.js';
 import { fillDiscreteGaussian } from '../random/exact.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
 import { certifiedMinimum, objectiveSmoothness } from './glm/certified-minimum.js';
 import { glmConstants, mulUp } from './glm/constants.js';
@@ -78,12 +78,12 @@ import { checkedRowNormBound, validateGlmData } from './glm/data.js';
 import { minimizeGlmObjective } from './glm/minimize.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmConstants, GlmData, GlmLoss } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import { privacyReport, type ExtraAccountant, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
 import { optimizerProgress } from './glm/optimizer-progress.js';
-import type { TrainingDiagnostics } from './training.js';
 import { OBJECTIVE_PERTURBATION_NOT_PRIVATE, requireObjectivePerturbationOptIn } from './objective-perturbation-opt-in.js';
+import { requireOwnMethod, type TrainingDiagnostics } from './training.js';
 
 /** Privacy options shared by objective perturbation and AMP. */
 export interface ObjectivePerturbationNoiseOptions {
@@ -111,9 +111,11 @@ export interface ObjectivePerturbationNoiseOptions {
 }
 
 export interface ObjectivePerturbationOptions extends ObjectivePerturbationNoiseOptions {
+  /** `train()`'s name of this learner: only 'objpert' (so that train()'s options for it pass here unchanged). */
+  readonly method?: 'objpert';
   /** 'logistic' (default), 'huber', 'smoothedHinge', or 'squared' (minimised as Huber, see the module comment). */
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** Squared loss: B, a bound on |y_i| (with parameterNormBound sets h = R P + B). */
   readonly labelBound?: number;
   /** Squared loss: P, the parameter norm up to which the objective is exactly ridge's. */
@@ -325,6 +327,8 @@ export function griddedObjectivePerturbationEvent(grid: ObjectiveNoiseGrid, cons
   });
 }
 
+const MINIMIZE_PERTURBED_OBJECTIVE_OPTIONS = optionNames<NonNullable<Parameters<typeof minimizePerturbedObjective>[3]>>({ regularization: true, gradTolerance: true, lipschitz: true, maxIterations: true, optimizer: true, clipNorm: true, onStep: true });
+
 /**
  * Minimises the perturbed objective SUM l + lambda/2 ||theta||^2 + b.theta with b given, to a
  * certified ||grad|| <= gradTolerance (`glm/certified-minimum.ts`: the fast optimiser, then a
@@ -338,6 +342,7 @@ export function minimizePerturbedObjective(
   b: Float64Array,
   options: { regularization: number; gradTolerance: number; lipschitz: number; maxIterations?: number; optimizer?: 'newton' | 'lbfgs'; clipNorm?: number; onStep?: (step: number, steps: number) => void },
 ): { theta: Float64Array; optimizer: 'newton' | 'lbfgs'; iterations: number; certificate: 'checked' | 'theorem' } {
+  rejectUnknownOptions(options, MINIMIZE_PERTURBED_OBJECTIVE_OPTIONS, 'minimizePerturbedObjective');
   const objectiveOptions = { regularization: options.regularization, linear: b, ...(options.clipNorm === undefined ? {} : { clipNorm: options.clipNorm }) };
   const progress = options.onStep === undefined ? undefined : optimizerProgress(options.gradTolerance / 2, options.onStep);
   const fast = minimizeGlmObjective(loss, data, objectiveOptions, { gradTolerance: options.gradTolerance / 2, maxIterations: options.maxIterations, optimizer: options.optimizer, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
@@ -353,6 +358,8 @@ export function minimizePerturbedObjective(
   return { theta: certified.theta, optimizer: fast.optimizer, iterations: fast.iterations + certified.fallbackIterations, certificate: certified.certificate };
 }
 
+const OBJECTIVE_PERTURBATION_OPTIONS = optionNames<ObjectivePerturbationOptions>({ method: true, loss: true, lossParameters: true, labelBound: true, parameterNormBound: true, huberThreshold: true, gradTolerance: true, maxIterations: true, optimizer: true, featureNames: true, onStep: true, acceptNoGuarantee: true, epsilon: true, delta: true, noiseStd: true, regularization: true, noiseFactor: true, accountant: true, rowNormBound: true, rng: true, continuousNoise: true });
+
 /**
  * Objective perturbation (see the module comment): refused unless `acceptNoGuarantee: true`, and
  * then reported `guarantee: "none"`.
@@ -362,6 +369,8 @@ export function minimizePerturbedObjective(
  * const {model, privacy} = trainObjectivePerturbation(data, {loss: 'logistic', epsilon: 1, delta: 1e-5, acceptNoGuarantee: true});
  */
 export function trainObjectivePerturbation(data: GlmData, options: ObjectivePerturbationOptions): TrainResult {
+  rejectUnknownOptions(options, OBJECTIVE_PERTURBATION_OPTIONS, 'trainObjectivePerturbation');
+  requireOwnMethod(options.method, 'objpert', 'trainObjectivePerturbation');
   requireObjectivePerturbationOptIn(options.acceptNoGuarantee);
   const baseLoss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(baseLoss, data);

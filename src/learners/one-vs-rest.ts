@@ -15,8 +15,9 @@
 import { selfComposeEvent } from '../accounting/events.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';
 import type { GlmData } from './glm/types.js';
+import { rejectUnknownBaseOptions } from './gradient-method-options.js';
 import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { parseModel, parsePrivacyReport, predictMargins, type FeatureMatrix, type LinearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
@@ -62,7 +63,11 @@ function checkClassLabels(y: Float64Array, classes: number): void {
   // Classes absent from the data train too: which classes are present is decided by the records (issue 23).
 }
 
+const ONE_VS_REST_OPTIONS = optionNames<OneVsRestOptions>({ classes: true, base: true, epsilon: true, noiseMultiplier: true, delta: true, rng: true });
+
 export function trainOneVsRest(data: MultiClassData, options: OneVsRestOptions): OneVsRestResult {
+  rejectUnknownOptions(options, ONE_VS_REST_OPTIONS, 'trainOneVsRest');
+  rejectUnknownBaseOptions(options.base, 'trainOneVsRest');
   const { classes, base } = options;
   if (!Array.isArray(classes) || classes.length < 2) throw new InvalidParameterError('classes', classes, 'a list of at least two class names');
   if (data.n === 0) throw new InvalidParameterError('data.n', 0, 'at least one row (the data set is empty)');

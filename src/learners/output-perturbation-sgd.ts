@@ -33,7 +33,7 @@
 import { InvalidParameterError } from '../errors.js';
 import { randomPermutation } from '../random/discrete.js';
 import { defaultRng } from '../random/rng.js';
-import { requireInteger, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
 import { glmConstants, mulUp } from './glm/constants.js';
 import { checkedRowNormBound } from './glm/data.js';
@@ -42,9 +42,11 @@ import type { GlmData } from './glm/types.js';
 import { dataForLoss, lossByName } from './losses.js';
 import { linearModel } from './model.js';
 import { outputPerturbationLipschitz, releaseWithGaussianNoise, type OutputPerturbationCommonOptions } from './output-perturbation.js';
-import { noiseTarget, type TrainingDiagnostics } from './training.js';
+import { noiseTarget, requireOwnMethod, type TrainingDiagnostics } from './training.js';
 
 export interface OutputPerturbationSgdOptions extends OutputPerturbationCommonOptions {
+  /** `train()`'s name of this learner: only 'outputSgd' (so that train()'s options for it pass here unchanged). */
+  readonly method?: 'outputSgd';
   /** k: number of passes (epochs). */
   readonly epochs: number;
   /** b: batch size (records per step); m = floor(n / b) steps per epoch. Default 1. */
@@ -94,7 +96,11 @@ export function sgdOutputRoundingSlack(params: { lipschitz: number; learningRate
   return 2 * perStep * horizon * (1 + 1e-9);
 }
 
+const OUTPUT_PERTURBATION_SGD_OPTIONS = optionNames<OutputPerturbationSgdOptions>({ method: true, epochs: true, batchSize: true, learningRate: true, rowNormBound: true, onStep: true, loss: true, lossParameters: true, regularization: true, clipNorm: true, featureNames: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
+
 export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturbationSgdOptions): TrainResult {
+  rejectUnknownOptions(options, OUTPUT_PERTURBATION_SGD_OPTIONS, 'trainOutputPerturbationSgd');
+  requireOwnMethod(options.method, 'outputSgd', 'trainOutputPerturbationSgd');
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
   const { n, d } = glmData;

@@ -32,7 +32,7 @@ import { InvalidParameterError } from '../errors.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
 import { certifiedMinimum, objectiveSmoothness } from './glm/certified-minimum.js';
 import { glmConstants, mulUp } from './glm/constants.js';
@@ -40,16 +40,16 @@ import { checkedRowNormBound } from './glm/data.js';
 import { minimizeGlmObjective } from './glm/minimize.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import { optimizerProgress } from './glm/optimizer-progress.js';
-import { noiseTarget, type NoiseOptions, type NoiseTarget, type TrainingDiagnostics } from './training.js';
+import { noiseTarget, requireOwnMethod, type NoiseOptions, type NoiseTarget, type TrainingDiagnostics } from './training.js';
 
 /** Options shared by both output-perturbation learners. */
 export interface OutputPerturbationCommonOptions extends NoiseOptions {
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** lambda > 0: strength of the L2 regulariser of the AVERAGE loss (the strong convexity the bound needs). */
   readonly regularization: number;
   /** C: use the clipped-gradient loss (`003` App. F.2), so L = C. Give this or rowNormBound. */
@@ -60,6 +60,8 @@ export interface OutputPerturbationCommonOptions extends NoiseOptions {
 }
 
 export interface OutputPerturbationOptions extends OutputPerturbationCommonOptions {
+  /** `train()`'s name of this learner: only 'output' (so that train()'s options for it pass here unchanged). */
+  readonly method?: 'output';
   /**
    * tau: the released minimiser satisfies ||grad F|| <= tau (F the average objective); it adds
    * 2 tau / lambda to the sensitivity. Default max(1e-6 L / n, 64 times the floating-point floor
@@ -142,11 +144,15 @@ export function defaultOutputGradTolerance(n: number, d: number, lipschitz: numb
   return Math.max((1e-6 * lipschitz) / n, 64 * outputGradientFloor(n, d, lipschitz));
 }
 
+const OUTPUT_PERTURBATION_OPTIONS = optionNames<OutputPerturbationOptions>({ method: true, gradTolerance: true, maxIterations: true, onStep: true, loss: true, lossParameters: true, regularization: true, clipNorm: true, rowNormBound: true, featureNames: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
+
 /**
  * Output perturbation of the regularised ERM minimiser (Chaudhuri et al. 2011). Randomness: only
  * the output noise.
  */
 export function trainOutputPerturbation(data: GlmData, options: OutputPerturbationOptions): TrainResult {
+  rejectUnknownOptions(options, OUTPUT_PERTURBATION_OPTIONS, 'trainOutputPerturbation');
+  requireOwnMethod(options.method, 'output', 'trainOutputPerturbation');
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
   const { n, d } = glmData;

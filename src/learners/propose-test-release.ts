@@ -52,7 +52,7 @@ import { choleskyFactor, choleskySolve } from '../math/linear-algebra.js';
 import { integrate } from '../math/quadrature.js';
 import { logGamma } from '../math/gamma.js';
 import type { Rng } from '../random/rng.js';
-import { requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 
 /**
  * sup { t : A - t B is positive definite } for symmetric A and SPD B (d x d, row-major), i.e. the
@@ -137,8 +137,11 @@ export function ptrStatisticSensitivity(input: Omit<PtrStatisticInput, 'gram' | 
   return 1 + 2 * error;
 }
 
+const PTR_STATISTIC_INPUT = optionNames<PtrStatisticInput>({ gram: true, clipMatrix: true, d: true, n: true, rho: true, regularization: true, featureClip: true, bNorm: true });
+
 /** The 1-sensitive PTR statistic g(X) (see the file comment for the proof). PRIVATE: release it only through `proposeTestRelease`. */
 export function ptrStatistic(input: PtrStatisticInput): PtrStatistic {
+  rejectUnknownOptions(input, PTR_STATISTIC_INPUT, 'ptrStatistic');
   const { gram, clipMatrix, d, n, rho, featureClip } = input;
   const r2 = featureClip * featureClip;
   const margin = pencilMinEigenvalue(gram, clipMatrix, d) - rho;
@@ -220,6 +223,8 @@ export function ptrNoisePlan(epsilon: number, sensitivity = 1): LaplaceGridPlan 
   return planLaplaceGrid({ sensitivity, noiseMultiplier: 1 / epsilon, dimension: 1 });
 }
 
+const PROPOSE_TEST_RELEASE_OPTIONS = optionNames<NonNullable<Parameters<typeof proposeTestRelease>[1]>>({ epsilon: true, delta: true, rng: true, sensitivity: true });
+
 /**
  * The test of `000` Prop. 2 (ii)-(iii) on a statistic of sensitivity `sensitivity` (default 1):
  * passes iff the statistic, rounded to the grid, plus discrete Laplace noise of scale >=
@@ -232,6 +237,7 @@ export function ptrNoisePlan(epsilon: number, sensitivity = 1): LaplaceGridPlan 
  * holds for every double delta (log(1/delta) <= 745, 1 - 1/c < 2^-12).
  */
 export function proposeTestRelease(statistic: number, options: { epsilon: number; delta: number; rng: Rng; sensitivity?: number }): PtrResult {
+  rejectUnknownOptions(options, PROPOSE_TEST_RELEASE_OPTIONS, 'proposeTestRelease');
   const epsilon = requirePositive('ptrEpsilon', options.epsilon);
   const delta = requireOpenUnit('ptrDelta', options.delta);
   const plan = ptrNoisePlan(epsilon, options.sensitivity ?? 1);

@@ -53,15 +53,20 @@ import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../errors.js';
 import { choleskyFactor, choleskySolve } from '../math/linear-algebra.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import type { GlmData } from './glm/types.js';
 import { squaredLoss } from './glm/squared.js';
 import { linearModel, type LinearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import { gaussianFeatureRho, pencilMinEigenvalue, proposeTestRelease, ptrNoisePlan, ptrStatistic, ptrStatisticSensitivity } from './propose-test-release.js';
 import { addRgmGridNoise, projectOntoBall, rgmBaselineSteps, rgmGrid, rgmGriddedEvent, type RgmGrid } from './rgm-grid.js';
+import { requireOwnMethod } from './training.js';
 
 export interface RgmGdOptions {
+  /** `train()`'s name of this learner: only 'rgm' (so that train()'s options for it pass here unchanged). */
+  readonly method?: 'rgm';
+  /** RGM trains ridge regression: only 'squared' (a caller naming another loss is refused, not trained as ridge). */
+  readonly loss?: 'squared';
   /** Target epsilon of the whole run (PTR + T RGM steps). Give this, or noiseMultiplier: 0. */
   readonly epsilon?: number;
   /** Target delta of the whole run: delta_ptr + delta_rgm. */
@@ -98,6 +103,8 @@ export interface RgmSensitivity {
   readonly s: number;
 }
 
+const RGM_RIDGE_SENSITIVITY_OPTIONS = optionNames<NonNullable<Parameters<typeof rgmRidgeSensitivity>[0]>>({ n: true, featureClip: true, rho: true, bClip: true, conditionNumber: true, bNormBound: true });
+
 /**
  * eta and R_rel of the ridge gradient on clipped data when A~ >= rho C (file comment, from
  * `000` eq. 10-11 and Prop. 1 with the kappa_C factor), rounded up.
@@ -110,6 +117,7 @@ export function rgmRidgeSensitivity(options: {
   conditionNumber?: number;
   bNormBound?: number;
 }): RgmSensitivity {
+  rejectUnknownOptions(options, RGM_RIDGE_SENSITIVITY_OPTIONS, 'rgmRidgeSensitivity');
   const n = requireInteger('n', options.n, 1);
   const rc = requirePositive('featureClip', options.featureClip);
   const rho = requirePositive('rho', options.rho);
@@ -384,6 +392,8 @@ export function noisyRgmGradient(clipped: ClippedData, plan: RgmPlan, theta: Flo
   return addRgmGridNoise(out, plan.grid, plan.gamma, plan.baselineSteps, rng);
 }
 
+const RGM_GD_OPTIONS = optionNames<RgmGdOptions>({ method: true, loss: true, epsilon: true, delta: true, noiseMultiplier: true, steps: true, regularization: true, featureClip: true, bClip: true, clipMatrix: true, rho: true, bNormBound: true, ptrEpsilonFraction: true, ptrDeltaFraction: true, learningRate: true, featureNames: true, rng: true });
+
 /**
  * Trains ridge regression by RGM gradient descent after a Propose-Test-Release check (file comment).
  * Returns model: undefined when the test rejects (diagnostics.message says so; the test's budget is spent).
@@ -393,6 +403,9 @@ export function noisyRgmGradient(clipped: ClippedData, plan: RgmPlan, theta: Flo
  * if (r.model === undefined) console.log(r.diagnostics.message);
  */
 export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
+  rejectUnknownOptions(options, RGM_GD_OPTIONS, 'trainRgmGd');
+  requireOwnMethod(options.method, 'rgm', 'trainRgmGd');
+  if (options.loss !== undefined && options.loss !== 'squared') throw new InvalidParameterError('loss', options.loss, "'squared' or absent (RGM trains ridge regression)");
   // ---- validate everything before touching the data or the randomness
   const n = requireInteger('data.n', data.n, 1);
   const d = requireInteger('data.d', data.d, 1);

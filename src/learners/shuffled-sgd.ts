@@ -47,7 +47,7 @@ import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { randomPermutation } from '../random/discrete.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
 import { checkedRowNormBound } from './glm/data.js';
 import { sumClippedGradients } from './glm/per-example.js';
@@ -55,14 +55,16 @@ import type { GlmLoss } from './glm/types.js';
 import { clipThresholds } from './glm/clip-thresholds.js';
 import { latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdSettings } from './lattice-sgd.js';
 import type { GlmData } from './glm/types.js';
-import { dataForLoss, lossByName } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport } from './privacy-report.js';
-import { noiseTarget, type NoiseOptions, type TrainingDiagnostics } from './training.js';
+import { noiseTarget, requireOwnMethod, type NoiseOptions, type TrainingDiagnostics } from './training.js';
 
 export interface ShuffledSgdOptions extends NoiseOptions {
+  /** `train()`'s name of this learner: only 'shuffled' (so that train()'s options for it pass here unchanged). */
+  readonly method?: 'shuffled';
   readonly loss?: string;
-  readonly lossParameters?: Record<string, number>;
+  readonly lossParameters?: LossParameters;
   /** Clipping norm C of each example's gradient. */
   readonly clipNorm: number;
   /** e: the expected number of passes over each record (Alg. 1). */
@@ -127,7 +129,11 @@ function provenEpsilon(event: DpEvent, delta: number): number {
   return exact === undefined ? rdp : Math.min(rdp, exact.epsilon);
 }
 
+export const SHUFFLED_SGD_OPTIONS = optionNames<ShuffledSgdOptions>({ method: true, loss: true, lossParameters: true, clipNorm: true, epochs: true, fraction: true, learningRate: true, regularization: true, accountConjecture: true, featureNames: true, lastIterate: true, projectionRadius: true, rowNormBound: true, onStep: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
+
 export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): TrainResult {
+  rejectUnknownOptions(options, SHUFFLED_SGD_OPTIONS, 'trainShuffledSgd');
+  requireOwnMethod(options.method, 'shuffled', 'trainShuffledSgd');
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const glmData = dataForLoss(loss, data);
   const { n, d } = glmData;

@@ -26,6 +26,16 @@ export interface NoiseOptions {
   readonly continuousNoise?: boolean;
 }
 
+/**
+ * A learner's `method` (train()'s options for it, passed on unchanged, carry it): its own or
+ * none. Another names a different learner, which this one would not be: refused.
+ */
+export function requireOwnMethod(method: unknown, own: string, where: string): void {
+  if (method !== undefined && method !== own) {
+    throw new InvalidParameterError('method', method, `'${own}' or absent: ${where} trains only '${own}' (train() picks the learner by its method)`);
+  }
+}
+
 export type NoiseTarget =
   | { readonly kind: 'target'; readonly epsilon: number; readonly delta: number }
   | { readonly kind: 'explicit'; readonly noiseMultiplier: number };

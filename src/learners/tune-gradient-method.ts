@@ -13,8 +13,9 @@ import { repeatAndSelectEvent } from '../accounting/events.js';
 import { truncatedNegativeBinomialGamma } from '../accounting/rdp/repeat-and-select.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng } from '../random/rng.js';
-import { requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';
 import type { GlmData } from './glm/types.js';
+import { rejectUnknownBaseOptions } from './gradient-method-options.js';
 import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunNoise, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { tuneHonestly, type RunCountDistribution, type ScoringOptions, type TuningResult } from './tuning.js';
 import type { Rng } from '../random/rng.js';
@@ -58,7 +59,11 @@ export function poissonMeanForGrid(gridSize: number, probability = 0.9): number 
   return hi;
 }
 
+const TUNE_GRADIENT_METHOD_OPTIONS = optionNames<TuneGradientMethodOptions>({ base: true, learningRates: true, distribution: true, epsilon: true, delta: true, rng: true, publicValidation: true, metric: true });
+
 export function tuneGradientMethodHonestly(data: GlmData, options: TuneGradientMethodOptions): TuningResult<number> & { readonly noiseMultiplier: number } {
+  rejectUnknownOptions(options, TUNE_GRADIENT_METHOD_OPTIONS, 'tuneGradientMethodHonestly');
+  rejectUnknownBaseOptions(options.base, 'tuneGradientMethodHonestly');
   const { base, learningRates } = options;
   if (!Array.isArray(learningRates) || learningRates.length === 0) throw new InvalidParameterError('learningRates', learningRates, 'a non-empty list of positive learning rates');
   learningRates.forEach((rate, k) => requirePositive(`learningRates[${k}]`, rate));

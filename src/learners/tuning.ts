@@ -37,7 +37,7 @@ import { InvalidParameterError } from '../errors.js';
 import { samplePoisson } from '../random/discrete.js';
 import { defaultRng, uniformInt, type Rng } from '../random/rng.js';
 import { sampleTruncatedNegativeBinomial } from '../random/truncated-negative-binomial.js';
-import { requireOpenUnit, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';
 import type { GlmData } from './glm/types.js';
 import { evaluate, type FeatureMatrix, type LinearModel } from './model.js';
@@ -152,7 +152,10 @@ export function sampleRunCount(rng: Rng, distribution: RunCountDistribution): nu
   return sampleTruncatedNegativeBinomial(rng, truncatedNegativeBinomialGamma(mean, shape), shape);
 }
 
+const HONEST_TUNING_OPTIONS = optionNames<HonestTuningOptions<unknown>>({ candidates: true, train: true, perRunEvent: true, granularity: true, distribution: true, delta: true, relation: true, rng: true, publicValidation: true, metric: true });
+
 export function tuneHonestly<C>(data: GlmData, options: HonestTuningOptions<C>): TuningResult<C> {
+  rejectUnknownOptions(options, HONEST_TUNING_OPTIONS, 'tuneHonestly');
   const { candidates, train, perRunEvent, distribution } = options;
   if (!Array.isArray(candidates) || candidates.length === 0) throw new InvalidParameterError('candidates', candidates, 'a non-empty list of candidate settings');
   if (typeof train !== 'function') throw new InvalidParameterError('train', train, 'a function (data, candidate, rng) => TrainResult | {result, score}');
@@ -238,12 +241,15 @@ export interface GridSearchOptions<C> extends ScoringOptions {
   readonly rng?: Rng;
 }
 
+const GRID_SEARCH_OPTIONS = optionNames<GridSearchOptions<unknown>>({ train: true, rng: true, publicValidation: true, metric: true });
+
 /**
  * NOT PRIVATE — for comparison only. Trains every candidate and returns the best: the choice (and
  * the scores) depend on the data through all runs, and no theorem bounds the result's privacy
  * (Papernot & Steinke 2022, Sec. 1 give an example where it fails badly). The report says so.
  */
 export function gridSearchNotPrivate<C>(data: GlmData, candidates: readonly C[], options: GridSearchOptions<C>): GridSearchResult<C> {
+  rejectUnknownOptions(options, GRID_SEARCH_OPTIONS, 'gridSearchNotPrivate');
   if (!Array.isArray(candidates) || candidates.length === 0) throw new InvalidParameterError('candidates', candidates, 'a non-empty list of candidate settings');
   const rng = options.rng ?? defaultRng();
   const scores: { candidate: C; score: number }[] = [];

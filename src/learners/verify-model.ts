@@ -99,6 +99,7 @@ import { gridProblems } from './verify-grid.js';
 import { parseOneVsRestModel, type OneVsRestModel } from './one-vs-rest.js';
 import { ADD_OR_REMOVE_EVENT_KINDS, N_UNUSED_EVENT_KINDS } from './registry.js';
 import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 /** An (epsilon, delta) guarantee as claimed by a file or as verified. */
 export interface GuaranteeSummary {
@@ -593,11 +594,14 @@ function nodeListProblems(privacy: Record<string, unknown>, blocks: readonly Nod
   return problems;
 }
 
+const VERIFY_MODEL_OPTIONS = optionNames<VerifyModelOptions>({ source: true });
+
 /**
  * Reads a model file's JSON (already parsed) and checks its privacy claim. Throws
  * `DataFormatError` when the file is not a well-formed dpfit model.
  */
 export function verifyModel(json: unknown, options: VerifyModelOptions = {}): ModelVerification {
+  rejectUnknownOptions(options, VERIFY_MODEL_OPTIONS, 'verifyModel');
   const source = options.source ?? 'model';
   if (!isRecord(json)) throw new DataFormatError(source, `is not a dpfit model (a JSON object with a "format"), got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`);
   if (json.format === FEDERATED_FORMAT) return verifyFederatedModel(json, source);

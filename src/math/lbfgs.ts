@@ -10,7 +10,7 @@
  * with its reason, so that callers can fail loudly.
  */
 import { InvalidParameterError, NumericalError } from '../errors.js';
-import { requireInteger, requireNonNegative } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative } from '../validate.js';
 import { dot, norm2 } from './linear-algebra.js';
 
 /**
@@ -238,6 +238,8 @@ function strongWolfe(
   return fallback();
 }
 
+const LBFGS_OPTIONS = optionNames<LbfgsOptions>({ memory: true, gradTolerance: true, maxIterations: true, maxEvaluations: true, c1: true, c2: true, valueNoise: true, maxLineSearchEvaluations: true, onIteration: true });
+
 /**
  * Minimises a smooth function with L-BFGS and a strong Wolfe line search.
  *
@@ -256,6 +258,7 @@ function strongWolfe(
  * r.x[0]; // 3 (to ~1e-6 / 2)
  */
 export function lbfgs(f: Objective, x0: Float64Array, options: LbfgsOptions = {}): OptimizeResult {
+  rejectUnknownOptions(options, LBFGS_OPTIONS, 'lbfgs');
   const { gradTolerance, maxIterations, maxEvaluations } = commonOptions(options);
   const m = requireInteger('memory', options.memory ?? 10, 1);
   const c1 = options.c1 ?? 1e-4;

@@ -3,7 +3,7 @@
  * the smallest epsilon.
  */
 import { InvalidParameterError, NumericalError } from '../errors.js';
-import { requireFinite, requireInteger, requireNonNegative } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireFinite, requireInteger, requireNonNegative } from '../validate.js';
 
 /** (3 - sqrt 5) / 2: the golden-section fraction. */
 const GOLDEN = 0.5 * (3 - Math.sqrt(5));
@@ -24,6 +24,8 @@ export interface BrentMinimizeResult {
   iterations: number;
 }
 
+const BRENT_MINIMIZE_OPTIONS = optionNames<BrentMinimizeOptions>({ xTol: true, maxIterations: true });
+
 /**
  * Minimises f on [lo, hi] with Brent's method (Brent 1973, "Algorithms for Minimization without
  * Derivatives", ch. 5: golden-section search accelerated by successive parabolic interpolation).
@@ -40,6 +42,7 @@ export interface BrentMinimizeResult {
  * @example brentMinimize((x) => (x - 2) ** 2, 0, 5).x // 2 (to ~1e-8)
  */
 export function brentMinimize(f: (x: number) => number, lo: number, hi: number, options: BrentMinimizeOptions = {}): BrentMinimizeResult {
+  rejectUnknownOptions(options, BRENT_MINIMIZE_OPTIONS, 'brentMinimize');
   requireFinite('lo', lo);
   requireFinite('hi', hi);
   if (!(lo < hi)) throw new InvalidParameterError('hi', hi, `> lo = ${lo}`);

@@ -9,7 +9,7 @@
  * result shape and the same honesty: `converged` is true only for that test.
  */
 import { InvalidParameterError } from '../errors.js';
-import { requireInteger, requireNonNegative } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative } from '../validate.js';
 import { commonOptions, evaluateStart } from './lbfgs.js';
 import type { Objective, OptimizeProgress, OptimizeResult, OptimizeStopReason } from './lbfgs.js';
 import { choleskyFactor, choleskySolve, dot, norm2 } from './linear-algebra.js';
@@ -39,6 +39,8 @@ export interface NewtonOptions {
   onIteration?: (progress: OptimizeProgress) => void;
 }
 
+const NEWTON_OPTIONS = optionNames<NewtonOptions>({ gradTolerance: true, maxIterations: true, maxEvaluations: true, c1: true, backtrack: true, valueNoise: true, maxBacktracks: true, onIteration: true });
+
 /**
  * Minimises a twice-differentiable function by damped Newton steps. Returns the `lbfgs` result
  * shape; `reason` is 'lineSearchFailed' when no step length in 1, rho, rho^2, ... gave
@@ -53,6 +55,7 @@ export interface NewtonOptions {
  * r.x[0]; // 3, in one step
  */
 export function newton(f: Objective, hessian: HessianCallback, x0: Float64Array, options: NewtonOptions = {}): OptimizeResult {
+  rejectUnknownOptions(options, NEWTON_OPTIONS, 'newton');
   const { gradTolerance, maxIterations, maxEvaluations } = commonOptions({
     gradTolerance: options.gradTolerance ?? 1e-8,
     maxIterations: options.maxIterations ?? 100,

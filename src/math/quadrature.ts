@@ -3,7 +3,7 @@
  * Piessens et al. 1983), used for privacy-loss integrals that have no closed form.
  */
 import { InvalidParameterError, NumericalError } from '../errors.js';
-import { requireInteger, requireNonNegative } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative } from '../validate.js';
 
 const EPS = Number.EPSILON;
 
@@ -110,6 +110,8 @@ class PieceHeap {
   }
 }
 
+const INTEGRATE_OPTIONS = optionNames<IntegrateOptions>({ absTol: true, relTol: true, maxSubdivisions: true });
+
 /**
  * The integral of f over [a, b] by globally adaptive 7/15-point Gauss–Kronrod quadrature: the
  * subinterval with the largest error estimate is bisected until the summed estimate is at most
@@ -129,6 +131,7 @@ class PieceHeap {
  * @example integrate((x) => Math.exp(-x), 0, Infinity).value // 1
  */
 export function integrate(f: (x: number) => number, a: number, b: number, options: IntegrateOptions = {}): IntegrateResult {
+  rejectUnknownOptions(options, INTEGRATE_OPTIONS, 'integrate');
   if (typeof a !== 'number' || Number.isNaN(a)) throw new InvalidParameterError('a', a, 'a number or +-Infinity');
   if (typeof b !== 'number' || Number.isNaN(b)) throw new InvalidParameterError('b', b, 'a number or +-Infinity');
   const absTol = requireNonNegative('absTol', options.absTol ?? 0);

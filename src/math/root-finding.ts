@@ -4,7 +4,7 @@
  * is built from these two.
  */
 import { InvalidParameterError, NumericalError } from '../errors.js';
-import { requireFinite, requireInteger, requireNonNegative } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireFinite, requireInteger, requireNonNegative } from '../validate.js';
 
 const EPS = Number.EPSILON;
 
@@ -31,6 +31,8 @@ function sameSign(u: number, v: number): boolean {
   return (u > 0 && v > 0) || (u < 0 && v < 0);
 }
 
+const BRENT_ROOT_OPTIONS = optionNames<BrentRootOptions>({ xAbsTol: true, xRelTol: true, maxIterations: true });
+
 /**
  * A root of f in [lo, hi] by Brent's method (Brent 1973, "Algorithms for Minimization without
  * Derivatives", ch. 4: inverse quadratic / secant steps safeguarded by bisection), requiring
@@ -48,6 +50,7 @@ function sameSign(u: number, v: number): boolean {
  * @example brentRoot((x) => x * x * x - 2, 0, 2).root // 1.2599210498948732
  */
 export function brentRoot(f: (x: number) => number, lo: number, hi: number, options: BrentRootOptions = {}): BrentRootResult {
+  rejectUnknownOptions(options, BRENT_ROOT_OPTIONS, 'brentRoot');
   requireFinite('lo', lo);
   requireFinite('hi', hi);
   if (!(lo < hi)) throw new InvalidParameterError('hi', hi, `> lo = ${lo}`);
@@ -138,6 +141,8 @@ export interface ExpandBracketOptions {
   upperLimit?: number;
 }
 
+const EXPAND_BRACKET_OPTIONS = optionNames<ExpandBracketOptions>({ direction: true, factor: true, limit: true, lowerLimit: true, upperLimit: true });
+
 /**
  * A bracket [lo, hi] on which f changes sign, found by probing geometrically from `start` > 0:
  * x = start * factor^k upwards and/or start / factor^k downwards, so it suits scale parameters on
@@ -155,6 +160,7 @@ export interface ExpandBracketOptions {
  * @example expandBracket((s) => 1 / s - 0.001, 1, { direction: 'up' }) // { lo: 512, hi: 1024 }
  */
 export function expandBracket(f: (x: number) => number, start: number, options: ExpandBracketOptions): { lo: number; hi: number } {
+  rejectUnknownOptions(options, EXPAND_BRACKET_OPTIONS, 'expandBracket');
   if (!(typeof start === 'number' && start > 0 && Number.isFinite(start))) throw new InvalidParameterError('start', start, 'a finite number > 0');
   const direction = options.direction;
   if (direction !== 'up' && direction !== 'down' && direction !== 'both') {

@@ -15,7 +15,7 @@ import { calibrateGaussian, type GaussianCalibrationMethod } from '../accounting
 import { gaussianEvent, type GaussianEvent } from '../accounting/events.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requirePositive } from '../validate.js';
 import { addGaussianGridNoise, planGaussianGrid } from './grid-noise.js';
 import { addContinuousNoise, fromVector, toVector, type QueryValue } from './noise.js';
 
@@ -47,7 +47,10 @@ export interface GaussianMechanismResult<T extends QueryValue> {
   readonly granularity?: number;
 }
 
+const GAUSSIAN_MECHANISM_OPTIONS = optionNames<GaussianMechanismOptions>({ sensitivity: true, noiseMultiplier: true, targetEpsilon: true, delta: true, calibration: true, granularity: true, continuous: true, rng: true });
+
 export function gaussianMechanism<T extends QueryValue>(value: T, options: GaussianMechanismOptions): GaussianMechanismResult<T> {
+  rejectUnknownOptions(options, GAUSSIAN_MECHANISM_OPTIONS, 'gaussianMechanism');
   const vector = toVector(value);
   requirePositive('sensitivity', options.sensitivity);
   const hasTarget = options.targetEpsilon !== undefined || options.delta !== undefined;

@@ -31,7 +31,7 @@ import { gaussianEvent, laplaceEvent, type GaussianEvent, type LaplaceEvent } fr
 import { InvalidParameterError } from '../errors.js';
 import { fillDiscreteGaussian, sampleDiscreteLaplace } from '../random/exact.js';
 import type { Rng } from '../random/rng.js';
-import { requireInteger, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../validate.js';
 
 /** The rounding may cost at most this fraction of the sensitivity: g sqrt(d) <= GRID_RESOLUTION Delta. */
 export const GRID_RESOLUTION = 2 ** -14;
@@ -144,7 +144,10 @@ function requireEnoughSteps(options: GridPlanOptions, steps: number, granularity
   }
 }
 
+const GRID_PLAN_OPTIONS = optionNames<GridPlanOptions>({ sensitivity: true, noiseMultiplier: true, dimension: true, roundingSlack: true, granularity: true });
+
 export function planGaussianGrid(options: GridPlanOptions): GaussianGridPlan {
+  rejectUnknownOptions(options, GRID_PLAN_OPTIONS, 'planGaussianGrid');
   const { z, d, delta, granularity, minSteps } = resolveGrid(options, Math.sqrt(options.dimension));
   const gridSensitivity = (delta / granularity + Math.sqrt(d)) * (1 + 4 * U);
   const target = z * (1 + 1e-12);
@@ -198,6 +201,7 @@ export interface LaplaceGridPlan {
  * the discrete Laplace's normalisers cancel, so its pure-DP epsilon is exactly gridSensitivity / b.
  */
 export function planLaplaceGrid(options: GridPlanOptions): LaplaceGridPlan {
+  rejectUnknownOptions(options, GRID_PLAN_OPTIONS, 'planLaplaceGrid');
   const { z, d, delta, granularity, minSteps } = resolveGrid(options, options.dimension);
   const gridSensitivity = (delta / granularity + d) * (1 + 4 * U);
   if (z * gridSensitivity > MAX_GRID_NOISE) throw new InvalidParameterError('granularity', granularity, `coarser: the noise would span more than 2^46 grid steps`);

@@ -12,7 +12,7 @@
 import { laplaceEvent, type LaplaceEvent } from '../accounting/events.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import { requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requirePositive } from '../validate.js';
 import { addLaplaceGridNoise, planLaplaceGrid } from './grid-noise.js';
 import { addContinuousNoise, fromVector, toVector, type QueryValue } from './noise.js';
 
@@ -43,7 +43,10 @@ export interface LaplaceMechanismResult<T extends QueryValue> {
   readonly granularity?: number;
 }
 
+const LAPLACE_MECHANISM_OPTIONS = optionNames<LaplaceMechanismOptions>({ sensitivity: true, epsilon: true, scale: true, granularity: true, continuous: true, rng: true });
+
 export function laplaceMechanism<T extends QueryValue>(value: T, options: LaplaceMechanismOptions): LaplaceMechanismResult<T> {
+  rejectUnknownOptions(options, LAPLACE_MECHANISM_OPTIONS, 'laplaceMechanism');
   const vector = toVector(value);
   const sensitivity = requirePositive('sensitivity', options.sensitivity);
   if ((options.epsilon === undefined) === (options.scale === undefined)) {

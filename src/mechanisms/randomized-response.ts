@@ -8,7 +8,7 @@ import { randomizedResponseEvent, type RandomizedResponseEvent } from '../accoun
 import { InvalidParameterError } from '../errors.js';
 import { sampleBernoulli } from '../random/discrete.js';
 import { defaultRng, uniformInt, type Rng } from '../random/rng.js';
-import { requireInteger, requirePositive, requireProbability } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requirePositive, requireProbability } from '../validate.js';
 
 /** Pure-DP epsilon of k-ary randomized response with noise parameter p: log(1 + k(1-p)/p). */
 export function randomizedResponseEpsilon(noiseParameter: number, numBuckets: number): number {
@@ -43,8 +43,11 @@ export interface RandomizedResponseResult {
   readonly epsilon: number;
 }
 
+const RANDOMIZED_RESPONSE_OPTIONS = optionNames<RandomizedResponseOptions>({ numBuckets: true, noiseParameter: true, epsilon: true, rng: true });
+
 /** Releases one bucket index in [0, numBuckets) by k-ary randomized response. */
 export function randomizedResponse(trueBucket: number, options: RandomizedResponseOptions): RandomizedResponseResult {
+  rejectUnknownOptions(options, RANDOMIZED_RESPONSE_OPTIONS, 'randomizedResponse');
   const k = requireInteger('numBuckets', options.numBuckets, 2);
   requireInteger('trueBucket', trueBucket, 0, k - 1);
   if ((options.epsilon === undefined) === (options.noiseParameter === undefined)) {

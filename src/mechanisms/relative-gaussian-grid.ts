@@ -26,7 +26,7 @@ import { relativeGaussianMinBaselineStd } from '../accounting/relative-gaussian.
 import { InvalidParameterError } from '../errors.js';
 import { doubleToRational, sampleDiscreteGaussianVariance } from '../random/exact.js';
 import type { Rng } from '../random/rng.js';
-import { requireInteger, requireNonNegative, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requirePositive } from '../validate.js';
 import { griddedGaussianEffectiveMultiplier, GRID_RESOLUTION, MIN_GRID_NOISE_STD, powerOfTwoAtMost } from './grid-noise.js';
 
 const U = Number.EPSILON / 2;
@@ -40,12 +40,15 @@ export interface RelativeGaussianGrid {
   readonly dimension: number;
 }
 
+const RELATIVE_GAUSSIAN_GRID_OPTIONS = optionNames<NonNullable<Parameters<typeof planRelativeGaussianGrid>[0]>>({ eta: true, rRel: true, dimension: true, extraError: true, granularityBound: true });
+
 /**
  * The grid and the relative sensitivity of the rounded query. `granularityBound` caps g (e.g. so
  * that a given baseline spans >= 1024 steps); `extraError` is a public bound on the query's own
  * floating-point error, added to the rounding's g sqrt(d) / 2.
  */
 export function planRelativeGaussianGrid(options: { eta: number; rRel: number; dimension: number; extraError?: number; granularityBound?: number }): RelativeGaussianGrid {
+  rejectUnknownOptions(options, RELATIVE_GAUSSIAN_GRID_OPTIONS, 'planRelativeGaussianGrid');
   const eta = requirePositive('eta', options.eta);
   const rRel = requireNonNegative('rRel', options.rRel);
   const d = requireInteger('dimension', options.dimension, 1);

@@ -23,7 +23,7 @@ import {
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { sampleGaussian } from '../random/continuous.js';
-import { requireNonNegative, requirePositive } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireNonNegative, requirePositive } from '../validate.js';
 import { MIN_GRID_NOISE_STD } from './grid-noise.js';
 import { toVector, type QueryValue } from './noise.js';
 import { addRelativeGaussianGridNoise, griddedRelativeGaussianEvent, planRelativeGaussianGrid, relativeGaussianBaselineSteps } from './relative-gaussian-grid.js';
@@ -58,7 +58,10 @@ export interface RelativeGaussianResult {
   readonly granularity?: number;
 }
 
+const RELATIVE_GAUSSIAN_OPTIONS = optionNames<RelativeGaussianOptions>({ eta: true, rRel: true, gamma: true, targetEpsilon: true, delta: true, baselineStd: true, continuous: true, rng: true });
+
 export function relativeGaussianMechanism(value: QueryValue, options: RelativeGaussianOptions): RelativeGaussianResult {
+  rejectUnknownOptions(options, RELATIVE_GAUSSIAN_OPTIONS, 'relativeGaussianMechanism');
   const vector = toVector(value);
   const d = vector.length;
   const etaQuery = requirePositive('eta', options.eta);

@@ -10,6 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { DataFormatError } from '../errors.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 export interface RenderedChart {
   readonly svg: string;
@@ -74,11 +75,14 @@ export interface LineBandOptions {
   readonly methods?: readonly string[];
 }
 
+const LINE_BAND_OPTIONS = optionNames<LineBandOptions>({ title: true, xTitle: true, yTitle: true, logY: true, width: true, height: true, panels: true, methods: true });
+
 /**
  * The vega-lite spec of a paper-style figure: one panel per `panel`, one line per `method` (the
  * median over runs) over a shaded min/max band, a shared legend.
  */
 export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions): object {
+  rejectUnknownOptions(options, LINE_BAND_OPTIONS, 'lineBandChart');
   const panels = options.panels ?? [...new Set(rows.map((r) => r.panel))];
   const methods = options.methods ?? [...new Set(rows.map((r) => r.method))];
   const y = (field: string) => ({ field, type: 'quantitative', title: options.yTitle, ...(options.logY ? { scale: { type: 'log' } } : {}) });
@@ -118,12 +122,15 @@ function singleChart(options: { title: string; subtitle?: string }, values: obje
   };
 }
 
+const PRIVACY_CURVE_CHART_OPTIONS = optionNames<NonNullable<Parameters<typeof privacyCurveChart>[1]>>({ title: true, subtitle: true });
+
 /**
  * The vega-lite spec of delta(epsilon) curves (`dpfit curve`): a log delta axis, one line per
  * accountant with its points marked, the title naming the event. Points with delta <= 0 (off a log
  * axis) are left out.
  */
 export function privacyCurveChart(curves: readonly PrivacyCurve[], options: { title: string; subtitle?: string }): object {
+  rejectUnknownOptions(options, PRIVACY_CURVE_CHART_OPTIONS, 'privacyCurveChart');
   const values = curves.flatMap((c) => c.points.filter((p) => p.delta > 0 && Number.isFinite(p.epsilon)).map((p) => ({ accountant: c.label, epsilon: p.epsilon, delta: p.delta })));
   return {
     ...singleChart(options, values),
@@ -155,12 +162,15 @@ export interface ErrorBarOptions {
   readonly reference?: { readonly label: string; readonly value: number };
 }
 
+const ERROR_BAR_OPTIONS = optionNames<ErrorBarOptions>({ title: true, subtitle: true, xTitle: true, yTitle: true, logX: true, reference: true });
+
 /**
  * The vega-lite spec of means with error bars (`dpfit plot`: accuracy against epsilon): one line
  * per series through its means, a bar from mean - std to mean + std at each point, and an
  * optional dashed reference line.
  */
 export function errorBarChart(rows: readonly ErrorBarRow[], options: ErrorBarOptions): object {
+  rejectUnknownOptions(options, ERROR_BAR_OPTIONS, 'errorBarChart');
   const series = [...new Set(rows.map((r) => r.series))];
   const domain = options.reference === undefined ? series : [...series, options.reference.label];
   const x = { field: 'x', type: 'quantitative', title: options.xTitle, ...(options.logX ? { scale: { type: 'log' } } : {}) };

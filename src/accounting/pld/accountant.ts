@@ -39,7 +39,7 @@
  * of long queries.
  */
 import { DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
-import { requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
 import { containsGriddedDiscreteNoise, continuousLowerSurrogate } from '../discrete-coupling.js';
 import { someEvent, type DpEvent } from '../events.js';
 import { nextDown, nextUp } from '../float-steps.js';
@@ -177,6 +177,8 @@ function noiseShift(pld: DiscretePld, search: { epsilon: number; slope: number }
   return search.slope > 0 ? noise / search.slope : Infinity;
 }
 
+const PLD_ACCOUNTANT_OPTIONS = optionNames<PldAccountantOptions>({ valueDiscretization: true, relativeAccuracy: true, tailMassBound: true, maxGridSize: true, scheduleGrid: true, onProgress: true });
+
 export class PldAccountant {
   private readonly options: Required<Omit<PldAccountantOptions, 'valueDiscretization' | 'tailMassBound' | 'onProgress'>> & {
     valueDiscretization?: number;
@@ -213,6 +215,7 @@ export class PldAccountant {
   private meter: ProgressMeter | undefined;
 
   constructor(options: PldAccountantOptions = {}) {
+    rejectUnknownOptions(options, PLD_ACCOUNTANT_OPTIONS, 'PldAccountant');
     if (options.valueDiscretization !== undefined) requirePositive('valueDiscretization', options.valueDiscretization);
     const relativeAccuracy = options.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY;
     if (!(typeof relativeAccuracy === 'number' && relativeAccuracy > 0 && relativeAccuracy < 1)) {
@@ -741,11 +744,13 @@ function consistentEpsilon(composed: ComposedPlds, delta: number, epsilon: numbe
 
 /** epsilon of one event at delta by the PLD accountant. */
 export function pldEpsilon(event: DpEvent, delta: number, options: PldAccountantOptions = {}): PldGuarantee {
+  rejectUnknownOptions(options, PLD_ACCOUNTANT_OPTIONS, 'pldEpsilon');
   return new PldAccountant(options).compose(event).getEpsilon(delta);
 }
 
 /** delta of one event at epsilon by the PLD accountant. */
 export function pldDelta(event: DpEvent, epsilon: number, options: PldAccountantOptions = {}): PldGuarantee {
+  rejectUnknownOptions(options, PLD_ACCOUNTANT_OPTIONS, 'pldDelta');
   return new PldAccountant(options).compose(event).getDelta(epsilon);
 }
 

@@ -15,7 +15,7 @@
  * distinct ones (a noise schedule) are bounded together by chords (`sampled-gaussian-schedule.ts`).
  */
 import { DpfitError, InvalidParameterError, NumericalError } from '../../errors.js';
-import { requireInteger, requireNonNegative, requireOpenUnit } from '../../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit } from '../../validate.js';
 import { addCompositionAtoms, type CompositionAtom } from '../event-multiset.js';
 import type { DpEvent } from '../events.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../guarantee.js';
@@ -61,6 +61,8 @@ function validateOrders(orders: readonly number[], param: string): void {
   });
 }
 
+export const RDP_ACCOUNTANT_OPTIONS = optionNames<RdpAccountantOptions>({ orders: true, extraOrders: true, optimizeOrder: true, onProgress: true, allowConjecture: true, scheduleGrid: true });
+
 export class RdpAccountant {
   readonly orders: readonly number[];
   private readonly options: RdpOptions;
@@ -79,6 +81,7 @@ export class RdpAccountant {
   private readonly onProgress: ((done: number, total: number) => void) | undefined;
 
   constructor(options: RdpAccountantOptions = {}) {
+    rejectUnknownOptions(options, RDP_ACCOUNTANT_OPTIONS, 'RdpAccountant');
     if (options.orders !== undefined) validateOrders(options.orders, 'orders');
     if (options.extraOrders !== undefined) validateOrders(options.extraOrders, 'extraOrders');
     this.orders = Object.freeze(mergeOrders(options.orders ?? DEFAULT_ORDERS, options.extraOrders));
@@ -254,10 +257,12 @@ export class RdpAccountant {
 
 /** epsilon of one event at delta by the RDP accountant. */
 export function rdpEpsilon(event: DpEvent, delta: number, options: RdpAccountantOptions = {}): PrivacyGuarantee {
+  rejectUnknownOptions(options, RDP_ACCOUNTANT_OPTIONS, 'rdpEpsilon');
   return new RdpAccountant(options).compose(event).getEpsilon(delta);
 }
 
 /** delta of one event at epsilon by the RDP accountant. */
 export function rdpDelta(event: DpEvent, epsilon: number, options: RdpAccountantOptions = {}): PrivacyGuarantee {
+  rejectUnknownOptions(options, RDP_ACCOUNTANT_OPTIONS, 'rdpDelta');
   return new RdpAccountant(options).compose(event).getDelta(epsilon);
 }

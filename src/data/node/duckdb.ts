@@ -15,10 +15,11 @@
 import { open } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { CsvParser, type CsvColumnType, type CsvOptions } from '../csv.js';
+import { CSV_OPTIONS, CsvParser, type CsvColumnType, type CsvOptions } from '../csv.js';
 import type { RawColumn, RawTable } from '../table.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { requireFile } from './read.js';
+import { optionNames, pickOptions, rejectUnknownOptions } from '../../validate.js';
 
 /** The number grammar of `parse-number.ts` as a regular expression (type inference of text columns). */
 const NUMBER_PATTERN = '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?';
@@ -331,6 +332,8 @@ export async function inferTextColumns(connection: DuckDBConnection, from: strin
   });
 }
 
+const CSV_AND_DUCKDB_OPTIONS = optionNames<CsvOptions & DuckDbOptions>({ ...CSV_OPTIONS, threads: true });
+
 /**
  * Reads a Parquet file. Columns are numeric or text as stored, unless `columnTypes` says
  * otherwise (text holding numbers is parsed with the built-in grammar).
@@ -339,6 +342,7 @@ export async function inferTextColumns(connection: DuckDBConnection, from: strin
  * const table = await readParquetFile('data.parquet', { threads: 1 });
  */
 export async function readParquetFile(path: string, options: CsvOptions & DuckDbOptions = {}): Promise<RawTable> {
+  rejectUnknownOptions(options, CSV_AND_DUCKDB_OPTIONS, 'readParquetFile');
   await requireFile(path);
   const from = `read_parquet(${sqlString(path)})`;
   return withDuckDb(options, async (connection) => {
@@ -367,7 +371,7 @@ export async function csvColumnNames(path: string, options: CsvOptions): Promise
     for (;;) {
       const buffer = Buffer.alloc(size);
       const { bytesRead } = await handle.read(buffer, 0, size, 0);
-      const parser = new CsvParser({ ...options, source: options.source ?? path, columnTypes: undefined });
+      const parser = new CsvParser({ ...pickOptions(options, CSV_OPTIONS), source: options.source ?? path, columnTypes: undefined });
       parser.consumeColumns(buffer, 0, bytesRead, bytesRead < size);
       if (parser.columnNames !== undefined) return parser.columnNames;
       if (bytesRead < size) throw new DataFormatError(path, 'the file is empty (no header and no data)');
@@ -383,6 +387,7 @@ export async function csvColumnNames(path: string, options: CsvOptions): Promise
  * reader; errors in values say "row N" rather than the line).
  */
 export async function readCsvWithDuckDb(path: string, options: CsvOptions & DuckDbOptions = {}): Promise<RawTable> {
+  rejectUnknownOptions(options, CSV_AND_DUCKDB_OPTIONS, 'readCsvWithDuckDb');
   await requireFile(path);
   const header = options.header ?? true;
   // With optional columns, a header-less file's first record says which of the names it has.
@@ -412,6 +417,8 @@ export async function readCsvWithDuckDb(path: string, options: CsvOptions & Duck
   }, { source: path, purpose: 'reading this CSV file with DuckDB' });
 }
 
+const CONVERT_CSV_TO_PARQUET_OPTIONS = optionNames<NonNullable<Parameters<typeof convertCsvToParquet>[2]>>({ threads: true, delimiter: true });
+
 /**
  * Converts a CSV file to Parquet with DuckDB's own CSV reader and type detection (a comma-separated
  * file with a header; columns become BIGINT, DOUBLE or VARCHAR — never BOOLEAN or dates, so text
@@ -419,6 +426,7 @@ export async function readCsvWithDuckDb(path: string, options: CsvOptions & Duck
  * give identical datasets.
  */
 export async function convertCsvToParquet(csvPath: string, parquetPath: string, options: DuckDbOptions & { delimiter?: string } = {}): Promise<void> {
+  rejectUnknownOptions(options, CONVERT_CSV_TO_PARQUET_OPTIONS, 'convertCsvToParquet');
   await requireFile(csvPath);
   await withDuckDb(options, async (connection) => {
     try {

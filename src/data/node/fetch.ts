@@ -14,6 +14,7 @@ import { DataFormatError, DpfitError, InvalidParameterError } from '../../errors
 import { ADULT_FILES, ADULT_SCHEMA_JSON, normalizeAdultCopy, type RemoteFile } from '../adult.js';
 import { describeOsError, writeFileAtomic } from './output-files.js';
 import { requireFile } from './read.js';
+import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 /** SHA-256 of bytes as lower-case hex. */
 export function sha256Hex(bytes: Uint8Array): string {
@@ -44,11 +45,14 @@ export class FetchFailedError extends DpfitError {
   }
 }
 
+const DOWNLOAD_VERIFIED_OPTIONS = optionNames<NonNullable<Parameters<typeof downloadVerified>[1]>>({ fetchImpl: true, timeoutMs: true });
+
 /**
  * Downloads one file and verifies it (size, SHA-256). Uses `fetchImpl` (default: the global
  * `fetch`) with a timeout.
  */
 export async function downloadVerified(file: RemoteFile, options: { fetchImpl?: FetchFunction; timeoutMs?: number } = {}): Promise<Uint8Array> {
+  rejectUnknownOptions(options, DOWNLOAD_VERIFIED_OPTIONS, 'downloadVerified');
   const fetchImpl = options.fetchImpl ?? (globalThis.fetch as unknown as FetchFunction | undefined);
   if (fetchImpl === undefined) throw new FetchFailedError(file.url, 'no fetch() in this runtime');
   let response;
@@ -108,11 +112,14 @@ async function readIfPresent(path: string): Promise<Buffer | undefined> {
   }
 }
 
+const INSTALL_OPTIONS = optionNames<InstallOptions>({ dir: true, from: true, normalize: true, fetchImpl: true });
+
 /**
  * Installs verified files into `dir`: a file already there that verifies is kept; otherwise it is
  * copied from `from` (after `normalize`) or downloaded, verified, then written.
  */
 export async function installFiles(files: readonly RemoteFile[], options: InstallOptions): Promise<InstalledFile[]> {
+  rejectUnknownOptions(options, INSTALL_OPTIONS, 'installFiles');
   if (typeof options.dir !== 'string' || options.dir === '') throw new InvalidParameterError('dir', options.dir, 'a directory path');
   // Verify everything before writing anything.
   const plan: { file: RemoteFile; bytes?: Uint8Array; source: string; status: InstalledFile['status']; changes: string[] }[] = [];
@@ -187,6 +194,8 @@ export interface FetchReport {
   readonly parts: Readonly<Record<string, string>>;
 }
 
+const FETCH_ADULT_OPTIONS = optionNames<FetchAdultOptions>({ dir: true, from: true, fetchImpl: true, files: true });
+
 /**
  * `dpfit data fetch adult`: installs adult.data, adult.test (and adult.names) from UCI or from a
  * local copy, verified, plus `adult.schema.json` (`ADULT_SCHEMA_JSON`) unless one exists.
@@ -195,6 +204,7 @@ export interface FetchReport {
  * await fetchAdult({ dir: 'data/adult', from: '/path/to/uci-adult' });
  */
 export async function fetchAdult(options: FetchAdultOptions = {}): Promise<FetchReport> {
+  rejectUnknownOptions(options, FETCH_ADULT_OPTIONS, 'fetchAdult');
   const dir = options.dir ?? join('data', 'adult');
   const files = await installFiles(options.files ?? ADULT_FILES, { dir, from: options.from, normalize: normalizeAdultCopy, fetchImpl: options.fetchImpl });
   const schemaPath = join(dir, 'adult.schema.json');

@@ -9,7 +9,8 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
+import { CSV_OPTIONS, CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
+import type { DuckDbOptions } from './duckdb.js';
 import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
 import { addPrivateDiagnostics, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
@@ -17,6 +18,7 @@ import { withZeroRows } from '../dropped-rows.js';
 import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type PrivateDiagnostics, type Schema, type SchemaReadOptions } from '../schema.js';
 import type { RawTable } from '../table.js';
 import { nodeKind } from './output-files.js';
+import { optionNames, pickOptions, rejectUnknownOptions } from '../../validate.js';
 
 export type DataFormat = 'csv' | 'parquet' | 'libsvm';
 export type CsvEngine = 'builtin' | 'duckdb';
@@ -122,6 +124,8 @@ async function readPrefix(path: string, bytes: number): Promise<Buffer> {
   }
 }
 
+const READ_CSV_FILE_OPTIONS = optionNames<NonNullable<Parameters<typeof readCsvFile>[1]>>({ ...CSV_OPTIONS, chunkBytes: true });
+
 /**
  * Reads a CSV file with the built-in parser, streamed in 16 MiB chunks (`chunkBytes` in tests).
  * Undeclared column types are guessed from the first MiB and confirmed while parsing; a column
@@ -131,6 +135,7 @@ async function readPrefix(path: string, bytes: number): Promise<Buffer> {
  * const table = await readCsvFile('data.csv', { columnTypes: 'numeric' });
  */
 export async function readCsvFile(path: string, options: CsvOptions & { chunkBytes?: number } = {}): Promise<RawTable> {
+  rejectUnknownOptions(options, READ_CSV_FILE_OPTIONS, 'readCsvFile');
   const size = await requireFile(path);
   const { chunkBytes = CHUNK_BYTES, ...rest } = options;
   if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 2) throw new InvalidParameterError('chunkBytes', chunkBytes, 'an integer >= 2');
@@ -159,8 +164,11 @@ export async function readCsvFile(path: string, options: CsvOptions & { chunkByt
   }
 }
 
+const READ_LIBSVM_FILE_OPTIONS = optionNames<LibsvmOptions>({ source: true, numFeatures: true, positiveLabel: true });
+
 /** Reads a LIBSVM/SVMlight file into a dense dataset (see `../libsvm.ts`). */
 export async function readLibsvmFile(path: string, options: LibsvmOptions = {}): Promise<Dataset> {
+  rejectUnknownOptions(options, READ_LIBSVM_FILE_OPTIONS, 'readLibsvmFile');
   await requireFile(path);
   let bytes: Buffer;
   try {
@@ -206,21 +214,27 @@ export interface ReadTableOptions extends CsvOptions {
   threads?: number;
 }
 
+/** readTable's own options and the readers' it forwards to: CSV options (all readers) and DuckDB's threads. */
+const READ_TABLE_OPTIONS = optionNames<ReadTableOptions>({ ...CSV_OPTIONS, format: true, engine: true, threads: true });
+const CSV_AND_DUCKDB_OPTIONS = optionNames<CsvOptions & DuckDbOptions>({ ...CSV_OPTIONS, threads: true });
+
 /** Reads a CSV or Parquet file into a `RawTable`. */
 export async function readTable(path: string, options: ReadTableOptions = {}): Promise<RawTable> {
+  rejectUnknownOptions(options, READ_TABLE_OPTIONS, 'readTable');
   const format = await detectFormat(path, options.format);
   if (format === 'libsvm') throw new InvalidParameterError('format', format, '"csv" or "parquet" for a table (use readLibsvmFile for LIBSVM)');
   await requireFile(path);
   if (format === 'parquet') {
     const { readParquetFile } = await import('./duckdb.js');
-    return readParquetFile(path, options);
+    return readParquetFile(path, pickOptions(options, CSV_AND_DUCKDB_OPTIONS));
   }
   if ((options.engine ?? 'builtin') === 'duckdb') {
     const { readCsvWithDuckDb } = await import('./duckdb.js');
-    return readCsvWithDuckDb(path, options);
+    return readCsvWithDuckDb(path, pickOptions(options, CSV_AND_DUCKDB_OPTIONS));
   }
   if (options.engine !== undefined && options.engine !== 'builtin') throw new InvalidParameterError('engine', options.engine, '"builtin" or "duckdb"');
-  return readCsvFile(path, options);
+  // (DuckDB's threads mean nothing to the built-in reader.)
+  return readCsvFile(path, pickOptions(options, CSV_OPTIONS));
 }
 
 /** Reads and validates a schema file (JSON). */
@@ -241,6 +255,8 @@ export async function readSchemaFile(path: string): Promise<Schema> {
   return parseSchema(json, path);
 }
 
+const LOAD_DATASET_OPTIONS = optionNames<Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions>({ format: true, engine: true, threads: true, label: true, features: true, encodeChunkBytes: true, droppedRows: true });
+
 /**
  * Reads a CSV or Parquet file with the reader options the schema implies (column types, header,
  * delimiter, comment, missing tokens) and encodes it (`applySchema`).
@@ -253,6 +269,7 @@ export async function readSchemaFile(path: string): Promise<Schema> {
 export async function loadDataset(
   path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions = {},
 ): Promise<PreparedData> {
+  rejectUnknownOptions(options, LOAD_DATASET_OPTIONS, 'loadDataset');
   const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', ...readOptions } = options;
   if (droppedRows !== 'remove' && droppedRows !== 'zeroRows') throw new InvalidParameterError('droppedRows', droppedRows, "'remove' or 'zeroRows'");
   const csvOptions = { ...schemaCsvOptions(schema, path, { label }), ...readOptions };
@@ -308,7 +325,7 @@ async function loadCsvEncoded(
 ): Promise<PreparedData | undefined> {
   const size = await requireFile(path);
   // No size hint: the parser's arrays hold one chunk (reused), not the whole file.
-  const opts = { ...csvOptions, sizeHint: 0, source: csvOptions.source ?? path };
+  const opts = { ...pickOptions(csvOptions, CSV_OPTIONS), sizeHint: 0, source: csvOptions.source ?? path };
   const whole = size <= TYPE_SAMPLE_BYTES;
   const guess = opts.columnTypes === 'numeric' ? undefined : guessColumnTypes(await readPrefix(path, TYPE_SAMPLE_BYTES), opts, whole);
   if (guess === undefined && opts.columnTypes !== 'numeric') return undefined;

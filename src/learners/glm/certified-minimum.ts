@@ -28,7 +28,7 @@
 import { InvalidParameterError } from '../../errors.js';
 import type { Objective } from '../../math/lbfgs.js';
 import { norm2 } from '../../math/linear-algebra.js';
-import { requirePositive } from '../../validate.js';
+import { optionNames, rejectUnknownOptions, requirePositive } from '../../validate.js';
 import { glmConstants } from './constants.js';
 import { maxRowNorm } from './data.js';
 import type { GlmData, GlmLoss } from './types.js';
@@ -69,7 +69,10 @@ function certifiedGradientBound(objective: Objective, theta: Float64Array, grad:
 /** How often (in iterations) the fallback retries the gradient test. */
 const CHECK_EVERY = 25;
 
+const CERTIFIED_MINIMUM_OPTIONS = optionNames<CertifiedMinimumOptions>({ strongConvexity: true, smoothness: true, tolerance: true, roundingBound: true, start: true, onProgress: true });
+
 export function certifiedMinimum(objective: Objective, options: CertifiedMinimumOptions): CertifiedMinimum {
+  rejectUnknownOptions(options, CERTIFIED_MINIMUM_OPTIONS, 'certifiedMinimum');
   const mu = requirePositive('strongConvexity', options.strongConvexity);
   const smoothness = requirePositive('smoothness', options.smoothness);
   const tau = requirePositive('tolerance', options.tolerance);

@@ -1,0 +1,86 @@
+/**
+ * `dpfit/accounting`: privacy accounting. DpEvents (what a computation released), the Rényi-DP
+ * and PLD accountants, RDP-to-(epsilon, delta) conversions, exact Gaussian composition, pure DP,
+ * the Relative Gaussian Mechanism's bounds, and the calibrations (noise for a target epsilon).
+ * Browser-safe: nothing here imports a Node module (docs/architecture.md, "Package entries";
+ * test/package-entries.test.ts walks the import graph). Explicit exports only.
+ */
+
+export {
+  BudgetExceededError,
+  CalibrationError,
+  DataFormatError,
+  DpfitError,
+  InvalidParameterError,
+  NumericalError,
+  UnknownOptionError,
+  UnsupportedEventError,
+} from '../errors.js';
+
+// Events
+export type {
+  ComposeEvent,
+  DpEvent,
+  DpEventKind,
+  GaussianEvent,
+  LaplaceEvent,
+  NoOpEvent,
+  NonPrivateEvent,
+  ObjectivePerturbationEvent,
+  PoissonSampledEvent,
+  RandomizedResponseEvent,
+  RelativeGaussianEvent,
+  RepeatAndSelectEvent,
+  SampledWithoutReplacementEvent,
+  SelfComposeEvent,
+  ShuffledSgdConjectureEvent,
+} from '../accounting/events.js';
+export {
+  composeEvent,
+  eventToJson,
+  gaussianEvent,
+  laplaceEvent,
+  NO_OP_EVENT,
+  NON_PRIVATE_EVENT,
+  objectivePerturbationEvent,
+  parseEvent,
+  poissonSampledEvent,
+  randomizedResponseEvent,
+  relativeGaussianEvent,
+  repeatAndSelectEvent,
+  sampledWithoutReplacementEvent,
+  selfComposeEvent,
+  shuffledSgdConjectureEvent,
+} from '../accounting/events.js';
+export { ampEvent } from '../accounting/amp-event.js';
+export type { PrivacyGuarantee } from '../accounting/guarantee.js';
+export type { NeighboringRelation } from '../accounting/neighboring.js';
+export { neighboringRelationOf } from '../accounting/neighboring.js';
+
+// Accountants and conversions
+export { RdpAccountant, rdpDelta, rdpEpsilon } from '../accounting/rdp/accountant.js';
+export { DEFAULT_ORDERS } from '../accounting/rdp/orders.js';
+export type { RdpConversion } from '../accounting/rdp/conversion.js';
+export { rdpToEpsilon, rdpToEpsilonImproved, rdpToEpsilonMironov } from '../accounting/rdp/conversion.js';
+export type { PldAccountantOptions, PldDiscretization, PldGuarantee } from '../accounting/pld/accountant.js';
+export { PldAccountant, pldDelta, pldEpsilon } from '../accounting/pld/accountant.js';
+export { gaussianDelta, gaussianLogDelta } from '../accounting/gaussian-profile.js';
+export { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+export { advancedComposition, pureEpsilon } from '../accounting/pure-dp.js';
+export { totalVariation } from '../accounting/total-variation.js';
+export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams } from '../accounting/relative-gaussian.js';
+export {
+  calibrateRelativeGaussian,
+  relativeGaussianCorollary1,
+  relativeGaussianEpsilon,
+  relativeGaussianEpsilonFloor,
+  relativeGaussianMaxOrder,
+  relativeGaussianRdp,
+} from '../accounting/relative-gaussian.js';
+
+// Calibration
+export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibrationOptions } from '../accounting/calibrate-gaussian.js';
+export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../accounting/calibrate-gaussian.js';
+export { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps } from '../accounting/calibrate.js';
+export { calibrateObjectivePerturbation } from '../accounting/calibrate-objective-perturbation.js';
+export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/select-amp-parameters.js';

@@ -1,0 +1,68 @@
+/**
+ * `dpfit/learners`: every private learner and what surrounds it: `train()` (one call, any
+ * method) and the scikit-learn-style estimators, the learners themselves (DP-GD, DP-SGD, shuffled
+ * SGD, honest tuning, one-vs-rest, output and objective perturbation, AMP, RGM gradient descent
+ * with Propose-Test-Release), the GLM losses, model files (predict, evaluate, parse, verify),
+ * privacy reports and metrics. Browser-safe: learners take rows in memory (`{x, y, n, d}` or what
+ * `loadDataset` of `dpfit/node` returns); the worker-thread gradient sum, out-of-core and SQL
+ * training are Node-only and live in `dpfit/node` (docs/architecture.md, "Package entries").
+ * The root `dpfit` re-exports the part a newcomer needs first. Explicit exports only.
+ */
+
+export {
+  BudgetExceededError,
+  CalibrationError,
+  DataFormatError,
+  DpfitError,
+  InvalidParameterError,
+  NumericalError,
+  UnknownOptionError,
+  UnsupportedEventError,
+} from '../errors.js';
+
+// One call, any method; the estimators
+export type { SchemaBoundedData, TrainData, TrainMethod, TrainOptions, TrainOutcome } from '../learners/train.js';
+export { schemaClipNorm, train, TRAIN_METHODS } from '../learners/train.js';
+export type { EstimatorOptions } from '../learners/estimators.js';
+export { PrivateLinearRegression, PrivateLogisticRegression } from '../learners/estimators.js';
+export { DEFAULT_DELTA } from '../learners/training.js';
+
+// Models, reports, verification, metrics
+export type { LinearModel, Metrics } from '../learners/model.js';
+export { evaluate, parseModel, parsePrivacyReport, predict, predictMargins } from '../learners/model.js';
+export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from '../learners/verify-model.js';
+export { describeVerification, verifyModel } from '../learners/verify-model.js';
+export type { GuaranteeCondition, PrivacyReport } from '../learners/privacy-report.js';
+export { nonPrivateReport, publicRandomness, weakerGuarantee, withConditions } from '../learners/privacy-report.js';
+export { accuracy, logLoss, meanSquaredError, rocAuc, rSquared } from '../eval/metrics.js';
+
+// The learners
+export type { DpGdOptions, TrainResult } from '../learners/dp-gd.js';
+export { trainDpGd } from '../learners/dp-gd.js';
+export type { DpSgdOptions } from '../learners/dp-sgd.js';
+export { trainDpSgd } from '../learners/dp-sgd.js';
+export { trainShuffledSgd } from '../learners/shuffled-sgd.js';
+export { gridSearchNotPrivate, tuneHonestly } from '../learners/tuning.js';
+export type { GradientMethod, GradientMethodOptions } from '../learners/gradient-methods.js';
+export { calibrateCompositeNoise, gradientRunEvent, gradientRunNoise, trainGradientMethod } from '../learners/gradient-methods.js';
+export type { TuneGradientMethodOptions } from '../learners/tune-gradient-method.js';
+export { poissonMeanForGrid, tuneGradientMethodHonestly } from '../learners/tune-gradient-method.js';
+export type { OneVsRestModel, OneVsRestOptions } from '../learners/one-vs-rest.js';
+export { evaluateOneVsRest, parseOneVsRestModel, predictClasses, trainOneVsRest } from '../learners/one-vs-rest.js';
+export type { ObjectivePerturbationOptions } from '../learners/objective-perturbation.js';
+export { minimizePerturbedObjective, trainObjectivePerturbation } from '../learners/objective-perturbation.js';
+export type { AmpOptions } from '../learners/amp.js';
+export { trainAmp } from '../learners/amp.js';
+export type { RgmGdOptions, RgmGdResult } from '../learners/rgm-gd.js';
+export { rgmRidgeSensitivity, trainRgmGd } from '../learners/rgm-gd.js';
+export { gaussianFeatureRho, proposeTestRelease, ptrStatistic } from '../learners/propose-test-release.js';
+export type { OutputPerturbationOptions } from '../learners/output-perturbation.js';
+export { trainOutputPerturbation } from '../learners/output-perturbation.js';
+export type { OutputPerturbationSgdOptions } from '../learners/output-perturbation-sgd.js';
+export { trainOutputPerturbationSgd } from '../learners/output-perturbation-sgd.js';
+export type { CertifiedMinimum, CertifiedMinimumOptions } from '../learners/glm/certified-minimum.js';
+export { certifiedMinimum } from '../learners/glm/certified-minimum.js';
+
+// Losses
+export type { GlmLoss } from '../learners/glm/index.js';
+export { huberLoss, logisticLoss, smoothedHingeLoss, squaredLoss } from '../learners/glm/index.js';
