@@ -118,7 +118,7 @@ export function ampToleranceFloor(d: number, clipNorm: number): number {
   return 16 * glmGradientRoundingBound(2 ** 32, d, clipNorm, 0, 0, 0);
 }
 
-const AMP_OPTIONS = optionNames<AmpOptions>({ method: true, loss: true, lossParameters: true, clipNorm: true, gradTolerance: true, outputNoiseStd: true, memory: true, maxIterations: true, maxEvaluations: true, initialTheta: true, optimizerTolerance: true, featureNames: true, onStep: true, epsilon: true, delta: true, noiseStd: true, regularization: true, noiseFactor: true, accountant: true, rowNormBound: true, rng: true, continuousNoise: true });
+export const AMP_OPTIONS = optionNames<AmpOptions>({ method: true, loss: true, lossParameters: true, clipNorm: true, gradTolerance: true, outputNoiseStd: true, memory: true, maxIterations: true, maxEvaluations: true, initialTheta: true, optimizerTolerance: true, featureNames: true, onStep: true, epsilon: true, delta: true, noiseStd: true, regularization: true, noiseFactor: true, accountant: true, rowNormBound: true, rng: true, continuousNoise: true });
 
 /**
  * `003` Alg. 1 (see the module comment).

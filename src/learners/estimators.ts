@@ -20,7 +20,7 @@ import { DpfitError } from '../errors.js';
 import type { GlmData } from './glm/types.js';
 import type { Learner, TrainOutcome as LearnerOutcome } from './learner.js';
 import { evaluate, predict, type FeatureMatrix, type LinearModel } from './model.js';
-import { rejectUnknownOptions } from './option-keys.js';
+import { rejectUnknownOptions } from '../validate.js';
 import type { PrivacyReport } from './privacy-report.js';
 import { DEFAULT_TRAIN_METHOD, learnerNamed, trainOptionNames, type CommonTrainOptions, type RegistryEntry } from './registry.js';
 import { train, type SchemaBoundedData, type TrainData, type TrainOptions, type TrainOutcome } from './train.js';

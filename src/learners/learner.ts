@@ -17,10 +17,10 @@ import type { TrainResult } from './dp-gd.js';
 import { glmConstants } from './glm/constants.js';
 import type { GlmData } from './glm/types.js';
 import { lossByName } from './losses.js';
+import type { OptionNames } from '../validate.js';
 import type { LinearModel } from './model.js';
 import type { PrivacyReport } from './privacy-report.js';
 import type { RowSource } from './streamed-gradient.js';
-import type { NoiseOptions } from './training.js';
 
 /** What every learner returns: `model` is undefined only when the mechanism released nothing. */
 export interface TrainOutcome {
@@ -54,18 +54,13 @@ export interface PublicShape {
 /** A learner's options as a caller gives them: every field may be left out but the target delta. */
 export type Given<O> = Partial<O> & { readonly delta: number };
 
-/** The options every learner takes: the noise target and the randomness (`training.ts`). */
-export const NOISE_OPTIONS = ['epsilon', 'delta', 'noiseMultiplier', 'rng', 'continuousNoise'] as const satisfies readonly (keyof NoiseOptions)[];
-
 /**
- * The keys of `O` as a runtime list that the compiler checks to be exactly `keyof O`: a key
- * missing from the list (or one `O` does not have) is a type error, so the list cannot drift
- * from the options type it guards.
+ * A learner's options as the registry lists them: the names of its train function's strict
+ * option list (`optionNames<O>` in its module, checked by the compiler against `O`), without
+ * `method`, which `train()` holds itself.
  */
-export function optionKeys<O>() {
-  return <const K extends readonly (keyof O & string)[]>(
-    keys: K & (Exclude<keyof O & string, K[number]> extends never ? unknown : { readonly missingKeys: Exclude<keyof O & string, K[number]> }),
-  ): readonly (keyof O & string)[] => keys;
+export function learnerOptions<O>(names: OptionNames<O>): readonly (Exclude<keyof O, 'method'> & string)[] {
+  return Object.keys(names).filter((name) => name !== 'method') as (Exclude<keyof O, 'method'> & string)[];
 }
 
 /**
@@ -143,7 +138,7 @@ export interface Learner<M extends string, O extends { readonly delta: number },
    * an add/remove-one release or one that uses no n (`poissonSampled`: DP-SGD).
    */
   readonly eventKinds?: readonly DpEvent['kind'][];
-  /** Every option it takes (`train()` adds `method` and `datasetSize`), checked against `O` (`optionKeys`). */
+  /** Every option it takes (`train()` adds `method` and `datasetSize`), from its module's strict list (`learnerOptions`). */
   readonly options: readonly (keyof O & string)[];
   /** Options nothing public fills on data without a schema: refused by name when missing. */
   readonly required?: readonly (keyof O & string)[];

@@ -358,7 +358,7 @@ export function minimizePerturbedObjective(
   return { theta: certified.theta, optimizer: fast.optimizer, iterations: fast.iterations + certified.fallbackIterations, certificate: certified.certificate };
 }
 
-const OBJECTIVE_PERTURBATION_OPTIONS = optionNames<ObjectivePerturbationOptions>({ method: true, loss: true, lossParameters: true, labelBound: true, parameterNormBound: true, huberThreshold: true, gradTolerance: true, maxIterations: true, optimizer: true, featureNames: true, onStep: true, acceptNoGuarantee: true, epsilon: true, delta: true, noiseStd: true, regularization: true, noiseFactor: true, accountant: true, rowNormBound: true, rng: true, continuousNoise: true });
+export const OBJECTIVE_PERTURBATION_OPTIONS = optionNames<ObjectivePerturbationOptions>({ method: true, loss: true, lossParameters: true, labelBound: true, parameterNormBound: true, huberThreshold: true, gradTolerance: true, maxIterations: true, optimizer: true, featureNames: true, onStep: true, acceptNoGuarantee: true, epsilon: true, delta: true, noiseStd: true, regularization: true, noiseFactor: true, accountant: true, rowNormBound: true, rng: true, continuousNoise: true });
 
 /**
  * Objective perturbation (see the module comment): refused unless `acceptNoGuarantee: true`, and

@@ -96,7 +96,7 @@ export function sgdOutputRoundingSlack(params: { lipschitz: number; learningRate
   return 2 * perStep * horizon * (1 + 1e-9);
 }
 
-const OUTPUT_PERTURBATION_SGD_OPTIONS = optionNames<OutputPerturbationSgdOptions>({ method: true, epochs: true, batchSize: true, learningRate: true, rowNormBound: true, onStep: true, loss: true, lossParameters: true, regularization: true, clipNorm: true, featureNames: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
+export const OUTPUT_PERTURBATION_SGD_OPTIONS = optionNames<OutputPerturbationSgdOptions>({ method: true, epochs: true, batchSize: true, learningRate: true, rowNormBound: true, onStep: true, loss: true, lossParameters: true, regularization: true, clipNorm: true, featureNames: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
 
 export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturbationSgdOptions): TrainResult {
   rejectUnknownOptions(options, OUTPUT_PERTURBATION_SGD_OPTIONS, 'trainOutputPerturbationSgd');

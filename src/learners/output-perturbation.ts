@@ -144,7 +144,7 @@ export function defaultOutputGradTolerance(n: number, d: number, lipschitz: numb
   return Math.max((1e-6 * lipschitz) / n, 64 * outputGradientFloor(n, d, lipschitz));
 }
 
-const OUTPUT_PERTURBATION_OPTIONS = optionNames<OutputPerturbationOptions>({ method: true, gradTolerance: true, maxIterations: true, onStep: true, loss: true, lossParameters: true, regularization: true, clipNorm: true, rowNormBound: true, featureNames: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
+export const OUTPUT_PERTURBATION_OPTIONS = optionNames<OutputPerturbationOptions>({ method: true, gradTolerance: true, maxIterations: true, onStep: true, loss: true, lossParameters: true, regularization: true, clipNorm: true, rowNormBound: true, featureNames: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
 
 /**
  * Output perturbation of the regularised ERM minimiser (Chaudhuri et al. 2011). Randomness: only

@@ -21,7 +21,8 @@
  *      take it. (After 3, so that a missing clipping norm is said first: test/learners-estimators.)
  */
 import type { DatasetSizeReport } from './privacy-report.js';
-import { InvalidParameterError } from '../errors.js';
+import { InvalidParameterError, UnknownOptionError } from '../errors.js';
+import { closestName } from '../validate.js';
 import type { DpEvent } from '../accounting/events.js';
 import type { DefaultsShape } from './defaults.js';
 import { glmConstants } from './glm/constants.js';
@@ -36,7 +37,6 @@ import { output } from './methods/output.js';
 import { outputSgd } from './methods/output-sgd.js';
 import { rgm } from './methods/rgm.js';
 import { shuffled } from './methods/shuffled.js';
-import { closestName, unknownOptionError } from './option-keys.js';
 
 /** Every learner, in `dpfit train --help`'s order (`dpsgd`, the CLI's and the estimators' default, first). */
 export const LEARNERS = [dpsgd, dpgd, shuffled, output, outputSgd, objpert, amp, rgm] as const;
@@ -112,7 +112,7 @@ export function methodReference(learner: AnyLearner): string {
 export function checkGivenOptions(learner: AnyLearner, options: object, where: string): void {
   const valid = trainOptionNames(learner);
   for (const [key, value] of Object.entries(options)) {
-    if (value !== undefined && !ANY_OPTION.has(key)) throw unknownOptionError(key, value, valid, where);
+    if (value !== undefined && !ANY_OPTION.has(key)) throw new UnknownOptionError(key, value, where, valid, closestName(key, valid));
   }
   const given = options as Record<string, unknown>;
   for (const rule of learner.rules ?? []) {
@@ -129,7 +129,7 @@ export function rejectOtherLearnersOptions(learner: AnyLearner, options: object,
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined || valid.includes(key)) continue;
     const takers = LEARNERS.filter((l) => (l.options as readonly string[]).includes(key)).map((l) => l.method);
-    const error = unknownOptionError(key, value, valid, where);
+    const error = new UnknownOptionError(key, value, where, valid, closestName(key, valid));
     error.message = `${error.message} (${key} is an option of ${takers.join(', ')})`;
     throw error;
   }

@@ -392,7 +392,7 @@ export function noisyRgmGradient(clipped: ClippedData, plan: RgmPlan, theta: Flo
   return addRgmGridNoise(out, plan.grid, plan.gamma, plan.baselineSteps, rng);
 }
 
-const RGM_GD_OPTIONS = optionNames<RgmGdOptions>({ method: true, loss: true, epsilon: true, delta: true, noiseMultiplier: true, steps: true, regularization: true, featureClip: true, bClip: true, clipMatrix: true, rho: true, bNormBound: true, ptrEpsilonFraction: true, ptrDeltaFraction: true, learningRate: true, featureNames: true, rng: true });
+export const RGM_GD_OPTIONS = optionNames<RgmGdOptions>({ method: true, loss: true, epsilon: true, delta: true, noiseMultiplier: true, steps: true, regularization: true, featureClip: true, bClip: true, clipMatrix: true, rho: true, bNormBound: true, ptrEpsilonFraction: true, ptrDeltaFraction: true, learningRate: true, featureNames: true, rng: true });
 
 /**
  * Trains ridge regression by RGM gradient descent after a Propose-Test-Release check (file comment).

@@ -3,9 +3,9 @@
  * perturbation of the clipped loss with output noise that hides b and pays for the optimiser's
  * tolerance. A sum objective: add/remove-one, and no released value depends on n (`amp.ts`).
  */
-import { trainAmp, type AmpOptions } from '../amp.js';
+import { trainAmp, type AmpOptions, AMP_OPTIONS } from '../amp.js';
 import type { TrainResult } from '../dp-gd.js';
-import { clipNormFromBounds, optionKeys, type Learner } from '../learner.js';
+import { clipNormFromBounds, learnerOptions, type Learner } from '../learner.js';
 
 export const amp: Learner<'amp', AmpOptions, TrainResult> = {
   method: 'amp',
@@ -13,10 +13,7 @@ export const amp: Learner<'amp', AmpOptions, TrainResult> = {
   relation: 'addOrRemoveOne',
   datasetSize: 'unused',
   eventKinds: ['objectivePerturbation'],
-  options: optionKeys<AmpOptions>()([
-    'epsilon', 'delta', 'noiseStd', 'regularization', 'noiseFactor', 'accountant', 'rowNormBound', 'rng', 'continuousNoise', 'loss', 'lossParameters',
-    'clipNorm', 'gradTolerance', 'outputNoiseStd', 'memory', 'maxIterations', 'maxEvaluations', 'initialTheta', 'optimizerTolerance', 'featureNames', 'onStep',
-  ]),
+  options: learnerOptions(AMP_OPTIONS),
   // lambda and sigma are chosen inside (003 Sec. 5) from public quantities; no rule here uses n.
   defaults: () => ({}),
   // Without a schema: 003 Sec. 5's C = sqrt(2) and R = 1 (amp.ts).

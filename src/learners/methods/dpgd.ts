@@ -7,15 +7,15 @@
 import { selfComposeEvent } from '../../accounting/events.js';
 import { requireInteger } from '../../validate.js';
 import { DEFAULT_DPGD_STEPS, defaultStep } from '../defaults.js';
-import { dpGdStepNoise, trainDpGd, type DpGdOptions } from '../dp-gd.js';
-import { clipNormFromBounds, NOISE_OPTIONS, optionKeys, type GradientLearner } from '../learner.js';
+import { dpGdStepNoise, trainDpGd, type DpGdOptions, DP_GD_OPTIONS } from '../dp-gd.js';
+import { clipNormFromBounds, learnerOptions, type GradientLearner } from '../learner.js';
 
 export const dpgd: GradientLearner<'dpgd', DpGdOptions> = {
   method: 'dpgd',
   summary: 'full batch, replace-one',
   relation: 'replaceOne',
   datasetSize: 'records',
-  options: optionKeys<DpGdOptions>()([...NOISE_OPTIONS, 'loss', 'lossParameters', 'clipNorm', 'steps', 'learningRate', 'regularization', 'featureNames', 'onStep', 'gradientSummer', 'precision']),
+  options: learnerOptions(DP_GD_OPTIONS),
   required: ['clipNorm'],
   defaults: (shape, given) => {
     const regularization = given.regularization ?? 0;

@@ -5,8 +5,8 @@
  * and one-vs-rest releases and trains out of core.
  */
 import { DEFAULT_DPSGD_EPOCHS, defaultDpSgdBatchSize, defaultStep } from '../defaults.js';
-import { dpSgdPublicSize, dpSgdRunEvent, dpSgdSchedule, dpSgdStepNoise, trainDpSgd, type DpSgdOptions } from '../dp-sgd.js';
-import { clipNormFromBounds, NOISE_OPTIONS, optionKeys, publicCount, type GradientLearner } from '../learner.js';
+import { dpSgdPublicSize, dpSgdRunEvent, dpSgdSchedule, dpSgdStepNoise, trainDpSgd, type DpSgdOptions, DP_SGD_OPTIONS } from '../dp-sgd.js';
+import { clipNormFromBounds, learnerOptions, publicCount, type GradientLearner } from '../learner.js';
 
 export const dpsgd: GradientLearner<'dpsgd', DpSgdOptions> = {
   method: 'dpsgd',
@@ -14,10 +14,7 @@ export const dpsgd: GradientLearner<'dpsgd', DpSgdOptions> = {
   relation: 'addOrRemoveOne',
   datasetSize: 'declaredOrRecords',
   eventKinds: ['poissonSampled'],
-  options: optionKeys<DpSgdOptions>()([
-    ...NOISE_OPTIONS, 'loss', 'lossParameters', 'clipNorm', 'batchSize', 'samplingProbability', 'steps', 'epochs', 'learningRate',
-    'schedule', 'optimizer', 'momentum', 'regularization', 'datasetSize', 'featureNames', 'onStep',
-  ]),
+  options: learnerOptions(DP_SGD_OPTIONS),
   required: ['clipNorm'],
   defaults: (shape, given) => {
     const regularization = given.regularization ?? 0;

@@ -5,8 +5,8 @@
  * guarantee none. A sum objective: add/remove-one, and no released value depends on n.
  */
 import type { TrainResult } from '../dp-gd.js';
-import { optionKeys, type Learner } from '../learner.js';
-import { trainObjectivePerturbation, type ObjectivePerturbationOptions } from '../objective-perturbation.js';
+import { learnerOptions, type Learner } from '../learner.js';
+import { trainObjectivePerturbation, type ObjectivePerturbationOptions, OBJECTIVE_PERTURBATION_OPTIONS } from '../objective-perturbation.js';
 import { GRID_INVERSION, OBJECTIVE_PERTURBATION_NOT_PRIVATE, requireObjectivePerturbationOptIn } from '../objective-perturbation-opt-in.js';
 
 export const objpert: Learner<'objpert', ObjectivePerturbationOptions, TrainResult> = {
@@ -15,10 +15,7 @@ export const objpert: Learner<'objpert', ObjectivePerturbationOptions, TrainResu
   relation: 'addOrRemoveOne',
   datasetSize: 'unused',
   eventKinds: ['objectivePerturbation'],
-  options: optionKeys<ObjectivePerturbationOptions>()([
-    'epsilon', 'delta', 'noiseStd', 'regularization', 'noiseFactor', 'accountant', 'rowNormBound', 'rng', 'continuousNoise', 'loss', 'lossParameters',
-    'labelBound', 'parameterNormBound', 'huberThreshold', 'gradTolerance', 'maxIterations', 'optimizer', 'featureNames', 'onStep', 'acceptNoGuarantee',
-  ]),
+  options: learnerOptions(OBJECTIVE_PERTURBATION_OPTIONS),
   optIn: {
     option: 'acceptNoGuarantee',
     require: requireObjectivePerturbationOptIn,

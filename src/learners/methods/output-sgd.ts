@@ -5,8 +5,8 @@
  */
 import { DEFAULT_OUTPUT_SGD_EPOCHS, defaultOutputRegularization, defaultOutputSgdBatchSize, defaultStep } from '../defaults.js';
 import type { TrainResult } from '../dp-gd.js';
-import { NOISE_OPTIONS, optionKeys, publicCount, type Learner } from '../learner.js';
-import { trainOutputPerturbationSgd, type OutputPerturbationSgdOptions } from '../output-perturbation-sgd.js';
+import { learnerOptions, publicCount, type Learner } from '../learner.js';
+import { trainOutputPerturbationSgd, type OutputPerturbationSgdOptions, OUTPUT_PERTURBATION_SGD_OPTIONS } from '../output-perturbation-sgd.js';
 import { POSITIVE_REGULARIZATION } from './output.js';
 
 export const outputSgd: Learner<'outputSgd', OutputPerturbationSgdOptions, TrainResult> = {
@@ -14,7 +14,7 @@ export const outputSgd: Learner<'outputSgd', OutputPerturbationSgdOptions, Train
   summary: 'noise on the SGD output, 004 Sec. 3.2.2',
   relation: 'replaceOne',
   datasetSize: 'records',
-  options: optionKeys<OutputPerturbationSgdOptions>()([...NOISE_OPTIONS, 'loss', 'lossParameters', 'regularization', 'clipNorm', 'rowNormBound', 'featureNames', 'epochs', 'batchSize', 'learningRate', 'onStep']),
+  options: learnerOptions(OUTPUT_PERTURBATION_SGD_OPTIONS),
   rules: [POSITIVE_REGULARIZATION],
   defaults: (shape, given) => {
     const n = publicCount(shape);

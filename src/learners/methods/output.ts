@@ -4,8 +4,8 @@
  * (`output-perturbation.ts`).
  */
 import { defaultOutputRegularization } from '../defaults.js';
-import { NOISE_OPTIONS, optionKeys, publicCount, type Learner, type OptionRule } from '../learner.js';
-import { trainOutputPerturbation, type OutputPerturbationOptions } from '../output-perturbation.js';
+import { learnerOptions, publicCount, type Learner, type OptionRule } from '../learner.js';
+import { trainOutputPerturbation, type OutputPerturbationOptions, OUTPUT_PERTURBATION_OPTIONS } from '../output-perturbation.js';
 import type { TrainResult } from '../dp-gd.js';
 
 /** lambda > 0: the strong convexity output perturbation's sensitivity bound needs (shared with output-sgd). */
@@ -21,7 +21,7 @@ export const output: Learner<'output', OutputPerturbationOptions, TrainResult> =
   summary: 'noise on the regularised ERM minimiser, Chaudhuri et al. 2011',
   relation: 'replaceOne',
   datasetSize: 'records',
-  options: optionKeys<OutputPerturbationOptions>()([...NOISE_OPTIONS, 'loss', 'lossParameters', 'regularization', 'clipNorm', 'rowNormBound', 'featureNames', 'gradTolerance', 'maxIterations', 'onStep']),
+  options: learnerOptions(OUTPUT_PERTURBATION_OPTIONS),
   rules: [POSITIVE_REGULARIZATION],
   defaults: (shape, given) => ({ regularization: given.regularization ?? defaultOutputRegularization(publicCount(shape), shape.d, shape.epsilon ?? 1) }),
   // Either bound gives the Lipschitz constant: the row-norm bound unless a clipping norm is given.

@@ -5,22 +5,19 @@
  * name (`dpfit train --method rgm` needs `--loss linear`, whose default is logistic).
  */
 import { DEFAULT_RGM_STEPS } from '../defaults.js';
-import { optionKeys, type Learner, type TrainOutcome } from '../learner.js';
+import { learnerOptions, type Learner, type TrainOutcome } from '../learner.js';
 import { lossByName } from '../losses.js';
-import { trainRgmGd, type RgmGdOptions } from '../rgm-gd.js';
+import { trainRgmGd, type RgmGdOptions, RGM_GD_OPTIONS } from '../rgm-gd.js';
 
 /** RGM's options, and the loss as every learner takes it: only the linear (squared) loss, ridge's (the default). */
-export type RgmTrainOptions = RgmGdOptions & { readonly loss?: string };
+export type RgmTrainOptions = Omit<RgmGdOptions, 'loss'> & { readonly loss?: string };
 
 export const rgm: Learner<'rgm', RgmTrainOptions, TrainOutcome> = {
   method: 'rgm',
   summary: 'ridge by Relative Gaussian Mechanism gradient descent after a Propose-Test-Release check, 000 Sec. 5; may release nothing',
   relation: 'replaceOne',
   datasetSize: 'records',
-  options: optionKeys<RgmTrainOptions>()([
-    'epsilon', 'delta', 'noiseMultiplier', 'steps', 'regularization', 'featureClip', 'bClip', 'clipMatrix', 'rho', 'bNormBound',
-    'ptrEpsilonFraction', 'ptrDeltaFraction', 'learningRate', 'featureNames', 'rng', 'loss',
-  ]),
+  options: learnerOptions<RgmTrainOptions>(RGM_GD_OPTIONS),
   required: ['featureClip', 'bClip'],
   rules: [
     {

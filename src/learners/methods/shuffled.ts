@@ -5,18 +5,15 @@
  * a composite release it runs the plain iteration, whose event `runNoise` gives.
  */
 import { DEFAULT_SHUFFLED_EPOCHS, defaultShuffledLearningRate } from '../defaults.js';
-import { clipNormFromBounds, NOISE_OPTIONS, optionKeys, publicCount, type GradientLearner } from '../learner.js';
-import { shuffledPartialEpochs, shuffledSgdEvent, shuffledStepNoise, trainShuffledSgd, type ShuffledSgdOptions } from '../shuffled-sgd.js';
+import { clipNormFromBounds, learnerOptions, publicCount, type GradientLearner } from '../learner.js';
+import { shuffledPartialEpochs, shuffledSgdEvent, shuffledStepNoise, trainShuffledSgd, type ShuffledSgdOptions, SHUFFLED_SGD_OPTIONS } from '../shuffled-sgd.js';
 
 export const shuffled: GradientLearner<'shuffled', ShuffledSgdOptions> = {
   method: 'shuffled',
   summary: '004 Alg. 1, replace-one',
   relation: 'replaceOne',
   datasetSize: 'records',
-  options: optionKeys<ShuffledSgdOptions>()([
-    ...NOISE_OPTIONS, 'loss', 'lossParameters', 'clipNorm', 'epochs', 'fraction', 'learningRate', 'regularization', 'accountConjecture',
-    'featureNames', 'lastIterate', 'projectionRadius', 'rowNormBound', 'onStep',
-  ]),
+  options: learnerOptions(SHUFFLED_SGD_OPTIONS),
   required: ['clipNorm'],
   defaults: (shape, given) => {
     const regularization = given.regularization ?? 0;
