@@ -56,6 +56,7 @@ export interface BudgetLedger {
 
 /** The spent budget of a list of entries (the rule of the file comment). */
 export function spentBudget(entries: readonly Pick<BudgetEntry, 'event' | 'extraDelta'>[], budget: Budget): SpentBudget {
+  rejectUnknownOptions(budget, BUDGET_NAMES, "spentBudget's budget");
   if (entries.length === 0) return { epsilon: 0, delta: 0, entries: 0 };
   const extra = extraDeltaSum(entries);
   const rdpDelta = budget.delta - extra;
@@ -86,6 +87,7 @@ export function decideBudget(
   entry: Pick<BudgetEntry, 'event' | 'extraDelta'>,
   budget: Budget,
 ): { granted: boolean; reason?: string; spentBefore: SpentBudget; spentAfter: SpentBudget } {
+  rejectUnknownOptions(budget, BUDGET_NAMES, "decideBudget's budget");
   const spentBefore = spentBudget(granted, budget);
   if (!(typeof entry.extraDelta === 'number' && entry.extraDelta >= 0 && entry.extraDelta < 1)) {
     // A negative (or NaN) extra delta would lower the sum and grant more than the budget allows.

@@ -83,7 +83,7 @@ export interface OptionRule {
 export interface OptIn {
   readonly option: string;
   /** Throws `InvalidParameterError` naming the option unless `value` is `true` (the library's words). */
-  readonly require: (value: unknown) => void;
+  readonly check: (value: unknown) => void;
   /** `dpfit train`'s refusal of the method without its flag (`--method must be EXPECTED, got ... (DETAIL)`). */
   readonly refusal: { readonly expected: string; readonly detail: string };
   /** Said on stderr when the CLI runs it. */

@@ -120,7 +120,7 @@ export function checkGivenOptions(learner: AnyLearner, options: object, where: s
     if (value === undefined || rule.holds(value)) continue;
     throw new InvalidParameterError(rule.option, value, `${rule.expected} for ${methodReference(learner)} (${rule.why})`);
   }
-  learner.optIn?.require(given[learner.optIn.option]);
+  learner.optIn?.check(given[learner.optIn.option]);
 }
 
 /** Step 4: refuses an option of another learner, naming who takes it. */

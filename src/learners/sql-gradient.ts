@@ -88,11 +88,12 @@ import { randomInt } from 'node:crypto';
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { labelColumn, schemaEncodedNormBound, schemaFeatureNames, type CategoricalColumnSpec, type NumericColumnSpec, type Schema } from '../data/schema.js';
 import { numericEncodedWidth } from '../data/numeric-encoding.js';
-import { setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
+import { DP_GD_OPTIONS, setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
 import { CLIP_SAFETY, SMALLEST_CLIP_ROW_NORM } from './glm/clipped-gradient.js';
 import { lossByName } from './losses.js';
 import { checkPartitionedViews, type ThetaColumn } from './sql-partition-check.js';
 import { inTransaction, isPostgresRunner, subquery, type PostgresRunner, type SqlCell, type SqlRunner } from './sql-runner.js';
+import { optionNames, rejectUnknownOptions } from '../validate.js';
 
 export type { SqlCell, SqlRunner } from './sql-runner.js';
 
@@ -551,6 +552,8 @@ export interface PushDownOptions extends Omit<DpGdOptions, 'steps'> {
   readonly thetaTable?: string;
 }
 
+const PUSH_DOWN_OPTIONS = optionNames<PushDownOptions>({ ...DP_GD_OPTIONS, checkRows: true, onQuery: true, partitionKey: true, thetaTable: true });
+
 /** What the check query found: n, and the owner's private diagnostics. */
 export interface PushDownCheck {
   readonly n: number;
@@ -598,6 +601,7 @@ function checkPartitionedStep(name: string, rows: SqlCell[][], d: number, n: num
  * aggregate query per step; the noise is added by dpfit with the slack of `sqlSumRoundingSlack`.
  */
 export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: string, options: PushDownOptions): Promise<TrainResult & { check: PushDownCheck }> {
+  rejectUnknownOptions(options, PUSH_DOWN_OPTIONS, 'trainDpGdInSql');
   const lossName = options.loss ?? 'logistic';
   // The query must be one statement by itself before it is embedded in dpfit's SQL (sql-runner.ts).
   await runner.checkQuery(query);

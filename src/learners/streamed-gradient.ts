@@ -26,12 +26,13 @@
  */
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
-import { setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
-import { setUpDpSgd, dpSgdUpdate, finishDpSgd, type DpSgdOptions } from './dp-sgd.js';
+import { DP_GD_OPTIONS, setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
+import { DP_SGD_OPTIONS, setUpDpSgd, dpSgdUpdate, finishDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import { toSignedLabels } from './glm/constants.js';
 import { CHUNK_ROWS, sumClippedGradients } from './glm/per-example.js';
 import type { GlmLoss } from './glm/types.js';
 import { lossByName } from './losses.js';
+import { rejectUnknownOptions } from '../validate.js';
 
 /**
  * Rows read one pass at a time, always in the same order. `scan` calls `onChunk` with consecutive
@@ -103,6 +104,7 @@ export async function streamedClippedSum(loss: GlmLoss, source: RowSource, theta
 
 /** DP-GD (`dp-gd.ts`) over a row source: one pass per step, the same release as `trainDpGd` on the same rows. */
 export async function trainDpGdStreamed(source: RowSource, options: DpGdOptions): Promise<TrainResult> {
+  rejectUnknownOptions(options, DP_GD_OPTIONS, 'trainDpGdStreamed');
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   checkLabels(loss, source);
   const run = setUpDpGd(source, { ...options, featureNames: options.featureNames ?? source.featureNames });
@@ -147,6 +149,7 @@ export async function gatherRows(loss: GlmLoss, source: RowSource, batch: Uint32
 
 /** DP-SGD (`dp-sgd.ts`) over a row source: each step's Poisson batch drawn first, then gathered in one pass. */
 export async function trainDpSgdStreamed(source: RowSource, options: DpSgdOptions): Promise<TrainResult> {
+  rejectUnknownOptions(options, DP_SGD_OPTIONS, 'trainDpSgdStreamed');
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   checkLabels(loss, source);
   const withNames = { ...options, featureNames: options.featureNames ?? source.featureNames };

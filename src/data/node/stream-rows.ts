@@ -36,6 +36,7 @@ import {
 } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { detectFormat, requireFile } from './read.js';
+import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 export interface StreamOptions {
   /** A cap on memory in bytes: DuckDB gets a quarter of it (at least 32 MiB) as its memory_limit. */
@@ -45,6 +46,8 @@ export interface StreamOptions {
   /** "csv" or "parquet" (default: from the file, as `detectFormat`). */
   readonly format?: 'csv' | 'parquet';
 }
+
+const STREAM_OPTIONS = optionNames<StreamOptions>({ maxMemory: true, threads: true, format: true });
 
 /** A streamed dataset: the rows (a `RowSource`) and what `PreparedData` says about them besides the rows. */
 export interface StreamedDataset {
@@ -144,6 +147,7 @@ function chunkTable(path: string, chunk: { rowCount: number; getColumnVector(j: 
  * try { await trainDpGdStreamed(data.rows, { clipNorm: 1, steps: 10, learningRate: 1, epsilon: 1, delta: 1e-6 }); } finally { data.close(); }
  */
 export async function openStreamedDataset(path: string, schema: Schema, options: StreamOptions = {}): Promise<StreamedDataset> {
+  rejectUnknownOptions(options, STREAM_OPTIONS, 'openStreamedDataset');
   await requireFile(path);
   const format = await detectFormat(path, options.format);
   if (format === 'libsvm') throw new InvalidParameterError('format', format, '"csv" or "parquet" for streamed training');

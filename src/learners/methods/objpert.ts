@@ -18,7 +18,7 @@ export const objpert: Learner<'objpert', ObjectivePerturbationOptions, TrainResu
   options: learnerOptions(OBJECTIVE_PERTURBATION_OPTIONS),
   optIn: {
     option: 'acceptNoGuarantee',
-    require: requireObjectivePerturbationOptIn,
+    check: requireObjectivePerturbationOptIn,
     refusal: {
       expected: 'amp (objective perturbation with output noise, 003 Alg. 1: proven), or objpert with --accept-no-guarantee (research only: guarantee none)',
       detail: `objective perturbation alone is not private: ${GRID_INVERSION}`,
