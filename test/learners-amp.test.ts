@@ -17,7 +17,7 @@ import { InvalidParameterError } from '../src/errors.js';
 import { trainAmp } from '../src/learners/amp.js';
 import { objectiveSmoothness } from '../src/learners/glm/certified-minimum.js';
 import { glmValueAndGradient } from '../src/learners/glm/objective.js';
-import { dataForLoss, lossByName } from '../src/learners/losses.js';
+import { dataForLoss, lossByName } from '../src/learners/glm/losses.js';
 import { griddedObjectivePerturbationEvent, objectiveNoiseGrid } from '../src/learners/objective-perturbation.js';
 import { planGaussianGrid } from '../src/mechanisms/grid-noise.js';
 import { sampleGaussian } from '../src/random/continuous.js';

@@ -14,7 +14,7 @@ import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { glmValueAndGradient } from '../src/learners/glm/objective.js';
-import { dataForLoss, lossByName } from '../src/learners/losses.js';
+import { dataForLoss, lossByName } from '../src/learners/glm/losses.js';
 import { objectiveNoiseGrid, trainObjectivePerturbation } from '../src/learners/objective-perturbation.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';

@@ -14,7 +14,7 @@ import { exactGaussianCompositionNoiseMultiplier } from '../src/accounting/gauss
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { InvalidParameterError, UnsupportedEventError } from '../src/errors.js';
-import { lossByName } from '../src/learners/losses.js';
+import { lossByName } from '../src/learners/glm/losses.js';
 import { clipThresholds } from '../src/learners/glm/clip-thresholds.js';
 import { latticeMap, latticeScratch, latticeSgdObstacle, planLatticeSgd, type LatticeSgdSettings } from '../src/learners/lattice-sgd.js';
 import { trainShuffledSgd } from '../src/learners/shuffled-sgd.js';

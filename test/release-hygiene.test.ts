@@ -21,7 +21,7 @@ import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { laplaceMechanism } from '../src/mechanisms/laplace.js';
 import { gaussianMechanism } from '../src/mechanisms/gaussian.js';
 import { glmValueAndGradient } from '../src/learners/glm/objective.js';
-import { dataForLoss, lossByName } from '../src/learners/losses.js';
+import { dataForLoss, lossByName } from '../src/learners/glm/losses.js';
 import type { LinearModel } from '../src/learners/model.js';
 import { gaussianFeatureRho } from '../src/learners/propose-test-release.js';
 import { rgmRidgeSensitivity, type RgmGdPrivacyReport } from '../src/learners/rgm-gd.js';

@@ -37,7 +37,8 @@ export { nonPrivateReport, publicRandomness, weakerGuarantee, withConditions } f
 export { accuracy, logLoss, meanSquaredError, rocAuc, rSquared } from '../eval/metrics.js';
 
 // The learners
-export type { DpGdOptions, TrainResult } from '../learners/dp-gd.js';
+export type { DpGdOptions } from '../learners/dp-gd.js';
+export type { TrainResult } from '../learners/training.js';
 export { trainDpGd } from '../learners/dp-gd.js';
 export type { DpSgdOptions } from '../learners/dp-sgd.js';
 export { trainDpSgd } from '../learners/dp-sgd.js';

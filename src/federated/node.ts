@@ -38,7 +38,8 @@ import { eventToJson, NON_PRIVATE_EVENT, selfComposeEvent, type DpEvent } from '
 import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibrate.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { BudgetExceededError, InvalidParameterError } from '../errors.js';
-import { dpGdStepNoise, type SumNoise } from '../learners/dp-gd.js';
+import { dpGdStepNoise } from '../learners/dp-gd.js';
+import { type SumNoise } from '../learners/clipped-sum-noise.js';
 import { sumClippedGradients } from '../learners/glm/per-example.js';
 import { squaredLoss } from '../learners/glm/squared.js';
 import type { GlmData } from '../learners/glm/types.js';

@@ -59,13 +59,13 @@ import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../validate.js';
-import type { TrainResult } from './dp-gd.js';
+import type { TrainResult } from './training.js';
 import { certifiedMinimum, objectiveSmoothness } from './glm/certified-minimum.js';
 import { glmConstants } from './glm/constants.js';
 import { checkedRowNormBound, checkTheta, validateGlmData } from './glm/data.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmData } from './glm/types.js';
-import { dataForLoss, lossByName, type LossParameters } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './glm/losses.js';
 import { linearModel } from './model.js';
 import {
   griddedObjectivePerturbationEvent,

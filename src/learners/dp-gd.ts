@@ -14,21 +14,21 @@
  * composition (`002` Claim 2.3, epsilon <= 1, delta <= 1/2) and the RDP accountant would need.
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
-import { gaussianEvent, selfComposeEvent, type GaussianEvent } from '../accounting/events.js';
+import { gaussianEvent, selfComposeEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
-import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';
-import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
+import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 import { clipThresholds } from './glm/clip-thresholds.js';
 import { storeFeatures, storeLabels } from './glm/feature-memory.js';
-import { clippedSumRoundingBound, sumClippedGradients, sumStoredClippedGradients, type ClippedGradientSumOptions } from './glm/per-example.js';
+import type { GradientSummer } from './glm/gradient-summer.js';
+import { sumStoredClippedGradients, type ClippedGradientSumOptions } from './glm/per-example.js';
 import type { GlmData, GlmLoss, StoredGlmData } from './glm/types.js';
-import { dataForLoss, lossByName, type LossParameters } from './losses.js';
-import { linearModel, type LinearModel } from './model.js';
-import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
-import type { NoiseOptions, TrainingDiagnostics } from './training.js';
+import { dataForLoss, lossByName, type LossParameters } from './glm/losses.js';
+import { linearModel } from './model.js';
+import { nonPrivateReport, privacyReport } from './privacy-report.js';
+import type { NoiseOptions, TrainingDiagnostics, TrainResult } from './training.js';
 import { noiseTarget, requireOwnMethod } from './training.js';
 
 export interface DpGdOptions extends NoiseOptions {
@@ -60,22 +60,7 @@ export interface DpGdOptions extends NoiseOptions {
   readonly precision?: 'float64' | 'float32';
 }
 
-export interface GradientSummer {
-  prepare<T extends GlmData>(data: T): T;
-  sum: typeof sumClippedGradients;
-  /**
-   * Optional: the same sums on stored features (float64 or float32) with the per-row clip
-   * thresholds DP-GD computes once per run (`options.thresholds`). Without it DP-GD calls `sum`
-   * without thresholds, and refuses `precision: 'float32'`.
-   */
-  sumStored?: (loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions) => ReturnType<typeof sumClippedGradients>;
-}
 
-export interface TrainResult {
-  readonly model: LinearModel;
-  readonly privacy: PrivacyReport;
-  readonly diagnostics: TrainingDiagnostics;
-}
 
 /** `002` Claim 2.3's noise multiplier (relative to the sensitivity 2C/n): T sqrt(2 log(2T/delta)) / epsilon. */
 export function basicCompositionNoiseMultiplier(steps: number, epsilon: number, delta: number): number | undefined {
@@ -83,49 +68,7 @@ export function basicCompositionNoiseMultiplier(steps: number, epsilon: number, 
   return (steps * Math.sqrt(2 * Math.log((2 * steps) / delta))) / epsilon;
 }
 
-/** The noise one release of a sum of clipped gradients gets: its event, and how to add it. */
-export interface SumNoise {
-  readonly event: GaussianEvent;
-  /** Noise std in the units of the sum. */
-  readonly noiseStd: number;
-  /** The grid (undefined for continuous floating-point noise, opted into with `continuousNoise`). */
-  readonly granularity?: number;
-  /** Adds the noise to the sum in place. */
-  readonly add: (sum: Float64Array, rng: Rng) => void;
-}
 
-/**
- * The noise of one release of a sum of at most `rows` clipped gradients (norm <= C) in d
- * coordinates, of exact L2 sensitivity `sensitivity` (2C replace-one, C add/remove-one), with
- * noise multiplier at least z. By default exact discrete Gaussian noise on a power-of-two grid
- * (`mechanisms/grid-noise.ts`); the sensitivity also pays twice the public bound on the
- * floating-point error of the computed sum (`clippedSumRoundingBound`; `roundingSlack` replaces that
- * twice-the-bound term for sums computed in another order, e.g. by a SQL engine). The event is a function
- * of public quantities only, so it is known before any data is read.
- */
-export function clippedSumNoise(params: { sensitivity: number; clipNorm: number; rows: number; d: number; noiseMultiplier: number; continuous?: boolean; roundingSlack?: number }): SumNoise {
-  const { sensitivity, noiseMultiplier: z, d } = params;
-  if (params.continuous) {
-    const noiseStd = z * sensitivity;
-    const noise = new Float64Array(d);
-    return {
-      event: gaussianEvent(z),
-      noiseStd,
-      add: (sum, rng) => {
-        fillGaussian(rng, noise, noiseStd);
-        for (let j = 0; j < d; j++) sum[j] += noise[j];
-      },
-    };
-  }
-  const plan = planGaussianGrid({
-    sensitivity,
-    noiseMultiplier: z,
-    dimension: d,
-    roundingSlack: params.roundingSlack ?? 2 * clippedSumRoundingBound(params.rows, params.clipNorm, d),
-  });
-  const scratch = new Float64Array(d);
-  return { event: plan.event, noiseStd: plan.noiseStd, granularity: plan.granularity, add: (sum, rng) => addGaussianGridNoise(sum, plan, rng, scratch) };
-}
 
 /** DP-GD's per-step noise on n rows in d coordinates (replace-one: the clipped sum moves by <= 2C). */
 export function dpGdStepNoise(shape: { n: number; d: number }, clipNorm: number, noiseMultiplier: number, continuous = false): SumNoise {

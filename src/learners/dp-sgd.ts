@@ -19,13 +19,13 @@ import { InvalidParameterError } from '../errors.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
-import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
+import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
-import { dataForLoss, lossByName, type LossParameters } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './glm/losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport } from './privacy-report.js';
-import { noiseTarget, requireOwnMethod, type NoiseOptions, type TrainingDiagnostics } from './training.js';
+import { type NoiseOptions, noiseTarget, requireOwnMethod, type TrainingDiagnostics, type TrainResult } from './training.js';
 
 export type Optimizer = 'sgd' | 'momentum' | 'adam';
 export type Schedule = 'constant' | 'inverseSqrt' | 'cosine';

@@ -15,11 +15,10 @@ import type { DpEvent } from '../accounting/events.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
 import { requirePositive } from '../validate.js';
-import type { TrainResult } from './dp-gd.js';
 import type { GlmData } from './glm/types.js';
 import type { CompositeRuns, GradientLearner, WithoutNoise } from './learner.js';
 import { LEARNERS } from './registry.js';
-import type { NoiseOptions } from './training.js';
+import type { NoiseOptions, TrainResult } from './training.js';
 
 /** The learners whose runs compose (their registry entries have `composite`). */
 type CompositeEntry = Extract<(typeof LEARNERS)[number], { readonly composite: object }>;

@@ -13,10 +13,10 @@
 import type { DpEvent } from '../accounting/events.js';
 import { InvalidParameterError } from '../errors.js';
 import type { DefaultsShape } from './defaults.js';
-import type { TrainResult } from './dp-gd.js';
+import type { TrainResult } from './training.js';
 import { glmConstants } from './glm/constants.js';
 import type { GlmData } from './glm/types.js';
-import { lossByName } from './losses.js';
+import { lossByName } from './glm/losses.js';
 import type { OptionNames } from '../validate.js';
 import type { LinearModel } from './model.js';
 import type { PrivacyReport } from './privacy-report.js';

@@ -5,7 +5,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { accuracy, logLoss, meanSquaredError, rocAuc, rSquared } from '../eval/metrics.js';
-import { lossByName, lossParameterNames } from './losses.js';
+import { lossByName, lossParameterNames } from './glm/losses.js';
 import type { PrivacyReport } from './privacy-report.js';
 
 export type ModelTask = 'classification' | 'regression';

@@ -33,14 +33,14 @@ import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../validate.js';
-import type { TrainResult } from './dp-gd.js';
+import type { TrainResult } from './training.js';
 import { certifiedMinimum, objectiveSmoothness } from './glm/certified-minimum.js';
 import { glmConstants, mulUp } from './glm/constants.js';
 import { checkedRowNormBound } from './glm/data.js';
 import { minimizeGlmObjective } from './glm/minimize.js';
 import { glmGradientRoundingBound, glmObjective } from './glm/objective.js';
 import type { GlmData, GlmLoss } from './glm/types.js';
-import { dataForLoss, lossByName, type LossParameters } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './glm/losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
 import { optimizerProgress } from './glm/optimizer-progress.js';

@@ -28,7 +28,7 @@ import type { DefaultsShape } from './defaults.js';
 import { glmConstants } from './glm/constants.js';
 import type { GlmData } from './glm/types.js';
 import { cliName, type Given, type Learner, type PublicShape, type SchemaBounds, type TrainOutcome } from './learner.js';
-import { lossByName } from './losses.js';
+import { lossByName } from './glm/losses.js';
 import { amp } from './methods/amp.js';
 import { dpgd } from './methods/dpgd.js';
 import { dpsgd } from './methods/dpsgd.js';

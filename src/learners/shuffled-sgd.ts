@@ -48,17 +48,17 @@ import { DpfitError, InvalidParameterError } from '../errors.js';
 import { randomPermutation } from '../random/discrete.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
-import { clippedSumNoise, type SumNoise, type TrainResult } from './dp-gd.js';
+import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 import { checkedRowNormBound } from './glm/data.js';
 import { sumClippedGradients } from './glm/per-example.js';
 import type { GlmLoss } from './glm/types.js';
 import { clipThresholds } from './glm/clip-thresholds.js';
 import { latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdSettings } from './lattice-sgd.js';
 import type { GlmData } from './glm/types.js';
-import { dataForLoss, lossByName, type LossParameters } from './losses.js';
+import { dataForLoss, lossByName, type LossParameters } from './glm/losses.js';
 import { linearModel } from './model.js';
 import { nonPrivateReport, privacyReport } from './privacy-report.js';
-import { noiseTarget, requireOwnMethod, type NoiseOptions, type TrainingDiagnostics } from './training.js';
+import { type NoiseOptions, noiseTarget, requireOwnMethod, type TrainingDiagnostics, type TrainResult } from './training.js';
 
 export interface ShuffledSgdOptions extends NoiseOptions {
   /** `train()`'s name of this learner: only 'shuffled' (so that train()'s options for it pass here unchanged). */

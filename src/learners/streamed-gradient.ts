@@ -26,12 +26,13 @@
  */
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
-import { DP_GD_OPTIONS, setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
+import { DP_GD_OPTIONS, type DpGdOptions, dpGdUpdate, finishDpGd, setUpDpGd } from './dp-gd.js';
+import { type TrainResult } from './training.js';
 import { DP_SGD_OPTIONS, setUpDpSgd, dpSgdUpdate, finishDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import { toSignedLabels } from './glm/constants.js';
 import { CHUNK_ROWS, sumClippedGradients } from './glm/per-example.js';
 import type { GlmLoss } from './glm/types.js';
-import { lossByName } from './losses.js';
+import { lossByName } from './glm/losses.js';
 import { rejectUnknownOptions } from '../validate.js';
 
 /**

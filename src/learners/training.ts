@@ -5,6 +5,8 @@
 import { InvalidParameterError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
 import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
+import type { LinearModel } from './model.js';
+import type { PrivacyReport } from './privacy-report.js';
 
 /** The delta every dpfit command and estimator uses when none is given (`--delta`'s default). */
 export const DEFAULT_DELTA = 1e-5;
@@ -63,4 +65,11 @@ export interface TrainingDiagnostics {
   readonly clipNorm?: number;
   readonly learningRate?: number;
   readonly [key: string]: unknown;
+}
+
+/** What a learner that always releases a model returns: the model, its privacy report and the owner's diagnostics. */
+export interface TrainResult {
+  readonly model: LinearModel;
+  readonly privacy: PrivacyReport;
+  readonly diagnostics: TrainingDiagnostics;
 }

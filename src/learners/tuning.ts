@@ -38,7 +38,7 @@ import { samplePoisson } from '../random/discrete.js';
 import { defaultRng, uniformInt, type Rng } from '../random/rng.js';
 import { sampleTruncatedNegativeBinomial } from '../random/truncated-negative-binomial.js';
 import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';
-import type { TrainResult } from './dp-gd.js';
+import type { TrainResult } from './training.js';
 import type { GlmData } from './glm/types.js';
 import { evaluate, type FeatureMatrix, type LinearModel } from './model.js';
 import { privacyReport, type PrivacyReport } from './privacy-report.js';

@@ -12,10 +12,10 @@
 import { labelColumn, type PreparedData, type Schema } from '../../data/schema.js';
 import { trainOneVsRest, type OneVsRestModel } from '../../learners/one-vs-rest.js';
 import { InvalidParameterError } from '../../errors.js';
-import type { GradientSummer } from '../../learners/dp-gd.js';
+import type { GradientSummer } from '../../learners/glm/gradient-summer.js';
 import type { GradientMethodOptions } from '../../learners/gradient-methods.js';
 import { cliName } from '../../learners/learner.js';
-import { lossByName } from '../../learners/losses.js';
+import { lossByName } from '../../learners/glm/losses.js';
 import type { LinearModel } from '../../learners/model.js';
 import type { PrivacyReport } from '../../learners/privacy-report.js';
 import { LEARNERS, learnerOfCliName, type AnyLearner } from '../../learners/registry.js';

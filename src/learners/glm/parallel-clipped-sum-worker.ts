@@ -6,7 +6,7 @@
  * thread summed which chunk. The protocol (slots, claims) is described in `parallel-clipped-sum.ts`.
  */
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { lossByName } from '../losses.js';
+import { lossByName } from './losses.js';
 import { registerFeatureMemory } from './feature-memory.js';
 import { accumulateClippedRange, accumulateClippedRangeCached, CHUNK_ROWS, newClipScratch } from './per-example.js';
 import {

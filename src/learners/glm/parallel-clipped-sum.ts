@@ -25,7 +25,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { InvalidParameterError, NumericalError } from '../../errors.js';
 import { requireInteger } from '../../validate.js';
 import { startModuleWorker } from '../../worker-threads.js';
-import { lossByName } from '../losses.js';
+import { lossByName } from './losses.js';
 import { allocateFeatures, featureMemoryOf, storeLabels } from './feature-memory.js';
 import {
   accumulateClippedRange, accumulateClippedRangeCached, checkClippedSumArguments, CHUNK_ROWS, newClipScratch, sumStoredClippedGradients,
@@ -35,8 +35,8 @@ import {
   claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, CTRL_WORDS, GEN_MASK, openClaims,
   PARAM_CLIP_NORM, type PoolConfig,
 } from './parallel-protocol.js';
-import type { GradientSummer } from '../dp-gd.js';
-import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
+import type { GradientSummer } from './gradient-summer.js';
+import type { FeatureArray, GlmLoss, StoredGlmData } from './types.js';
 
 export interface ClippedGradientPoolOptions {
   /** Threads including the calling one (>= 1); default `os.availableParallelism()`. */

@@ -4,7 +4,7 @@
  * tolerance. A sum objective: add/remove-one, and no released value depends on n (`amp.ts`).
  */
 import { trainAmp, type AmpOptions, AMP_OPTIONS } from '../amp.js';
-import type { TrainResult } from '../dp-gd.js';
+import type { TrainResult } from '../training.js';
 import { clipNormFromBounds, learnerOptions, type Learner } from '../learner.js';
 
 export const amp: Learner<'amp', AmpOptions, TrainResult> = {

@@ -4,7 +4,7 @@
  * refused unless `acceptNoGuarantee: true`, for research; reported with `003`'s epsilon and
  * guarantee none. A sum objective: add/remove-one, and no released value depends on n.
  */
-import type { TrainResult } from '../dp-gd.js';
+import type { TrainResult } from '../training.js';
 import { learnerOptions, type Learner } from '../learner.js';
 import { trainObjectivePerturbation, type ObjectivePerturbationOptions, OBJECTIVE_PERTURBATION_OPTIONS } from '../objective-perturbation.js';
 import { GRID_INVERSION, OBJECTIVE_PERTURBATION_NOT_PRIVATE, requireObjectivePerturbationOptIn } from '../objective-perturbation-opt-in.js';

@@ -4,7 +4,7 @@
  * replace-one (`output-perturbation-sgd.ts`).
  */
 import { DEFAULT_OUTPUT_SGD_EPOCHS, defaultOutputRegularization, defaultOutputSgdBatchSize, defaultStep } from '../defaults.js';
-import type { TrainResult } from '../dp-gd.js';
+import type { TrainResult } from '../training.js';
 import { learnerOptions, publicCount, type Learner } from '../learner.js';
 import { trainOutputPerturbationSgd, type OutputPerturbationSgdOptions, OUTPUT_PERTURBATION_SGD_OPTIONS } from '../output-perturbation-sgd.js';
 import { POSITIVE_REGULARIZATION } from './output.js';

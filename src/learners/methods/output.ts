@@ -6,7 +6,7 @@
 import { defaultOutputRegularization } from '../defaults.js';
 import { learnerOptions, publicCount, type Learner, type OptionRule } from '../learner.js';
 import { trainOutputPerturbation, type OutputPerturbationOptions, OUTPUT_PERTURBATION_OPTIONS } from '../output-perturbation.js';
-import type { TrainResult } from '../dp-gd.js';
+import type { TrainResult } from '../training.js';
 
 /** lambda > 0: the strong convexity output perturbation's sensitivity bound needs (shared with output-sgd). */
 export const POSITIVE_REGULARIZATION: OptionRule = {

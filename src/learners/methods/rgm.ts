@@ -6,7 +6,7 @@
  */
 import { DEFAULT_RGM_STEPS } from '../defaults.js';
 import { learnerOptions, type Learner, type TrainOutcome } from '../learner.js';
-import { lossByName } from '../losses.js';
+import { lossByName } from '../glm/losses.js';
 import { trainRgmGd, type RgmGdOptions, RGM_GD_OPTIONS } from '../rgm-gd.js';
 
 /** RGM's options, and the loss as every learner takes it: only the linear (squared) loss, ridge's (the default). */

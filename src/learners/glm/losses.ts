@@ -1,14 +1,14 @@
 /**
  * Loss lookup by name for learners and the CLI, and the label conversion each loss needs.
  */
-import { InvalidParameterError } from '../errors.js';
-import { rejectUnknownOptions } from '../validate.js';
-import { toSignedLabels } from './glm/constants.js';
-import { huberLoss } from './glm/huber.js';
-import { logisticLoss } from './glm/logistic.js';
-import { smoothedHingeLoss } from './glm/smoothed-hinge.js';
-import { squaredLoss } from './glm/squared.js';
-import type { GlmData, GlmLoss } from './glm/types.js';
+import { InvalidParameterError } from '../../errors.js';
+import { rejectUnknownOptions } from '../../validate.js';
+import { toSignedLabels } from './constants.js';
+import { huberLoss } from './huber.js';
+import { logisticLoss } from './logistic.js';
+import { smoothedHingeLoss } from './smoothed-hinge.js';
+import { squaredLoss } from './squared.js';
+import type { GlmData, GlmLoss } from './types.js';
 
 /** The parameters of the built-in losses: huber's delta, smoothedHinge's smoothing (each takes only its own). */
 export type LossParameters = { readonly delta?: number; readonly smoothing?: number };

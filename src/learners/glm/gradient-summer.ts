@@ -1,0 +1,18 @@
+/**
+ * Another implementation of the clipped gradient sums of `per-example.ts`, giving the same sums
+ * bit for bit (the Node worker pool of `parallel-clipped-sum.ts`), which DP-GD takes as its
+ * `gradientSummer`.
+ */
+import type { ClippedGradientSumOptions, sumClippedGradients } from './per-example.js';
+import type { GlmData, GlmLoss, StoredGlmData } from './types.js';
+
+export interface GradientSummer {
+  prepare<T extends GlmData>(data: T): T;
+  sum: typeof sumClippedGradients;
+  /**
+   * Optional: the same sums on stored features (float64 or float32) with the per-row clip
+   * thresholds DP-GD computes once per run (`options.thresholds`). Without it DP-GD calls `sum`
+   * without thresholds, and refuses `precision: 'float32'`.
+   */
+  sumStored?: (loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions) => ReturnType<typeof sumClippedGradients>;
+}
