@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { median } from './reference.js';
 import { adultSchema } from '../src/data/adult.js';
 import { loadDataset } from '../src/data/node/read.js';
-import { trainDpSgd } from '../src/learners/dp-sgd.js';
+import { trainDpSgd } from '../src/learners/gradient/dp-sgd.js';
 import type { GlmData } from '../src/learners/glm/types.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { secureRng, seededRng } from '../src/random/rng.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { adultData } from './dpsgd.js';
 import { median, runPythonReference, startPythonSession } from './reference.js';
-import { trainDpSgd } from '../src/learners/dp-sgd.js';
+import { trainDpSgd } from '../src/learners/gradient/dp-sgd.js';
 import { seededRng } from '../src/random/rng.js';
 
 const EPOCHS = 3;

@@ -15,7 +15,7 @@
  *    only the sums cross), beside the same form on one server (its view of all rows, one group,
  *    reached through a loopback postgres_fdw server as every partition must be since issue 23)
  *    to separate the form's cost from the split's gain. Each push-down run first locks and checks
- *    the servers' views (`learners/sql-partition-check.ts`): that one-off cost is printed apart.
+ *    the servers' views (`learners/sql/sql-partition-check.ts`): that one-off cost is printed apart.
  *    `--sql-only` skips part 1.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -26,7 +26,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parseSchema } from '../src/data/schema.js';
 import { parseMemorySize } from '../src/data/node/stream-rows.js';
 import { openSqlEngine } from '../src/data/node/sql-engine.js';
-import { partitionedGradientSumSql, partitionSetupSql, trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { partitionedGradientSumSql, partitionSetupSql, trainDpGdInSql } from '../src/learners/sql/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';
 import { startPostgres } from '../test/helpers/postgres-cluster.js';
 

@@ -14,12 +14,12 @@
 import { join } from 'node:path';
 import { adultSchema } from '../src/data/adult.js';
 import { loadDataset } from '../src/data/node/read.js';
-import { trainAmp } from '../src/learners/amp.js';
+import { trainAmp } from '../src/learners/perturbation/approximate-minima-perturbation.js';
 import { toSignedLabels } from '../src/learners/glm/constants.js';
-import { logisticLoss } from '../src/learners/glm/logistic.js';
+import { logisticLoss } from '../src/learners/glm/losses/logistic.js';
 import { glmObjective } from '../src/learners/glm/objective.js';
-import { evaluate, linearModel } from '../src/learners/model.js';
-import { trainObjectivePerturbation } from '../src/learners/objective-perturbation.js';
+import { evaluate, linearModel } from '../src/learners/models/model.js';
+import { trainObjectivePerturbation } from '../src/learners/perturbation/objective-perturbation.js';
 import { lbfgs } from '../src/math/lbfgs.js';
 import { seededRng } from '../src/random/rng.js';
 

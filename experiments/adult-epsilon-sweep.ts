@@ -21,13 +21,13 @@ import { join } from 'node:path';
 import { adultSchema } from '../src/data/adult.js';
 import { checkOutputPaths, writeOutputFiles } from '../src/data/node/output-files.js';
 import { loadDataset } from '../src/data/node/read.js';
-import { trainDpGd } from '../src/learners/dp-gd.js';
-import { trainDpSgd } from '../src/learners/dp-sgd.js';
+import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
+import { trainDpSgd } from '../src/learners/gradient/dp-sgd.js';
 import { train as trainModel } from '../src/learners/train.js';
 import { toSignedLabels } from '../src/learners/glm/constants.js';
-import { logisticLoss } from '../src/learners/glm/logistic.js';
+import { logisticLoss } from '../src/learners/glm/losses/logistic.js';
 import { glmObjective } from '../src/learners/glm/objective.js';
-import { evaluate, linearModel, predictMargins } from '../src/learners/model.js';
+import { evaluate, linearModel, predictMargins } from '../src/learners/models/model.js';
 import { lbfgs } from '../src/math/lbfgs.js';
 import { seededRng } from '../src/random/rng.js';
 

@@ -23,7 +23,7 @@
  *     the data). With mu = 0.03 every dataset has A~ >= mu I, so rho = mu / 2 leaves PTR a margin
  *     n mu / (2 R_c^2) whatever the data; R_c is the public row-norm bound (no row clipped) and
  *     B = R_c x the public label bound. eta = sqrt(6) R_c^2 / (rho n) (with the kappa_C = 1 factor,
- *     see src/learners/rgm-gd.ts), with no constant factor omitted (App. C omits them).
+ *     see src/learners/rgm/rgm-gd.ts), with no constant factor omitted (App. C omits them).
  *   - PTR's Laplace test gets epsilon_ptr = 0.5 epsilon as pure DP; its Renyi DP at order 2 is far
  *     smaller and the RGM noise is calibrated so that the WHOLE run (test + T steps) has RDP <= epsilon
  *     at order 2.
@@ -56,8 +56,8 @@ import { InMemoryLedger } from '../src/federated/budget.js';
 import { federate, type FederateOptions } from '../src/federated/coordinator.js';
 import { inProcessClient } from '../src/federated/in-process.js';
 import { FederatedNode, type NodeData } from '../src/federated/node.js';
-import { pencilMinEigenvalue } from '../src/learners/propose-test-release.js';
-import { clipAndAggregate, requireClipMatrix } from '../src/learners/rgm-gd.js';
+import { pencilMinEigenvalue } from '../src/learners/rgm/propose-test-release.js';
+import { clipAndAggregate, requireClipMatrix } from '../src/learners/rgm/rgm-gd.js';
 import { solveSpd } from '../src/math/linear-algebra.js';
 import { fillGaussian } from '../src/random/continuous.js';
 import { seededRng, type Rng } from '../src/random/rng.js';

@@ -18,9 +18,9 @@
  */
 import { syntheticDataset } from '../src/data/synthetic.js';
 import { meanSquaredError } from '../src/eval/metrics.js';
-import { trainDpGd } from '../src/learners/dp-gd.js';
-import { predict, type LinearModel } from '../src/learners/model.js';
-import { trainRgmGd } from '../src/learners/rgm-gd.js';
+import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
+import { predict, type LinearModel } from '../src/learners/models/model.js';
+import { trainRgmGd } from '../src/learners/rgm/rgm-gd.js';
 import { solveSpd } from '../src/math/linear-algebra.js';
 import { seededRng } from '../src/random/rng.js';
 

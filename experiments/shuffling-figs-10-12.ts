@@ -16,7 +16,7 @@
  * of one Gaussian step per partial epoch, no amplification claimed; for tau = 1/n each partial epoch
  * is one uniformly drawn record, so sampling without replacement amplifies it, Wang, Balle &
  * Kasiviswanathan 2019; and the LAST-ITERATE bound by amplification by iteration, `004` Thm. 3.6
- * with Lemma 3.1, for the lattice iteration dpfit runs, `src/learners/lattice-sgd.ts`) and `004` Conj. 1 (C = 16, the
+ * with Lemma 3.1, for the lattice iteration dpfit runs, `src/learners/gradient/lattice-sgd.ts`) and `004` Conj. 1 (C = 16, the
  * thesis' most optimistic constant) — a CONJECTURE, labelled so; tau = 1/n is sampling with
  * replacement for the conjecture's accountant, as in the thesis. tau = 1 has no conjecture bound.
  *
@@ -31,9 +31,9 @@ import { writeFileAtomic } from '../src/data/node/output-files.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { adultSchema } from '../src/index.js';
 import { minimizeGlmObjective } from '../src/learners/glm/minimize.js';
-import { logisticLoss } from '../src/learners/glm/logistic.js';
-import { planLatticeSgd } from '../src/learners/lattice-sgd.js';
-import { DEFAULT_PROJECTION_RADIUS, shuffledPartialEpochs, trainShuffledSgd } from '../src/learners/shuffled-sgd.js';
+import { logisticLoss } from '../src/learners/glm/losses/logistic.js';
+import { planLatticeSgd } from '../src/learners/gradient/lattice-sgd.js';
+import { DEFAULT_PROJECTION_RADIUS, shuffledPartialEpochs, trainShuffledSgd } from '../src/learners/gradient/shuffled-sgd.js';
 import { seededRng } from '../src/random/rng.js';
 import { lineBandChart, renderVegaLite, type BandRow } from '../src/report/vega-chart.js';
 

@@ -34,8 +34,8 @@ export type { EstimatorOptions } from './learners/estimators.js';
 export { PrivateLinearRegression, PrivateLogisticRegression } from './learners/estimators.js';
 
 // Models and their privacy reports (also in dpfit/learners)
-export type { LinearModel, Metrics } from './learners/model.js';
-export { evaluate, parseModel, predict } from './learners/model.js';
-export type { PrivacyReport } from './learners/privacy-report.js';
-export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from './learners/verify-model.js';
-export { describeVerification, verifyModel } from './learners/verify-model.js';
+export type { LinearModel, Metrics } from './learners/models/model.js';
+export { evaluate, parseModel, predict } from './learners/models/model.js';
+export type { PrivacyReport } from './learners/models/privacy-report.js';
+export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from './learners/models/verify-model.js';
+export { describeVerification, verifyModel } from './learners/models/verify-model.js';

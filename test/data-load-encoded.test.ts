@@ -15,7 +15,7 @@ import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema.js';
 import { DataFormatError } from '../src/errors.js';
 import { sameBits } from './helpers/same-bits.js';
-import { featureMemoryOf, growingFeatures } from '../src/learners/glm/feature-memory.js';
+import { featureMemoryOf, growingFeatures } from '../src/learners/glm/kernels/feature-memory.js';
 
 let dir = '';
 before(async () => {

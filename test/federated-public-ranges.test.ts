@@ -12,7 +12,7 @@ import { federate } from '../src/federated/coordinator.js';
 import { inProcessClient } from '../src/federated/in-process.js';
 import { FederatedNode, type NodeData } from '../src/federated/node.js';
 import { defaultThetaRadius, projectIntoBall, rgmEnvelope } from '../src/federated/public-ranges.js';
-import { projectOntoBall } from '../src/learners/rgm-grid.js';
+import { projectOntoBall } from '../src/learners/rgm/rgm-grid.js';
 import { seededRng } from '../src/random/rng.js';
 
 const norm = (v: Float64Array) => Math.hypot(...v);

@@ -12,9 +12,9 @@ import { federate, type NodeClient } from '../src/federated/coordinator.js';
 import { inProcessClient } from '../src/federated/in-process.js';
 import { FederatedNode, NodeRefusal, type NodeData } from '../src/federated/node.js';
 import { parseSessionRequest } from '../src/federated/protocol.js';
-import { trainDpGd } from '../src/learners/dp-gd.js';
-import { trainRgmGd } from '../src/learners/rgm-gd.js';
-import { verifyModel } from '../src/learners/verify-model.js';
+import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
+import { trainRgmGd } from '../src/learners/rgm/rgm-gd.js';
+import { verifyModel } from '../src/learners/models/verify-model.js';
 import { toDpfitJson } from '../src/json-numbers.js';
 import { seededRng } from '../src/random/rng.js';
 

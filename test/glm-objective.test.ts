@@ -70,7 +70,7 @@ function centralGradient(f: (t: Float64Array) => number, theta: Float64Array, h:
 }
 
 /**
- * Row i's margin in the kernels' documented order (src/learners/glm/kernels.ts): the even-j and
+ * Row i's margin in the kernels' documented order (src/learners/glm/kernels/kernels.ts): the even-j and
  * the odd-j halves summed separately, then added, so that the coefficients below compare bit for bit.
  */
 function kernelMargin(data: GlmData, theta: Float64Array, i: number): number {

@@ -8,7 +8,7 @@ import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema.js';
 import { DpfitError, InvalidParameterError } from '../src/errors.js';
 import { PrivateLinearRegression, PrivateLogisticRegression } from '../src/learners/estimators.js';
-import { evaluate } from '../src/learners/model.js';
+import { evaluate } from '../src/learners/models/model.js';
 import { train } from '../src/learners/train.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';

@@ -4,13 +4,13 @@ import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-compositi
 import { parseEvent } from '../src/accounting/events.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';
-import { trainDpGd } from '../src/learners/dp-gd.js';
-import { createClippedGradientPool, shareGlmData } from '../src/learners/glm/parallel-clipped-sum.js';
-import { trainDpSgd } from '../src/learners/dp-sgd.js';
+import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
+import { createClippedGradientPool, shareGlmData } from '../src/learners/glm/parallel/parallel-clipped-sum.js';
+import { trainDpSgd } from '../src/learners/gradient/dp-sgd.js';
 import { glmObjective } from '../src/learners/glm/objective.js';
-import { logisticLoss } from '../src/learners/glm/logistic.js';
+import { logisticLoss } from '../src/learners/glm/losses/logistic.js';
 import { toSignedLabels } from '../src/learners/glm/constants.js';
-import { evaluate } from '../src/learners/model.js';
+import { evaluate } from '../src/learners/models/model.js';
 import { lbfgs } from '../src/math/lbfgs.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';

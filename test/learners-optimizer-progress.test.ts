@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { trainAmp } from '../src/learners/amp.js';
+import { trainAmp } from '../src/learners/perturbation/approximate-minima-perturbation.js';
 import { OPTIMIZER_PROGRESS_UNITS, optimizerProgress } from '../src/learners/glm/optimizer-progress.js';
-import { trainObjectivePerturbation } from '../src/learners/objective-perturbation.js';
-import { trainOutputPerturbation } from '../src/learners/output-perturbation.js';
+import { trainObjectivePerturbation } from '../src/learners/perturbation/objective-perturbation.js';
+import { trainOutputPerturbation } from '../src/learners/perturbation/output-perturbation.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';
 

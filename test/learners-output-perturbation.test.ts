@@ -7,8 +7,8 @@ import { InvalidParameterError } from '../src/errors.js';
 import { solveSpd } from '../src/math/linear-algebra.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
-import { trainOutputPerturbation } from '../src/learners/output-perturbation.js';
-import { sgdOutputSensitivity, trainOutputPerturbationSgd } from '../src/learners/output-perturbation-sgd.js';
+import { trainOutputPerturbation } from '../src/learners/perturbation/output-perturbation.js';
+import { sgdOutputSensitivity, trainOutputPerturbationSgd } from '../src/learners/perturbation/output-perturbation-sgd.js';
 import { makeLogisticData } from './helpers/logistic-data.js';
 
 function distance(a: readonly number[], b: readonly number[]): number {

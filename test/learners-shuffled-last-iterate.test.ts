@@ -1,6 +1,6 @@
 /**
  * Shuffled SGD's last-iterate accounting (amplification by iteration on a lattice,
- * `src/learners/lattice-sgd.ts`, `004` Sec. 3.3): the map's non-expansiveness up to the stated
+ * `src/learners/gradient/lattice-sgd.ts`, `004` Sec. 3.3): the map's non-expansiveness up to the stated
  * slack (the property the theorem needs, checked on adversarial inputs), the event's RDP against
  * the thesis' closed form, and the learner's report (re-derivable, better than plain composition
  * where the theory allows, refusals naming the failed condition).
@@ -14,10 +14,10 @@ import { exactGaussianCompositionNoiseMultiplier } from '../src/accounting/gauss
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { InvalidParameterError, UnsupportedEventError } from '../src/errors.js';
-import { lossByName } from '../src/learners/glm/losses.js';
+import { lossByName } from '../src/learners/glm/losses/by-name.js';
 import { clipThresholds } from '../src/learners/glm/clip-thresholds.js';
-import { latticeMap, latticeScratch, latticeSgdObstacle, planLatticeSgd, type LatticeSgdSettings } from '../src/learners/lattice-sgd.js';
-import { trainShuffledSgd } from '../src/learners/shuffled-sgd.js';
+import { latticeMap, latticeScratch, latticeSgdObstacle, planLatticeSgd, type LatticeSgdSettings } from '../src/learners/gradient/lattice-sgd.js';
+import { trainShuffledSgd } from '../src/learners/gradient/shuffled-sgd.js';
 import { seededRng } from '../src/random/rng.js';
 
 /** n rows in d dims with norms in (0, R], labels +-1; a fixed seed. */

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { trainShuffledSgd } from '../src/learners/shuffled-sgd.js';
+import { trainShuffledSgd } from '../src/learners/gradient/shuffled-sgd.js';
 import { seededRng } from '../src/random/rng.js';
 
 test('one record per partial epoch (tau = 1/n): each step samples 1 of n, the proven event is amplified and the noise far smaller', () => {

@@ -5,10 +5,10 @@ import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-compositi
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { truncatedNegativeBinomialGamma, truncatedNegativeBinomialMean } from '../src/accounting/rdp/repeat-and-select.js';
 import { InvalidParameterError } from '../src/errors.js';
-import { dpSgdRunEvent, dpSgdStepNoise, trainDpSgd } from '../src/learners/dp-sgd.js';
-import { evaluate } from '../src/learners/model.js';
-import { trainShuffledSgd } from '../src/learners/shuffled-sgd.js';
-import { gridSearchNotPrivate, sampleRunCount, tuneHonestly } from '../src/learners/tuning.js';
+import { dpSgdRunEvent, dpSgdStepNoise, trainDpSgd } from '../src/learners/gradient/dp-sgd.js';
+import { evaluate } from '../src/learners/models/model.js';
+import { trainShuffledSgd } from '../src/learners/gradient/shuffled-sgd.js';
+import { gridSearchNotPrivate, sampleRunCount, tuneHonestly } from '../src/learners/composite/tuning.js';
 import { seededRng, type Rng } from '../src/random/rng.js';
 import type { GlmData } from '../src/learners/glm/types.js';
 import {

@@ -4,7 +4,7 @@ import { parseEvent } from '../src/accounting/events.js';
 import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';
-import { evaluate } from '../src/learners/model.js';
+import { evaluate } from '../src/learners/models/model.js';
 import { train, TRAIN_METHODS, type TrainOptions } from '../src/learners/train.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
 import { deterministicExp, EXP_MAX, EXP_MIN } from '../src/math/exp.js';
-import { encodeModule, I32, op, V128, type WasmMemory } from '../src/learners/glm/wasm-binary.js';
-import { simdExp } from '../src/learners/glm/wasm-logistic-step.js';
+import { encodeModule, I32, op, V128, type WasmMemory } from '../src/learners/glm/kernels/wasm-binary.js';
+import { simdExp } from '../src/learners/glm/kernels/wasm-logistic-step.js';
 
 /** The distance from a to b in units in the last place of b (b normal or zero). */
 function ulps(a: number, b: number): number {

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InvalidParameterError } from '../src/errors.js';
 import { PrivateLogisticRegression } from '../src/learners/estimators.js';
-import { trainObjectivePerturbation } from '../src/learners/objective-perturbation.js';
+import { trainObjectivePerturbation } from '../src/learners/perturbation/objective-perturbation.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';

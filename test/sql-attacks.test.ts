@@ -20,7 +20,7 @@ import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parseSchema } from '../src/data/schema.js';
 import { openSqlEngine } from '../src/data/node/sql-engine.js';
-import { partitionSetupSql, trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { partitionSetupSql, trainDpGdInSql } from '../src/learners/sql/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';
 import { assertFailure } from './helpers/files.js';
 import { PEOPLE_SCHEMA, peopleFixture, runCli } from './helpers/people.js';

@@ -1,5 +1,5 @@
 /**
- * Out-of-core DP-GD and DP-SGD (`learners/streamed-gradient.ts` over `data/node/stream-rows.ts`):
+ * Out-of-core DP-GD and DP-SGD (`learners/gradient/streamed.ts` over `data/node/stream-rows.ts`):
  * the rows streamed from a CSV or Parquet file through DuckDB, encoded chunk by chunk, give the
  * same rows, the same clipped sums and the same released model as the in-memory path
  * (`loadDataset` + `trainDpGd` / `trainDpSgd`) with the same seed, bit for bit. The reference is
@@ -17,12 +17,12 @@ import { convertCsvToParquet, readCsvWithDuckDb, streamChunks } from '../src/dat
 import { loadDataset } from '../src/data/node/read.js';
 import { openStreamedDataset, parseMemorySize } from '../src/data/node/stream-rows.js';
 import { parseSchema, type Schema } from '../src/data/schema.js';
-import { trainDpGd } from '../src/learners/dp-gd.js';
-import { trainDpSgd } from '../src/learners/dp-sgd.js';
+import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
+import { trainDpSgd } from '../src/learners/gradient/dp-sgd.js';
 import { CHUNK_ROWS, sumClippedGradients } from '../src/learners/glm/per-example.js';
 import { toSignedLabels } from '../src/learners/glm/constants.js';
-import { logisticLoss } from '../src/learners/glm/logistic.js';
-import { streamedClippedSum, trainDpGdStreamed, trainDpSgdStreamed, type RowSource } from '../src/learners/streamed-gradient.js';
+import { logisticLoss } from '../src/learners/glm/losses/logistic.js';
+import { streamedClippedSum, trainDpGdStreamed, trainDpSgdStreamed, type RowSource } from '../src/learners/gradient/streamed.js';
 import { seededRng } from '../src/random/rng.js';
 import { DataFormatError, InvalidParameterError } from '../src/errors.js';
 import { assertFailure, assertUnchanged, snapshot } from './helpers/files.js';

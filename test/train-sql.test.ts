@@ -1,5 +1,5 @@
 /**
- * Training inside SQL engines (`learners/sql-gradient.ts`, `data/node/sql-engine.ts`): DP-GD
+ * Training inside SQL engines (`learners/sql/sql-gradient.ts`, `data/node/sql-engine.ts`): DP-GD
  * whose clipped gradient sum is one aggregate query per step in DuckDB, in one PostgreSQL server,
  * and in two PostgreSQL servers joined by postgres_fdw partitions, gives the model of the
  * in-memory run (`loadDataset` + `trainDpGd`, an independent path: dpfit's encoding and kernel)
@@ -18,10 +18,10 @@ import { applySchema, parseSchema, schemaCsvOptions, type Schema } from '../src/
 import { loadDataset } from '../src/data/node/read.js';
 import { openSqlEngine, redactUrl, type SqlEngine } from '../src/data/node/sql-engine.js';
 import { DataFormatError, InvalidParameterError } from '../src/errors.js';
-import { trainDpGd } from '../src/learners/dp-gd.js';
+import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
 import { CLIP_SAFETY } from '../src/learners/glm/clipped-gradient.js';
 import { clippedSumRoundingBound } from '../src/learners/glm/per-example.js';
-import { partitionedGradientSumSql, partitionSetupSql, schemaEncodingSql, sqlSumRoundingSlack, thetaUpdateSql, trainDpGdInSql } from '../src/learners/sql-gradient.js';
+import { partitionedGradientSumSql, partitionSetupSql, schemaEncodingSql, sqlSumRoundingSlack, thetaUpdateSql, trainDpGdInSql } from '../src/learners/sql/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';
 import { startPostgres, type PostgresCluster } from './helpers/postgres-cluster.js';
 import { encodingSqlText } from '../src/cli/commands/train-external.js';

@@ -29,7 +29,7 @@
  * the final model is a post-processing of the sequence of epoch-end iterates, an adaptive
  * composition of the epochs, so the RDP adds up over epochs (Mironov 2017, Prop. 1).
  *
- * Clipping, projections and rounding: `learners/lattice-sgd.ts` runs the iteration so that these
+ * Clipping, projections and rounding: `learners/gradient/lattice-sgd.ts` runs the iteration so that these
  * theorems apply to what is computed (a clipped GLM gradient is the gradient of a convex smooth
  * function; the state lives on a lattice with discrete Gaussian noise; the rounding and the
  * floating-point error add a bounded shift per step) and emits a `shuffledLastIterate` event,

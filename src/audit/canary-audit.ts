@@ -29,8 +29,8 @@
  */
 import type { Dataset } from '../data/dataset.js';
 import { InvalidParameterError } from '../errors.js';
-import { trainDpGd } from '../learners/dp-gd.js';
-import { trainDpSgd } from '../learners/dp-sgd.js';
+import { trainDpGd } from '../learners/gradient/dp-gd.js';
+import { trainDpSgd } from '../learners/gradient/dp-sgd.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, seededRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';

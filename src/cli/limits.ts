@@ -8,7 +8,7 @@
  *   - optimiser steps of one run (`--steps`, or epochs x rows / batch size) <= 1e9, and
  *     `--epochs` <= 1e6 whatever the data;
  *   - per-example gradient evaluations of the whole command <= 1e12: one run's (its learner's
- *     work rule, `work` in `learners/methods/`: steps x rows for dpgd and rgm, steps x batch size
+ *     work rule, `work` in `the family folders' `*-learner.ts` files`: steps x rows for dpgd and rgm, steps x batch size
  *     for dpsgd, epochs x fraction x rows for shuffled and output-sgd, max-iterations x rows for
  *     output when --max-iterations is given; an epoch or step count left out is its default), times the
  *     number of classes for one-vs-rest, times the EXPECTED number of runs for `--tune` (its mean:

@@ -4,7 +4,7 @@
  * parses a chunk of CSV rows, encodes it with the schema (every encoded row is a function of its
  * raw row and the public schema alone, so chunks give the whole table's rows), appends it here and
  * drops it. The learners provide a store in shared WebAssembly memory
- * (`learners/glm/feature-memory.ts`, `growingFeatures`), injected by the CLI so that this layer
+ * (`learners/glm/kernels/feature-memory.ts`, `growingFeatures`), injected by the CLI so that this layer
  * imports nothing from the learners. `arrayFeatureStore` is the plain fallback.
  */
 import type { PrivateDiagnostics } from './schema.js';

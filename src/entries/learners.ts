@@ -28,39 +28,39 @@ export { PrivateLinearRegression, PrivateLogisticRegression } from '../learners/
 export { DEFAULT_DELTA } from '../learners/training.js';
 
 // Models, reports, verification, metrics
-export type { LinearModel, Metrics } from '../learners/model.js';
-export { evaluate, parseModel, parsePrivacyReport, predict, predictMargins } from '../learners/model.js';
-export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from '../learners/verify-model.js';
-export { describeVerification, verifyModel } from '../learners/verify-model.js';
-export type { GuaranteeCondition, PrivacyReport } from '../learners/privacy-report.js';
-export { nonPrivateReport, publicRandomness, weakerGuarantee, withConditions } from '../learners/privacy-report.js';
+export type { LinearModel, Metrics } from '../learners/models/model.js';
+export { evaluate, parseModel, parsePrivacyReport, predict, predictMargins } from '../learners/models/model.js';
+export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from '../learners/models/verify-model.js';
+export { describeVerification, verifyModel } from '../learners/models/verify-model.js';
+export type { GuaranteeCondition, PrivacyReport } from '../learners/models/privacy-report.js';
+export { nonPrivateReport, publicRandomness, weakerGuarantee, withConditions } from '../learners/models/privacy-report.js';
 export { accuracy, logLoss, meanSquaredError, rocAuc, rSquared } from '../eval/metrics.js';
 
 // The learners
-export type { DpGdOptions } from '../learners/dp-gd.js';
+export type { DpGdOptions } from '../learners/gradient/dp-gd.js';
 export type { TrainResult } from '../learners/training.js';
-export { trainDpGd } from '../learners/dp-gd.js';
-export type { DpSgdOptions } from '../learners/dp-sgd.js';
-export { trainDpSgd } from '../learners/dp-sgd.js';
-export { trainShuffledSgd } from '../learners/shuffled-sgd.js';
-export { gridSearchNotPrivate, tuneHonestly } from '../learners/tuning.js';
-export type { GradientMethod, GradientMethodOptions } from '../learners/gradient-methods.js';
-export { calibrateCompositeNoise, gradientRunEvent, gradientRunNoise, trainGradientMethod } from '../learners/gradient-methods.js';
-export type { TuneGradientMethodOptions } from '../learners/tune-gradient-method.js';
-export { poissonMeanForGrid, tuneGradientMethodHonestly } from '../learners/tune-gradient-method.js';
-export type { OneVsRestModel, OneVsRestOptions } from '../learners/one-vs-rest.js';
-export { evaluateOneVsRest, parseOneVsRestModel, predictClasses, trainOneVsRest } from '../learners/one-vs-rest.js';
-export type { ObjectivePerturbationOptions } from '../learners/objective-perturbation.js';
-export { minimizePerturbedObjective, trainObjectivePerturbation } from '../learners/objective-perturbation.js';
-export type { AmpOptions } from '../learners/amp.js';
-export { trainAmp } from '../learners/amp.js';
-export type { RgmGdOptions, RgmGdResult } from '../learners/rgm-gd.js';
-export { rgmRidgeSensitivity, trainRgmGd } from '../learners/rgm-gd.js';
-export { gaussianFeatureRho, proposeTestRelease, ptrStatistic } from '../learners/propose-test-release.js';
-export type { OutputPerturbationOptions } from '../learners/output-perturbation.js';
-export { trainOutputPerturbation } from '../learners/output-perturbation.js';
-export type { OutputPerturbationSgdOptions } from '../learners/output-perturbation-sgd.js';
-export { trainOutputPerturbationSgd } from '../learners/output-perturbation-sgd.js';
+export { trainDpGd } from '../learners/gradient/dp-gd.js';
+export type { DpSgdOptions } from '../learners/gradient/dp-sgd.js';
+export { trainDpSgd } from '../learners/gradient/dp-sgd.js';
+export { trainShuffledSgd } from '../learners/gradient/shuffled-sgd.js';
+export { gridSearchNotPrivate, tuneHonestly } from '../learners/composite/tuning.js';
+export type { GradientMethod, GradientMethodOptions } from '../learners/gradient/gradient-methods.js';
+export { calibrateCompositeNoise, gradientRunEvent, gradientRunNoise, trainGradientMethod } from '../learners/gradient/gradient-methods.js';
+export type { TuneGradientMethodOptions } from '../learners/composite/tune-gradient-method.js';
+export { poissonMeanForGrid, tuneGradientMethodHonestly } from '../learners/composite/tune-gradient-method.js';
+export type { OneVsRestModel, OneVsRestOptions } from '../learners/composite/one-vs-rest.js';
+export { evaluateOneVsRest, parseOneVsRestModel, predictClasses, trainOneVsRest } from '../learners/composite/one-vs-rest.js';
+export type { ObjectivePerturbationOptions } from '../learners/perturbation/objective-perturbation.js';
+export { minimizePerturbedObjective, trainObjectivePerturbation } from '../learners/perturbation/objective-perturbation.js';
+export type { AmpOptions } from '../learners/perturbation/approximate-minima-perturbation.js';
+export { trainAmp } from '../learners/perturbation/approximate-minima-perturbation.js';
+export type { RgmGdOptions, RgmGdResult } from '../learners/rgm/rgm-gd.js';
+export { rgmRidgeSensitivity, trainRgmGd } from '../learners/rgm/rgm-gd.js';
+export { gaussianFeatureRho, proposeTestRelease, ptrStatistic } from '../learners/rgm/propose-test-release.js';
+export type { OutputPerturbationOptions } from '../learners/perturbation/output-perturbation.js';
+export { trainOutputPerturbation } from '../learners/perturbation/output-perturbation.js';
+export type { OutputPerturbationSgdOptions } from '../learners/perturbation/output-perturbation-sgd.js';
+export { trainOutputPerturbationSgd } from '../learners/perturbation/output-perturbation-sgd.js';
 export type { CertifiedMinimum, CertifiedMinimumOptions } from '../learners/glm/certified-minimum.js';
 export { certifiedMinimum } from '../learners/glm/certified-minimum.js';
 

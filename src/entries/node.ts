@@ -36,12 +36,12 @@ export { checkOutputPaths, describeOsError, removePendingTemporaryFiles, writeFi
 // Databases and data larger than memory
 export type { SqlEngine } from '../data/node/sql-engine.js';
 export { openSqlEngine } from '../data/node/sql-engine.js';
-export type { PushDownCheck, PushDownOptions } from '../learners/sql-gradient.js';
-export { trainDpGdInSql } from '../learners/sql-gradient.js';
+export type { PushDownCheck, PushDownOptions } from '../learners/sql/sql-gradient.js';
+export { trainDpGdInSql } from '../learners/sql/sql-gradient.js';
 export type { StreamedDataset, StreamOptions } from '../data/node/stream-rows.js';
 export { openStreamedDataset } from '../data/node/stream-rows.js';
-export type { RowSource } from '../learners/streamed-gradient.js';
-export { trainDpGdStreamed, trainDpSgdStreamed } from '../learners/streamed-gradient.js';
+export type { RowSource } from '../learners/gradient/streamed.js';
+export { trainDpGdStreamed, trainDpSgdStreamed } from '../learners/gradient/streamed.js';
 
 // Federated training
 export type { FederatedNodeOptions, NodeData } from '../federated/node.js';

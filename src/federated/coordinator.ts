@@ -8,7 +8,7 @@
  *
  * Step size. App. C takes tau = 0.5 / max_i lambda_max(A^(i)), eigenvalues of the nodes' private
  * covariances; dpfit uses the nodes' PUBLIC smoothness bounds L_i = R_i^2 + mu (rows of norm
- * <= R_i), and for RGM `000` Thm. 2's tau <= 1/((1 + d gamma_i) L_i) (see `learners/rgm-gd.ts`
+ * <= R_i), and for RGM `000` Thm. 2's tau <= 1/((1 + d gamma_i) L_i) (see `learners/rgm/rgm-gd.ts`
  * on the factor d): tau = 1 / max_i ((1 + d gamma_i) L_i), or the caller's learning rate.
  *
  * Projection. Every node projects the theta it is asked about onto its session's public ball
@@ -22,10 +22,10 @@
  * whose whole budget the node has reserved) and why the run stopped. No model is returned then.
  */
 import { DpfitError, InvalidParameterError } from '../errors.js';
-import { squaredLoss } from '../learners/glm/squared.js';
-import { localPerNodeSummary } from '../learners/local-per-node.js';
-import { projectOntoBall } from '../learners/rgm-grid.js';
-import { linearModel, type LinearModel } from '../learners/model.js';
+import { squaredLoss } from '../learners/glm/losses/squared.js';
+import { localPerNodeSummary } from '../learners/models/local-per-node.js';
+import { projectOntoBall } from '../learners/rgm/rgm-grid.js';
+import { linearModel, type LinearModel } from '../learners/models/model.js';
 import type { GradientAnswer, GradientRequest, NodeInfo, SessionPlan, SessionRequest } from './protocol.js';
 import { type FederatedMethod } from './protocol.js';
 import { defaultThetaRadius, inScale, scaleRange } from './public-ranges.js';
@@ -82,7 +82,7 @@ export interface NodeOutcome {
 
 /**
  * Local DP, node by node: each node's records are protected by that node's own report. `summary`
- * and `nodeNames` say which nodes took part (`learners/local-per-node.ts`); `dpfit verify` checks
+ * and `nodeNames` say which nodes took part (`learners/models/local-per-node.ts`); `dpfit verify` checks
  * that each of them carries its block in `nodes`.
  */
 export interface FederatedPrivacy {

@@ -26,7 +26,7 @@
  * value), and says which ball in the plan; the coordinator runs projected gradient descent on it.
  */
 import { InvalidParameterError } from '../errors.js';
-import type { PrivacyReport } from '../learners/privacy-report.js';
+import type { PrivacyReport } from '../learners/models/privacy-report.js';
 import { inScale, MAX_PRODUCT_SCALE, MAX_SESSION_EPSILON, MIN_PRODUCT_SCALE, MIN_SESSION_EPSILON, scaleRange } from './public-ranges.js';
 
 export const PROTOCOL = 'dpfit-federated/1';

@@ -101,7 +101,7 @@ export function defaultThetaRadius(bounds: { readonly rowNormBound: number; read
 /**
  * Projects any finite theta (coordinates up to +-1.8e308 included) onto the ball of radius r, in
  * place, without overflow: a theta whose computed norm is <= r (1 - 1e-9)(1 + 1e-10) is left as it
- * is (so a point `learners/rgm-grid.ts` `projectOntoBall` already projected stays bit for bit);
+ * is (so a point `learners/rgm/rgm-grid.ts` `projectOntoBall` already projected stays bit for bit);
  * any other is scaled by its largest coordinate first, then onto r (1 - 1e-9). Either way the exact
  * norm is <= r for d up to 4e6.
  */

@@ -7,7 +7,7 @@
  */
 import { DpfitError } from '../errors.js';
 import { toDpfitJson } from '../json-numbers.js';
-import { parsePrivacyReport } from '../learners/model.js';
+import { parsePrivacyReport } from '../learners/models/model.js';
 import { FEDERATED_METHODS, PROTOCOL, type FederatedMethod, type GradientAnswer, type NodeInfo, type SessionPlan } from './protocol.js';
 
 /** A message as it travels (JSON text, Infinity as "Infinity"). */

@@ -20,7 +20,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { requireInteger } from '../validate.js';
-import type { DatasetSizeReport, PrivacyReport } from './privacy-report.js';
+import type { DatasetSizeReport, PrivacyReport } from './models/privacy-report.js';
 import { learnerNamed } from './registry.js';
 
 /**

@@ -5,7 +5,7 @@
  * rule is the textbook choice for the method's analysis; the constants were checked on UCI Adult
  * at epsilon = 1 (README, "Defaults"), where every default beats the majority class.
  *
- * Each learner's registry entry (`methods/*.ts`, `defaults`) puts these rules together for its
+ * Each learner's registry entry (`*-learner.ts` in its family folder, `defaults`) puts these rules together for its
  * options; `train()`, the estimators and every path of `dpfit train` fill options through it.
  */
 import { requirePositive } from '../validate.js';

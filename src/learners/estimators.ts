@@ -19,9 +19,9 @@
 import { DpfitError } from '../errors.js';
 import type { GlmData } from './glm/types.js';
 import type { Learner, TrainOutcome as LearnerOutcome } from './learner.js';
-import { evaluate, predict, type FeatureMatrix, type LinearModel } from './model.js';
+import { evaluate, predict, type FeatureMatrix, type LinearModel } from './models/model.js';
 import { rejectUnknownOptions } from '../validate.js';
-import type { PrivacyReport } from './privacy-report.js';
+import type { PrivacyReport } from './models/privacy-report.js';
 import { DEFAULT_TRAIN_METHOD, learnerNamed, trainOptionNames, type CommonTrainOptions, type RegistryEntry } from './registry.js';
 import { train, type SchemaBoundedData, type TrainData, type TrainOptions, type TrainOutcome } from './train.js';
 import { DEFAULT_DELTA } from './training.js';
@@ -62,7 +62,7 @@ abstract class PrivateLinearEstimator {
     this.options = { ...options };
   }
 
-  /** The loss this estimator minimises (`losses.ts`). */
+  /** The loss this estimator minimises (`glm/losses/by-name.ts`). */
   protected abstract readonly loss: string;
 
   /** Trains on `data` (a plain `{x, y, n, d}` or what `loadDataset` returns) and returns this. */

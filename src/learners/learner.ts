@@ -1,6 +1,6 @@
 /**
  * What the learner registry (`registry.ts`) holds for each learner: one `Learner` per method, in
- * `learners/methods/`, is everything `train()`, the estimators and `dpfit train` know about it —
+ * `*-learner.ts` in its family folder, is everything `train()`, the estimators and `dpfit train` know about it —
  * its name, its neighbouring relation, which n its released values may depend on, the options it
  * takes and the public rules that fill the ones left out, its train function, the flags of
  * `dpfit train` it reads, its work rule for the CLI's limits, its opt-in, and what composite
@@ -16,11 +16,11 @@ import type { DefaultsShape } from './defaults.js';
 import type { TrainResult } from './training.js';
 import { glmConstants } from './glm/constants.js';
 import type { GlmData } from './glm/types.js';
-import { lossByName } from './glm/losses.js';
+import { lossByName } from './glm/losses/by-name.js';
 import type { OptionNames } from '../validate.js';
-import type { LinearModel } from './model.js';
-import type { PrivacyReport } from './privacy-report.js';
-import type { RowSource } from './streamed-gradient.js';
+import type { LinearModel } from './models/model.js';
+import type { PrivacyReport } from './models/privacy-report.js';
+import type { RowSource } from './gradient/streamed.js';
 
 /** What every learner returns: `model` is undefined only when the mechanism released nothing. */
 export interface TrainOutcome {
@@ -161,7 +161,7 @@ export interface Learner<M extends string, O extends { readonly delta: number },
   readonly cli: { readonly flags: readonly string[]; readonly flagOptions?: Readonly<Record<string, keyof O & string>> };
   /** Gradient learners: composite releases (honest tuning, one-vs-rest) of its runs. */
   readonly composite?: CompositeRuns<O>;
-  /** Training on rows streamed from a source too large for memory (`streamed-gradient.ts`), the same release as in memory. */
+  /** Training on rows streamed from a source too large for memory (`gradient/streamed.ts`), the same release as in memory. */
   readonly outOfCore?: (source: RowSource, options: O) => Promise<TrainResult>;
   /** Its gradient sums can run inside a database (`sql-gradient.ts`: DP-GD's push-down). */
   readonly inDatabase?: boolean;

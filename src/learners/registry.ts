@@ -4,10 +4,10 @@
  * composite releases (`gradient-methods.ts`), `dataset-size.ts`, `verifyModel`'s relation rule
  * and the CLI's work limits all read their per-method facts here; none keeps a list of its own.
  *
- * Each entry (`methods/*.ts`, the `Learner` interface of `learner.ts`) holds one learner's name
+ * Each entry (`*-learner.ts` in its family folder, the `Learner` interface of `learner.ts`) holds one learner's name
  * (the CLI spells it in kebab-case), its relation, which n it may depend on, its options and the
  * public rules that fill them, its train function, its flags and its work rule. Adding a learner
- * is one file in `methods/` and one line in `LEARNERS` (docs/architecture.md, "How to add a
+ * is one `*-learner.ts` file beside its train function and one line in `LEARNERS` (docs/architecture.md, "How to add a
  * learner").
  *
  * What `resolveTraining` does, in this order, before anything is read from the data:
@@ -20,7 +20,7 @@
  *   4. no option of another learner (`batchSize` with `dpgd`): refused, naming the learners that
  *      take it. (After 3, so that a missing clipping norm is said first: test/learners-estimators.)
  */
-import type { DatasetSizeReport } from './privacy-report.js';
+import type { DatasetSizeReport } from './models/privacy-report.js';
 import { InvalidParameterError, UnknownOptionError } from '../errors.js';
 import { closestName } from '../validate.js';
 import type { DpEvent } from '../accounting/events.js';
@@ -28,15 +28,15 @@ import type { DefaultsShape } from './defaults.js';
 import { glmConstants } from './glm/constants.js';
 import type { GlmData } from './glm/types.js';
 import { cliName, type Given, type Learner, type PublicShape, type SchemaBounds, type TrainOutcome } from './learner.js';
-import { lossByName } from './glm/losses.js';
-import { amp } from './methods/amp.js';
-import { dpgd } from './methods/dpgd.js';
-import { dpsgd } from './methods/dpsgd.js';
-import { objpert } from './methods/objpert.js';
-import { output } from './methods/output.js';
-import { outputSgd } from './methods/output-sgd.js';
-import { rgm } from './methods/rgm.js';
-import { shuffled } from './methods/shuffled.js';
+import { lossByName } from './glm/losses/by-name.js';
+import { amp } from './perturbation/amp-learner.js';
+import { dpgd } from './gradient/dpgd-learner.js';
+import { dpsgd } from './gradient/dpsgd-learner.js';
+import { objpert } from './perturbation/objpert-learner.js';
+import { output } from './perturbation/output-learner.js';
+import { outputSgd } from './perturbation/output-sgd-learner.js';
+import { rgm } from './rgm/rgm-learner.js';
+import { shuffled } from './gradient/shuffled-learner.js';
 
 /** Every learner, in `dpfit train --help`'s order (`dpsgd`, the CLI's and the estimators' default, first). */
 export const LEARNERS = [dpsgd, dpgd, shuffled, output, outputSgd, objpert, amp, rgm] as const;

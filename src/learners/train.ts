@@ -31,7 +31,7 @@ import { datasetSizeReport, withDatasetSize } from './dataset-size.js';
 import type { GlmData } from './glm/types.js';
 import type { AnyLearner } from './registry.js';
 import { checkGivenOptions, completeOptions, learnerNamed, publicShape, rejectOtherLearnersOptions, TRAIN_METHODS } from './registry.js';
-import type { DatasetSizeReport } from './privacy-report.js';
+import type { DatasetSizeReport } from './models/privacy-report.js';
 import type { TrainOutcome } from './learner.js';
 
 export { schemaClipNorm } from './learner.js';

@@ -5,8 +5,8 @@
 import { InvalidParameterError } from '../errors.js';
 import type { Rng } from '../random/rng.js';
 import { requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
-import type { LinearModel } from './model.js';
-import type { PrivacyReport } from './privacy-report.js';
+import type { LinearModel } from './models/model.js';
+import type { PrivacyReport } from './models/privacy-report.js';
 
 /** The delta every dpfit command and estimator uses when none is given (`--delta`'s default). */
 export const DEFAULT_DELTA = 1e-5;

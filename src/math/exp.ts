@@ -1,6 +1,6 @@
 /**
  * A deterministic exp: the same IEEE-754 double operations, in the same order, in JavaScript here
- * and in the WebAssembly SIMD kernels (`learners/glm/wasm-kernels.ts`), so that a logistic
+ * and in the WebAssembly SIMD kernels (`learners/glm/kernels/wasm-kernels.ts`), so that a logistic
  * gradient computed by either path is the same number bit for bit. `Math.exp` cannot serve: the
  * kernels would have to call out of WebAssembly for every row, and engines need not agree on it
  * (its accuracy is implementation-defined, ECMA-262 Sec. 21.3.2.14).

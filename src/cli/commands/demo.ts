@@ -7,14 +7,14 @@
  */
 import type { Command } from 'commander';
 import { syntheticDataset } from '../../data/synthetic.js';
-import { trainDpSgd } from '../../learners/dp-sgd.js';
+import { trainDpSgd } from '../../learners/gradient/dp-sgd.js';
 import { toSignedLabels } from '../../learners/glm/constants.js';
-import { logisticLoss } from '../../learners/glm/logistic.js';
+import { logisticLoss } from '../../learners/glm/losses/logistic.js';
 import { glmObjective } from '../../learners/glm/objective.js';
-import { evaluate, linearModel } from '../../learners/model.js';
+import { evaluate, linearModel } from '../../learners/models/model.js';
 import { lbfgs } from '../../math/lbfgs.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
-import { verifyModel } from '../../learners/verify-model.js';
+import { verifyModel } from '../../learners/models/verify-model.js';
 import { formatNumber, parseNumberFlag, printResult, toJson, type CliIo } from '../io.js';
 import { deltaOption } from '../delta-option.js';
 

@@ -3,10 +3,10 @@
  *
  * - `--max-memory SIZE` with `--data FILE` (CSV or Parquet): out-of-core DP-GD / DP-SGD, the rows
  *   streamed per pass through DuckDB and encoded by dpfit (`data/node/stream-rows.ts`,
- *   `learners/streamed-gradient.ts`); the same release as the in-memory run.
+ *   `learners/gradient/streamed.ts`); the same release as the in-memory run.
  * - `--db URL --query SQL`: a DuckDB database file or a PostgreSQL server. With `--method dpgd`
  *   the clipped gradient sum runs inside the database, one aggregate query per step, the
- *   schema's encoding written in SQL (`learners/sql-gradient.ts`): the rows never leave it.
+ *   schema's encoding written in SQL (`learners/sql/sql-gradient.ts`): the rows never leave it.
  *   `--partition-key COL` ships each step's sums to every postgres_fdw partition's server (each
  *   server holds a theta table and a view of its encoded rows, the coordinator foreign tables on
  *   them: the SQL printed by `--encoding-sql --partition-key COL [--theta-table T]`).
@@ -87,7 +87,7 @@ function externalOptions(learner: AnyLearner, flags: TrainFlags, bounds: SchemaB
  */
 export async function encodingSqlText(schema: Schema, flags: TrainFlags & ExternalFlags): Promise<string> {
   if (flags.query === undefined) throw new InvalidParameterError('--query', undefined, 'given with --encoding-sql: the SELECT of one server\'s rows');
-  const { encodedRowsSql, partitionSetupSql, DEFAULT_THETA_TABLE } = await import('../../learners/sql-gradient.js');
+  const { encodedRowsSql, partitionSetupSql, DEFAULT_THETA_TABLE } = await import('../../learners/sql/sql-gradient.js');
   if (flags.partitionKey === undefined) {
     if (flags.thetaTable !== undefined) throw new InvalidParameterError('--theta-table', flags.thetaTable, 'given only with --partition-key');
     return `${encodedRowsSql(schema, flags.query)}\n`;
@@ -138,14 +138,14 @@ export async function trainExternal(
     const { openSqlEngine } = await import('../../data/node/sql-engine.js');
     const engine = await openSqlEngine(flags.db);
     try {
-      // One statement by itself, before dpfit embeds it in its own SQL (learners/sql-runner.ts).
+      // One statement by itself, before dpfit embeds it in its own SQL (learners/sql/sql-runner.ts).
       await engine.checkQuery(flags.query as string);
       if (learner.inDatabase !== true || multiClass) {
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
         // The raw rows too: --tune compares them with its --validation file (cli/validation-overlap.ts).
         return { kind: 'prepared', prepared: applySchema(table, schema), table };
       }
-      const { trainDpGdInSql, schemaEncodingSql } = await import('../../learners/sql-gradient.js');
+      const { trainDpGdInSql, schemaEncodingSql } = await import('../../learners/sql/sql-gradient.js');
       type PushDownOptions = Parameters<typeof trainDpGdInSql>[3];
       const encoded = schemaEncodingSql(schema, flags.query as string);
       const partitionKey = flags.partitionKey;

@@ -10,18 +10,18 @@
  * and to stderr, never into the release.
  */
 import { labelColumn, type PreparedData, type Schema } from '../../data/schema.js';
-import { trainOneVsRest, type OneVsRestModel } from '../../learners/one-vs-rest.js';
+import { trainOneVsRest, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
 import { InvalidParameterError } from '../../errors.js';
 import type { GradientSummer } from '../../learners/glm/gradient-summer.js';
-import type { GradientMethodOptions } from '../../learners/gradient-methods.js';
+import type { GradientMethodOptions } from '../../learners/gradient/gradient-methods.js';
 import { cliName } from '../../learners/learner.js';
-import { lossByName } from '../../learners/glm/losses.js';
-import type { LinearModel } from '../../learners/model.js';
-import type { PrivacyReport } from '../../learners/privacy-report.js';
+import { lossByName } from '../../learners/glm/losses/by-name.js';
+import type { LinearModel } from '../../learners/models/model.js';
+import type { PrivacyReport } from '../../learners/models/privacy-report.js';
 import { LEARNERS, learnerOfCliName, type AnyLearner } from '../../learners/registry.js';
 import { resolveTraining, train, type TrainOptions } from '../../learners/train.js';
-import { tuneGradientMethodHonestly } from '../../learners/tune-gradient-method.js';
-import type { LabelledData, ScoreMetric } from '../../learners/tuning.js';
+import { tuneGradientMethodHonestly } from '../../learners/composite/tune-gradient-method.js';
+import type { LabelledData, ScoreMetric } from '../../learners/composite/tuning.js';
 import type { Rng } from '../../random/rng.js';
 
 export interface TrainFlags {

@@ -10,10 +10,10 @@ import { loadDataset, readSchemaFile } from '../../data/node/read.js';
 import { isSuggestedSchema, labelColumn, parseSchema, schemaToJson, type Schema } from '../../data/schema.js';
 import { SUGGESTION_WARNING } from '../../data/suggest-schema.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { evaluate, predict, type LinearModel } from '../../learners/model.js';
-import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/one-vs-rest.js';
-import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/privacy-report.js';
-import { describeVerification, type ModelVerification } from '../../learners/verify-model.js';
+import { evaluate, predict, type LinearModel } from '../../learners/models/model.js';
+import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
+import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/models/privacy-report.js';
+import { describeVerification, type ModelVerification } from '../../learners/models/verify-model.js';
 import { cliName } from '../../learners/learner.js';
 import { DEFAULT_TRAIN_METHOD, LEARNERS } from '../../learners/registry.js';
 import type { Dataset } from '../../data/dataset.js';
@@ -25,8 +25,8 @@ import { deltaOption } from '../delta-option.js';
 import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { progressBar } from '../progress.js';
 import { OVERLAP_SHARE, RESOLUTION, overlaps, validationOverlap } from '../validation-overlap.js';
-import { growingFeatures } from '../../learners/glm/feature-memory.js';
-import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../../learners/glm/parallel-clipped-sum.js';
+import { growingFeatures } from '../../learners/glm/kernels/feature-memory.js';
+import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../../learners/glm/parallel/parallel-clipped-sum.js';
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
 import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
@@ -150,7 +150,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--loss <L>', 'logistic | linear | huber | smoothedHinge', 'logistic')
     // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
     .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
-    // The learners of the registry, each with what it releases (learners/methods/).
+    // The learners of the registry, each with what it releases (the family folders' `*-learner.ts` files).
     .option('--method <M>', LEARNERS.map((l) => `${cliName(l.method)} (${l.summary})`).join(' | '), cliName(DEFAULT_TRAIN_METHOD))
     .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
     .addOption(deltaOption('target delta, in (0, 1)'))

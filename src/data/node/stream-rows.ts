@@ -1,6 +1,6 @@
 /**
  * Out-of-core rows: a CSV or Parquet file read through DuckDB one pass at a time and encoded by the
- * public schema chunk by chunk, never held whole (`learners/streamed-gradient.ts` trains on it).
+ * public schema chunk by chunk, never held whole (`learners/gradient/streamed.ts` trains on it).
  *
  * Encoding. Each DuckDB result chunk (<= 2048 rows) becomes a small `RawTable` and goes through
  * `applySchema`, the function the in-memory path applies to the whole table. Every encoded row is
@@ -26,7 +26,7 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import type { RowSource } from '../../learners/streamed-gradient.js';
+import type { RowSource } from '../../learners/gradient/streamed.js';
 import type { CsvOptions } from '../csv.js';
 import { addPrivateDiagnostics } from '../feature-store.js';
 import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema.js';

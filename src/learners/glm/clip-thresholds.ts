@@ -9,7 +9,7 @@
 import { InvalidParameterError } from '../../errors.js';
 import { requirePositiveOrInfinity } from '../../validate.js';
 import { clipThreshold } from './clipped-gradient.js';
-import { sideThresholds } from './feature-memory.js';
+import { sideThresholds } from './kernels/feature-memory.js';
 import type { FeatureArray, StoredGlmData } from './types.js';
 
 /** Thresholds of one data set for one clip norm; `x` identifies the features they belong to. */

@@ -1,9 +1,9 @@
 /** GLM losses, their privacy constants, objectives and clipped per-example gradients (explicit exports). */
 export type { GlmConstants, GlmData, GlmLoss, LabelKind, MarginDomain } from './types.js';
-export { logisticLoss } from './logistic.js';
-export { squaredLoss } from './squared.js';
-export { huberLoss } from './huber.js';
-export { smoothedHingeLoss } from './smoothed-hinge.js';
+export { logisticLoss } from './losses/logistic.js';
+export { squaredLoss } from './losses/squared.js';
+export { huberLoss } from './losses/huber.js';
+export { smoothedHingeLoss } from './losses/smoothed-hinge.js';
 export { checkLabels, glmConstants, mulUp, toSignedLabels } from './constants.js';
 export type { GlmConstantsOptions } from './constants.js';
 export { checkGlmShape, maxRowNorm, rowNorms, validateGlmData } from './data.js';

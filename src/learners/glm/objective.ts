@@ -14,7 +14,7 @@ import type { Objective } from '../../math/lbfgs.js';
 import { requireNonNegative, requirePositiveOrInfinity } from '../../validate.js';
 import { clippedSecondDerivative, clippedValueBeyond, clipThreshold } from './clipped-gradient.js';
 import { checkGlmShape, checkTheta, rowNorms, validateGlmData } from './data.js';
-import { accumulateBlock, BLOCK, marginsBlock } from './kernels.js';
+import { accumulateBlock, BLOCK, marginsBlock } from './kernels/kernels.js';
 import type { GlmData, GlmLoss } from './types.js';
 
 export interface GlmObjectiveOptions {

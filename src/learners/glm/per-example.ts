@@ -12,12 +12,12 @@ import { requirePositiveOrInfinity } from '../../validate.js';
 import { clipThreshold } from './clipped-gradient.js';
 import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thresholds.js';
 import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
-import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, WASM_BLOCK, type FeatureMemory } from './feature-memory.js';
-import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kernels.js';
-import { logisticLoss } from './logistic.js';
-import { GROUP, logisticStepFor } from './wasm-logistic-step.js';
+import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, WASM_BLOCK, type FeatureMemory } from './kernels/feature-memory.js';
+import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kernels/kernels.js';
+import { logisticLoss } from './losses/logistic.js';
+import { GROUP, logisticStepFor } from './kernels/wasm-logistic-step.js';
 import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
-import type { WasmKernelExports } from './wasm-kernels.js';
+import type { WasmKernelExports } from './kernels/wasm-kernels.js';
 
 export interface ClippedGradientSumOptions {
   /** C > 0, or Infinity for no clipping. */
