@@ -62,7 +62,7 @@ import { logisticLoss } from '../src/learners/glm/losses/logistic.js';
 import { glmObjective } from '../src/learners/glm/objective.js';
 import { evaluate, linearModel, type LinearModel } from '../src/learners/models/model.js';
 import { trainAmp } from '../src/learners/perturbation/approximate-minima-perturbation.js';
-import { calibrateCompositeNoise } from '../src/learners/gradient/gradient-methods.js';
+import { calibrateCompositeNoise } from '../src/learners/composite/gradient-methods.js';
 import { poissonMeanForGrid, poissonTailAbove, tuneGradientMethodHonestly } from '../src/learners/composite/tune-gradient-method.js';
 import { gridSearchNotPrivate } from '../src/learners/composite/tuning.js';
 import { lbfgs } from '../src/math/lbfgs.js';

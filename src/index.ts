@@ -37,5 +37,5 @@ export { PrivateLinearRegression, PrivateLogisticRegression } from './learners/e
 export type { LinearModel, Metrics } from './learners/models/model.js';
 export { evaluate, parseModel, predict } from './learners/models/model.js';
 export type { PrivacyReport } from './learners/models/privacy-report.js';
-export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from './learners/models/verify-model.js';
-export { describeVerification, verifyModel } from './learners/models/verify-model.js';
+export type { GuaranteeSummary, ModelVerification, VerifyModelOptions } from './learners/verification/verify-model.js';
+export { describeVerification, verifyModel } from './learners/verification/verify-model.js';

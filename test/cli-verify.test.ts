@@ -13,7 +13,7 @@ import { parseEvent } from '../src/accounting/events.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { SUGGESTED_PROVENANCE } from '../src/data/schema.js';
 import { parseModel } from '../src/learners/models/model.js';
-import { verifyModel } from '../src/learners/models/verify-model.js';
+import { verifyModel } from '../src/learners/verification/verify-model.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { defaultRng, seededRng } from '../src/random/rng.js';
 import { DataFormatError } from '../src/errors.js';

@@ -14,7 +14,7 @@ import { FederatedNode, NodeRefusal, type NodeData } from '../src/federated/node
 import { parseSessionRequest } from '../src/federated/protocol.js';
 import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
 import { trainRgmGd } from '../src/learners/rgm/rgm-gd.js';
-import { verifyModel } from '../src/learners/models/verify-model.js';
+import { verifyModel } from '../src/learners/verification/verify-model.js';
 import { toDpfitJson } from '../src/json-numbers.js';
 import { seededRng } from '../src/random/rng.js';
 

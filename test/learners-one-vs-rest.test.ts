@@ -5,7 +5,7 @@ import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-compositi
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
-import { calibrateCompositeNoise } from '../src/learners/gradient/gradient-methods.js';
+import { calibrateCompositeNoise } from '../src/learners/composite/gradient-methods.js';
 import { evaluateOneVsRest, predictClasses, trainOneVsRest } from '../src/learners/composite/one-vs-rest.js';
 
 /** Three well separated Gaussian blobs in the plane plus an intercept column, rows scaled to norm <= 1. */

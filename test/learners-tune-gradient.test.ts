@@ -5,7 +5,7 @@ import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-compositi
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { seededRng } from '../src/random/rng.js';
-import { calibrateCompositeNoise, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from '../src/learners/gradient/gradient-methods.js';
+import { calibrateCompositeNoise, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from '../src/learners/composite/gradient-methods.js';
 import { poissonMeanForGrid, tuneGradientMethodHonestly } from '../src/learners/composite/tune-gradient-method.js';
 import { makeLogisticData } from './helpers/logistic-data.js';
 

@@ -63,7 +63,7 @@ import { rgmRidgeSensitivity, trainRgmGd } from '../src/learners/rgm/rgm-gd.js';
 import { trainShuffledSgd } from '../src/learners/gradient/shuffled-sgd.js';
 import { tuneGradientMethodHonestly } from '../src/learners/composite/tune-gradient-method.js';
 import { gridSearchNotPrivate, tuneHonestly } from '../src/learners/composite/tuning.js';
-import { verifyModel } from '../src/learners/models/verify-model.js';
+import { verifyModel } from '../src/learners/verification/verify-model.js';
 import { lbfgs } from '../src/math/lbfgs.js';
 import { brentMinimize } from '../src/math/minimize.js';
 import { newton } from '../src/math/newton.js';

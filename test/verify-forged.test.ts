@@ -28,7 +28,7 @@ import { toDpfitJson } from '../src/json-numbers.js';
 import { trainOneVsRest } from '../src/learners/composite/one-vs-rest.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
 import { tuneGradientMethodHonestly } from '../src/learners/composite/tune-gradient-method.js';
-import { releaseRelation, verifyModel } from '../src/learners/models/verify-model.js';
+import { releaseRelation, verifyModel } from '../src/learners/verification/verify-model.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';

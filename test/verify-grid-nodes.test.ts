@@ -19,7 +19,7 @@ import { inProcessClient } from '../src/federated/in-process.js';
 import { FederatedNode } from '../src/federated/node.js';
 import { toDpfitJson } from '../src/json-numbers.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
-import { verifyModel } from '../src/learners/models/verify-model.js';
+import { verifyModel } from '../src/learners/verification/verify-model.js';
 import { seededRng } from '../src/random/rng.js';
 import { makeLogisticData } from './helpers/logistic-data.js';
 import { runCli } from './helpers/people.js';

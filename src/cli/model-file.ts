@@ -1,6 +1,6 @@
 /**
  * Reading model files for `dpfit verify`, `evaluate` and `predict`: the file's JSON, the model
- * (linear or one-vs-rest) and the verification of its privacy claim (`learners/models/verify-model.ts`).
+ * (linear or one-vs-rest) and the verification of its privacy claim (`learners/verification/verify-model.ts`).
  * A file that cannot be read, is not JSON or is not a well-formed dpfit model is a
  * `DataFormatError` (exit 3).
  */
@@ -9,7 +9,7 @@ import { nodeKind } from '../data/node/output-files.js';
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { parseModel, type LinearModel } from '../learners/models/model.js';
 import { parseOneVsRestModel, type OneVsRestModel } from '../learners/composite/one-vs-rest.js';
-import { verifyModel, type ModelVerification } from '../learners/models/verify-model.js';
+import { verifyModel, type ModelVerification } from '../learners/verification/verify-model.js';
 
 export type AnyModel = LinearModel | OneVsRestModel;
 

@@ -14,7 +14,7 @@ import { glmObjective } from '../../learners/glm/objective.js';
 import { evaluate, linearModel } from '../../learners/models/model.js';
 import { lbfgs } from '../../math/lbfgs.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
-import { verifyModel } from '../../learners/models/verify-model.js';
+import { verifyModel } from '../../learners/verification/verify-model.js';
 import { formatNumber, parseNumberFlag, printResult, toJson, type CliIo } from '../io.js';
 import { deltaOption } from '../delta-option.js';
 

@@ -13,7 +13,7 @@ import { labelColumn, type PreparedData, type Schema } from '../../data/schema.j
 import { trainOneVsRest, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
 import { InvalidParameterError } from '../../errors.js';
 import type { GradientSummer } from '../../learners/glm/gradient-summer.js';
-import type { GradientMethodOptions } from '../../learners/gradient/gradient-methods.js';
+import type { GradientMethodOptions } from '../../learners/composite/gradient-methods.js';
 import { cliName } from '../../learners/learner.js';
 import { lossByName } from '../../learners/glm/losses/by-name.js';
 import type { LinearModel } from '../../learners/models/model.js';

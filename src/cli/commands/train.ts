@@ -13,7 +13,7 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { evaluate, predict, type LinearModel } from '../../learners/models/model.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
 import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/models/privacy-report.js';
-import { describeVerification, type ModelVerification } from '../../learners/models/verify-model.js';
+import { describeVerification, type ModelVerification } from '../../learners/verification/verify-model.js';
 import { cliName } from '../../learners/learner.js';
 import { DEFAULT_TRAIN_METHOD, LEARNERS } from '../../learners/registry.js';
 import type { Dataset } from '../../data/dataset.js';

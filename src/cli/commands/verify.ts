@@ -1,12 +1,12 @@
 /**
  * `dpfit verify MODEL`: re-accounts the event a model file embeds with dpfit's own accountants
  * and says whether the file's privacy claim (epsilon, delta, guarantee, neighbouring relation,
- * and the rest of what the file holds) holds (`learners/models/verify-model.ts`). Exit 0 when it holds,
+ * and the rest of what the file holds) holds (`learners/verification/verify-model.ts`). Exit 0 when it holds,
  * 4 when it is not supported, 3 for a malformed file.
  */
 import type { Command } from 'commander';
 import { BudgetExceededError } from '../../errors.js';
-import type { GuaranteeSummary, ModelVerification } from '../../learners/models/verify-model.js';
+import type { GuaranteeSummary, ModelVerification } from '../../learners/verification/verify-model.js';
 import { formatNumber, printResult, type CliIo } from '../io.js';
 import { loadModelFile } from '../model-file.js';
 

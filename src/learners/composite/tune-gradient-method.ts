@@ -15,8 +15,8 @@ import { InvalidParameterError } from '../../errors.js';
 import { defaultRng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../../validate.js';
 import type { GlmData } from '../glm/types.js';
-import { rejectUnknownBaseOptions } from '../gradient/gradient-method-options.js';
-import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunNoise, trainGradientMethod, type GradientMethodOptions } from '../gradient/gradient-methods.js';
+import { rejectUnknownBaseOptions } from './gradient-method-options.js';
+import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunNoise, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { tuneHonestly, type RunCountDistribution, type ScoringOptions, type TuningResult } from './tuning.js';
 import type { Rng } from '../../random/rng.js';
 

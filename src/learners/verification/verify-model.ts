@@ -92,13 +92,13 @@ import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
 import { parseSchema } from '../../data/schema.js';
 import { defaultRng } from '../../random/rng.js';
-import { parseModel, type LinearModel } from './model.js';
-import { localPerNodeSummary, type NodeClaim } from './local-per-node.js';
+import { parseModel, type LinearModel } from '../models/model.js';
+import { localPerNodeSummary, type NodeClaim } from '../models/local-per-node.js';
 import { OBJECTIVE_PERTURBATION_NOT_PRIVATE } from '../perturbation/objective-perturbation-opt-in.js';
 import { gridProblems } from './verify-grid.js';
 import { parseOneVsRestModel, type OneVsRestModel } from '../composite/one-vs-rest.js';
 import { ADD_OR_REMOVE_EVENT_KINDS, N_UNUSED_EVENT_KINDS } from '../registry.js';
-import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from './privacy-report.js';
+import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from '../models/privacy-report.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 /** An (epsilon, delta) guarantee as claimed by a file or as verified. */

@@ -6,10 +6,10 @@
  */
 import { InvalidParameterError } from '../../errors.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
-import { DP_GD_OPTIONS } from './dp-gd.js';
-import { DP_SGD_OPTIONS } from './dp-sgd.js';
+import { DP_GD_OPTIONS } from '../gradient/dp-gd.js';
+import { DP_SGD_OPTIONS } from '../gradient/dp-sgd.js';
 import { requireGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
-import { SHUFFLED_SGD_OPTIONS } from './shuffled-sgd.js';
+import { SHUFFLED_SGD_OPTIONS } from '../gradient/shuffled-sgd.js';
 
 const NOISE_KEYS = ['epsilon', 'delta', 'noiseMultiplier', 'rng', 'continuousNoise'] as const;
 
