@@ -1,5 +1,5 @@
 /**
- * `--delta`, the same everywhere (issue 15): optional, default `DEFAULT_DELTA` (1e-5, what
+ * `--delta`, the same everywhere: optional, default `DEFAULT_DELTA` (1e-5, what
  * `dpfit train` always used), shown in `--help` as 1e-5, and checked in (0, 1) where it is read.
  */
 import { Option } from 'commander';

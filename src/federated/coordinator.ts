@@ -198,7 +198,7 @@ export async function federate(clients: readonly NodeClient[], options: Federate
   const plans = outcomes.map((o) => o.plan as SessionPlan);
   const tau = options.learningRate ?? 1 / Math.max(...plans.map((p) => (1 + d * (p.gamma ?? 0)) * p.smoothness));
   if (!(tau > 0 && Number.isFinite(tau))) throw new InvalidParameterError('learningRate', tau, 'a finite number > 0');
-  // The smallest ball of the plans (nodes before issue 23 name none).
+  // The smallest ball of the plans (older nodes name none).
   const radius = Math.min(...plans.map((p) => p.thetaRadius ?? Infinity));
 
   // ---- 000 eq. (79)

@@ -1,7 +1,7 @@
 /**
  * A node's persistent privacy ledger: every release the node granted, on disk, in an embedded
  * transactional database (DuckDB through `@duckdb/node-api`, loaded lazily), so that the node's
- * budget holds across restarts, crashes (kill -9 at any instant) and concurrent requests (issue 13).
+ * budget holds across restarts, crashes (kill -9 at any instant) and concurrent requests.
  *
  * The rule. What the node has released is the composition of the events of all granted entries;
  * each entry's `extraDelta` (delta paid outside the RDP accounting: Propose-Test-Release's

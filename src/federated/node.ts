@@ -23,7 +23,7 @@
  * session answers each step at most once and never more than T steps: repeated questions would be
  * fresh releases the ledger did not grant.
  *
- * The coordinator is untrusted (`public-ranges.ts`, issue 23): every request is parsed against
+ * The coordinator is untrusted (`public-ranges.ts`): every request is parsed against
  * public ranges, every theta is projected onto the session's public ball (`thetaRadius`, in the
  * plan) before the data are touched, the node's rows are checked against its public bounds at
  * construction, and `openSession` refuses, before reserving anything, a plan whose noise could

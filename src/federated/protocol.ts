@@ -111,7 +111,7 @@ export interface SessionPlan {
   readonly ptr?: { readonly passed: boolean; readonly epsilon: number; readonly delta: number; readonly threshold: number };
   /** dpgd: the noise multiplier of each step (std / sensitivity of the clipped sum). */
   readonly noiseMultiplier?: number;
-  /** The ball the node projects every theta onto (`SessionRequest.thetaRadius`); absent from nodes before issue 23. */
+  /** The ball the node projects every theta onto (`SessionRequest.thetaRadius`); absent from older nodes. */
   readonly thetaRadius?: number;
 }
 

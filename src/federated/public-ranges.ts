@@ -1,5 +1,5 @@
 /**
- * What a federated node lets reach the arithmetic on its records (issue 23). In `000` Sec. 6's
+ * What a federated node lets reach the arithmetic on its records. In `000` Sec. 6's
  * local model the coordinator is the adversary: if a value it sends could make the computation
  * on the data fail (NaN, an overflow, a sampler out of range), the status of the answer would be
  * decided by the records — an exact, unaccounted release (one HTTP status is one bit per request).

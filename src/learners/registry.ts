@@ -1,5 +1,5 @@
 /**
- * The learner registry: every learner of dpfit, once (issue 24, "One product"). `train()`, the
+ * The learner registry: every learner of dpfit, once: the CLI and the library share one definition of each learner, its name and its defaults. `train()`, the
  * estimators, `dpfit train` (in memory, one-vs-rest, `--tune`, out of core, in a database), the
  * composite releases (`gradient-methods.ts`), `dataset-size.ts`, `verifyModel`'s relation rule
  * and the CLI's work limits all read their per-method facts here; none keeps a list of its own.

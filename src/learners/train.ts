@@ -1,5 +1,5 @@
 /**
- * `train(data, options)`: one entry point for every learner (issue 6's model API), the same path
+ * `train(data, options)`: one entry point for every learner, the same path
  * `dpfit train` takes. The `method` field picks the learner of the registry (`registry.ts`); the
  * other fields are that learner's options, and every option left out is filled by the same
  * PUBLIC rules as on the command line (`defaults.ts`: functions of the public n, d, the schema's

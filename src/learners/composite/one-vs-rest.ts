@@ -60,7 +60,7 @@ function checkClassLabels(y: Float64Array, classes: number): void {
     const v = y[i];
     if (!(Number.isInteger(v) && v >= 0 && v < classes)) throw new InvalidParameterError(`y[${i}]`, v, `a class index in 0 .. ${classes - 1}`);
   }
-  // Classes absent from the data train too: which classes are present is decided by the records (issue 23).
+  // Classes absent from the data train too: which classes are present is decided by the records, and a class missing from one neighbour only must not change what is released.
 }
 
 const ONE_VS_REST_OPTIONS = optionNames<OneVsRestOptions>({ classes: true, base: true, epsilon: true, noiseMultiplier: true, delta: true, rng: true });

@@ -103,7 +103,7 @@ export const CHUNK_ROWS = 32768;
  * the rounding of the squared row norm (gamma_d), of its square root, of the threshold and of the
  * products (`CLIP_SAFETY` already aims below C). CHANGE THIS BOUND if the summation order changes.
  *
- * The bound covers every path of the sum (issue 16), because each performs exactly the operations
+ * The bound covers every path of the sum (scalar, SIMD, fused, worker pool), because each performs exactly the operations
  * above in that order: cached thresholds (`clip-thresholds.ts`: the same squared norm, summed over
  * j in order, the same t); the fused blocks with margins only (`marginsContiguous`); the
  * WebAssembly SIMD kernels (`wasm-kernels.ts`: lanes are the even and odd halves of a margin and

@@ -3,7 +3,7 @@
  * one report per node. Its `summary` sentence and its `nodeNames` list are the model's own
  * description of which nodes took part; `federated/coordinator.ts` writes both from the nodes'
  * reports and `verify-model.ts` checks that every node they name carries its block (a block
- * removed from `nodes` would hide what that node's records cost, issue 23).
+ * removed from `nodes` would hide what that node's records cost).
  *
  * The summary's wording is part of the file format: `verifyModel` rebuilds it from the blocks and
  * compares, so a change here must keep accepting the files already written.

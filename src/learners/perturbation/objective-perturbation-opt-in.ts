@@ -1,6 +1,6 @@
 /**
  * Objective perturbation without output noise (`003` Sec. 2.2) is refused unless the caller opts
- * in to a release with NO guarantee (issue 23, "Trust on every surface").
+ * in to a release with NO guarantee: a user must not get it by accident.
  *
  * Why. `003` Thm. 3.1/3.2 bound the privacy of the EXACT minimiser theta^P of
  * SUM_i l(theta; z_i) + lambda/2 ||theta||^2 + b.theta with continuous Gaussian b. What dpfit can

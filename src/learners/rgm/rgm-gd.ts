@@ -1,6 +1,6 @@
 /**
  * RGM gradient descent for ridge regression with Propose-Test-Release (Hendrikx, Mangold, Bellet
- * 2024 — `000` Sec. 5; dpfit issue 7, item 4).
+ * 2024 — `000` Sec. 5).
  *
  * Objective (`000` eq. 9, AVERAGE normalisation): f(theta) = (1/n) sum 1/2 (x~_i.theta - y~_i)^2
  * + mu/2 |theta|^2, gradient A~ theta - b~ with A~ = (1/n) sum x~_i x~_i^T + mu I and

@@ -1,6 +1,6 @@
 /**
  * The grid a model file states (`privacy.granularity`, `privacy.granularities`), checked against
- * what the file's event implies and against theta (issue 23; docs/architecture.md, "Every released
+ * what the file's event implies and against theta (docs/architecture.md, "Every released
  * noisy value is exact discrete noise on a public power-of-two grid"). Part of `verifyModel`: a
  * problem here means the claim does not hold.
  *

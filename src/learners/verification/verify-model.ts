@@ -1,6 +1,6 @@
 /**
  * `verifyModel`: checks the privacy claim a model file makes, with dpfit's own accountants
- * (docs/design.md, "What a release may contain"; issue 11). A model file says what it cost in its
+ * (docs/design.md, "What a release may contain"). A model file says what it cost in its
  * privacy block; nothing stops anyone from editing that block, or from writing a file by hand.
  * The verifier trusts only the event (what the file says was released) and re-derives the rest:
  *
@@ -568,7 +568,7 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
 }
 
 /**
- * The nodes a federated model says took part (`privacy.nodeNames`, written since issue 23, and the
+ * The nodes a federated model says took part (`privacy.nodeNames`, absent from files written before nodes were named, and the
  * `privacy.summary` sentence, `local-per-node.ts`) against the blocks it carries in
  * `privacy.nodes`: a node named without its block hides what that node's records cost.
  */

@@ -1,5 +1,5 @@
 /**
- * @internal The fused WebAssembly SIMD pass of the logistic loss (issue 16): for each group of
+ * @internal The fused WebAssembly SIMD pass of the logistic loss, which reads the features once per step: for each group of
  * GROUP = 8 rows, while they are in L1,
  *
  *   z = x . theta (as `margins`: z = E + O, the even and odd halves of the sum in the two lanes),
