@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseCsv } from '../src/data/csv.js';
 import { convertCsvToParquet } from '../src/data/node/duckdb.js';
-import { loadDataset, requireFile } from '../src/data/node/read.js';
+import { requireFile } from '../src/data/node/files.js';
+import { loadDataset } from '../src/data/node/read.js';
 import { applySchema, parseSchema, schemaCsvOptions } from '../src/data/schema.js';
 import { DataFormatError } from '../src/errors.js';
 

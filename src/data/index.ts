@@ -2,7 +2,7 @@
  * The data layer's browser-safe part (docs/design.md, layer `src/data`): the `Dataset` type and its
  * helpers, the CSV and LIBSVM parsers over bytes, public schemas, per-row transforms, synthetic
  * generators and the UCI Adult description. Node-only back-ends (files, DuckDB, downloads) are in
- * `./node/index.ts`. Explicit re-exports only.
+ * `./node/`, exported by `src/entries/node.ts`. Explicit re-exports only.
  */
 export type { Dataset, TrainTestSplitOptions } from './dataset.js';
 export { checkRowNormBound, concatRows, createDataset, maxRowNorm, rowNorm, rowView, selectRows, trainTestSplit } from './dataset.js';

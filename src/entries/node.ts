@@ -31,7 +31,8 @@ export { FETCHERS, FetchFailedError, downloadVerified, fetchAdult, installFiles,
 
 // Output files
 export type { CheckedOutput, InputRequest, OutputContent, OutputKind, OutputRequest, WriteOperations } from '../data/node/output-files.js';
-export { checkOutputPaths, describeOsError, removePendingTemporaryFiles, writeFileAtomic, writeOutputFiles } from '../data/node/output-files.js';
+export { checkOutputPaths, removePendingTemporaryFiles, writeFileAtomic, writeOutputFiles } from '../data/node/output-files.js';
+export { describeOsError } from '../data/node/files.js';
 
 // Databases and data larger than memory
 export type { SqlEngine } from '../data/node/sql-engine.js';

@@ -42,6 +42,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
+import { describeOsError, nodeKind } from './files.js';
 
 export type OutputKind = 'file' | 'directory';
 
@@ -71,51 +72,6 @@ export interface CheckedOutput {
   readonly exists: boolean;
 }
 
-/** An OS error code in words. */
-export function describeOsError(code: string | undefined): string {
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file or directory';
-    case 'ENOTDIR':
-      return 'a component of the path is not a directory';
-    case 'EACCES':
-      return 'permission denied';
-    case 'EPERM':
-      return 'operation not permitted (an immutable or append-only file or directory?)';
-    case 'EISDIR':
-      return 'is a directory';
-    case 'ENOSPC':
-      return 'no space left on the device';
-    case 'EDQUOT':
-      return 'disk quota exceeded';
-    case 'EROFS':
-      return 'read-only file system';
-    case 'ELOOP':
-      return 'too many levels of symbolic links';
-    case 'ENAMETOOLONG':
-      return 'file name too long';
-    case 'EMFILE':
-    case 'ENFILE':
-      return 'too many open files';
-    case 'EIO':
-      return 'input/output error';
-    case 'EFBIG':
-      return 'file too large';
-    case 'EBUSY':
-      return 'device or resource busy';
-    case 'ETXTBSY':
-      return 'text file busy';
-    case 'EXDEV':
-      return 'not on the same file system';
-    case 'EEXIST':
-      return 'file exists';
-    case 'EINVAL':
-      return 'invalid argument';
-    default:
-      return code === undefined ? 'unknown error' : code;
-  }
-}
-
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
@@ -139,17 +95,6 @@ function tryStat(path: string, follow: boolean): Stats | undefined {
     if (osCode(error) === 'ENOENT') return undefined;
     throw error;
   }
-}
-
-/** What a file system entry is, in words (for messages about a path that is not a regular file). */
-export function nodeKind(info: Stats): string {
-  if (info.isDirectory()) return 'a directory';
-  if (info.isCharacterDevice()) return 'a character device';
-  if (info.isBlockDevice()) return 'a block device';
-  if (info.isFIFO()) return 'a FIFO (named pipe)';
-  if (info.isSocket()) return 'a socket';
-  if (info.isSymbolicLink()) return 'a symbolic link';
-  return 'not a regular file';
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import { parseCsv, type CsvOptions } from '../csv.js';
 import type { RawTable } from '../table.js';
 import { collect, duckDbError, inferTextColumns, kinds, NUMERIC_SOURCE, selectedColumns } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
-import { requireFile } from './read.js';
+import { requireFile } from './files.js';
 
 export interface SqlEngine extends SqlRunner {
   readonly kind: 'duckdb' | 'postgres';

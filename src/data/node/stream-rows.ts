@@ -35,7 +35,8 @@ import {
   copyDoubles, countRows, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,
 } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
-import { detectFormat, requireFile } from './read.js';
+import { requireFile } from './files.js';
+import { detectFormat } from './read.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 export interface StreamOptions {
