@@ -41,7 +41,7 @@ export type { PushDownCheck, PushDownOptions } from '../learners/sql-gradient.js
 export { trainDpGdInSql } from '../learners/sql-gradient.js';
 export type { StreamedDataset, StreamOptions } from '../data/node/stream-rows.js';
 export { openStreamedDataset } from '../data/node/stream-rows.js';
-export type { RowSource } from '../learners/streamed-gradient.js';
+export type { RowSource } from '../data/row-source.js';
 export { trainDpGdStreamed, trainDpSgdStreamed } from '../learners/streamed-gradient.js';
 
 // Federated training

@@ -20,7 +20,7 @@ import { lossByName } from './losses.js';
 import type { OptionNames } from '../validate.js';
 import type { LinearModel } from './model.js';
 import type { PrivacyReport } from './privacy-report.js';
-import type { RowSource } from './streamed-gradient.js';
+import type { RowSource } from '../data/row-source.js';
 
 /** What every learner returns: `model` is undefined only when the mechanism released nothing. */
 export interface TrainOutcome {

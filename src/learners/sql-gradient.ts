@@ -92,10 +92,10 @@ import { DP_GD_OPTIONS, setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, typ
 import { CLIP_SAFETY, SMALLEST_CLIP_ROW_NORM } from './glm/clipped-gradient.js';
 import { lossByName } from './losses.js';
 import { checkPartitionedViews, type ThetaColumn } from './sql-partition-check.js';
-import { inTransaction, isPostgresRunner, subquery, type PostgresRunner, type SqlCell, type SqlRunner } from './sql-runner.js';
+import { inTransaction, isPostgresRunner, subquery, type PostgresRunner, type SqlCell, type SqlRunner } from '../data/node/sql-runner.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';
 
-export type { SqlCell, SqlRunner } from './sql-runner.js';
+export type { SqlCell, SqlRunner } from '../data/node/sql-runner.js';
 
 const U = Number.EPSILON / 2;
 
@@ -603,7 +603,7 @@ function checkPartitionedStep(name: string, rows: SqlCell[][], d: number, n: num
 export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: string, options: PushDownOptions): Promise<TrainResult & { check: PushDownCheck }> {
   rejectUnknownOptions(options, PUSH_DOWN_OPTIONS, 'trainDpGdInSql');
   const lossName = options.loss ?? 'logistic';
-  // The query must be one statement by itself before it is embedded in dpfit's SQL (sql-runner.ts).
+  // The query must be one statement by itself before it is embedded in dpfit's SQL (data/node/sql-runner.ts).
   await runner.checkQuery(query);
   const encoded = schemaEncodingSql(schema, query);
   const d = encoded.d;

@@ -138,7 +138,7 @@ export async function trainExternal(
     const { openSqlEngine } = await import('../../data/node/sql-engine.js');
     const engine = await openSqlEngine(flags.db);
     try {
-      // One statement by itself, before dpfit embeds it in its own SQL (learners/sql-runner.ts).
+      // One statement by itself, before dpfit embeds it in its own SQL (data/node/sql-runner.ts).
       await engine.checkQuery(flags.query as string);
       if (learner.inDatabase !== true || multiClass) {
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));
