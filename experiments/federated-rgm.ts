@@ -47,7 +47,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../src/data/node/output-files.js';
+import { writeFileAtomic } from '../src/data/node/atomic-write.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema.js';
 import { twoPartySplit, type TwoPartySplitKind } from '../src/data/synthetic.js';

@@ -5,7 +5,8 @@
  * report, so it says what it cost.
  */
 import { Option, type Command } from 'commander';
-import { checkOutputPaths, writeOutputFiles, type OutputContent } from '../../data/node/output-files.js';
+import { writeOutputFiles, type OutputContent } from '../../data/node/atomic-write.js';
+import { checkOutputPaths } from '../output-files.js';
 import { loadDataset, readSchemaFile } from '../../data/node/read.js';
 import { isSuggestedSchema, labelColumn, parseSchema, schemaToJson, type Schema } from '../../data/schema.js';
 import { SUGGESTION_WARNING } from '../../data/suggest-schema.js';

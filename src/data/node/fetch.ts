@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { DataFormatError, DpfitError, InvalidParameterError } from '../../errors.js';
 import { ADULT_FILES, ADULT_SCHEMA_JSON, normalizeAdultCopy, type RemoteFile } from '../adult.js';
 import { describeOsError, requireFile } from './files.js';
-import { writeFileAtomic } from './output-files.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 /** SHA-256 of bytes as lower-case hex. */
