@@ -12,8 +12,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseCsv } from '../src/data/csv.js';
 import { MAX_GRID_COLUMNS, nearDuplicateRows } from '../src/data/near-duplicates.js';
-import { applySchema, parseSchema, schemaCsvOptions } from '../src/data/schema.js';
-import { foldCategory, schemaKeptRows, schemaRecords, type SchemaRecords } from '../src/data/schema-records.js';
+import { applySchema, parseSchema, schemaCsvOptions } from '../src/data/schema/apply.js';
+import { foldCategory, schemaKeptRows, schemaRecords, type SchemaRecords } from '../src/data/schema/records.js';
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 

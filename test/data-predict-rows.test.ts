@@ -14,7 +14,7 @@ import { parseCsv } from '../src/data/csv.js';
 import { convertCsvToParquet } from '../src/data/node/duckdb.js';
 import { requireFile } from '../src/data/node/files.js';
 import { loadDataset } from '../src/data/node/read.js';
-import { applySchema, parseSchema, schemaCsvOptions } from '../src/data/schema.js';
+import { applySchema, parseSchema, schemaCsvOptions } from '../src/data/schema/apply.js';
 import { DataFormatError } from '../src/errors.js';
 
 const SCHEMA = {

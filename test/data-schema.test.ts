@@ -14,8 +14,8 @@ import {
   schemaRowNormBound,
   schemaToJson,
   type Schema,
-} from '../src/data/schema.js';
-import { SUGGESTION_WARNING, inspectTable, suggestSchema } from '../src/data/suggest-schema.js';
+} from '../src/data/schema/apply.js';
+import { SUGGESTION_WARNING, inspectTable, suggestSchema } from '../src/data/schema/suggest.js';
 import type { RawTable } from '../src/data/table.js';
 import { DataFormatError } from '../src/errors.js';
 

@@ -16,7 +16,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { convertCsvToParquet, readCsvWithDuckDb, streamChunks } from '../src/data/node/duckdb.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { openStreamedDataset, parseMemorySize } from '../src/data/node/stream-rows.js';
-import { parseSchema, type Schema } from '../src/data/schema.js';
+import { parseSchema, type Schema } from '../src/data/schema/apply.js';
 import { trainDpGd } from '../src/learners/dp-gd.js';
 import { trainDpSgd } from '../src/learners/dp-sgd.js';
 import { CHUNK_ROWS, sumClippedGradients } from '../src/learners/glm/per-example.js';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { applySchema, parseSchema, schemaCsvOptions, type Schema } from '../src/data/schema.js';
+import { applySchema, parseSchema, schemaCsvOptions, type Schema } from '../src/data/schema/apply.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { openSqlEngine, redactUrl, type SqlEngine } from '../src/data/node/sql-engine.js';
 import { DataFormatError, InvalidParameterError } from '../src/errors.js';

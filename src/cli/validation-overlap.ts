@@ -51,8 +51,8 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import { readTable } from '../data/node/read.js';
 import { nearDuplicateRows } from '../data/near-duplicates.js';
-import { schemaCsvOptions, type Schema } from '../data/schema.js';
-import { foldCategory, schemaKeptRows, schemaRecords } from '../data/schema-records.js';
+import { schemaCsvOptions, type Schema } from '../data/schema/apply.js';
+import { foldCategory, schemaKeptRows, schemaRecords } from '../data/schema/records.js';
 import type { RawTable } from '../data/table.js';
 
 /**

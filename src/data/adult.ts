@@ -38,7 +38,7 @@
  *
  * Browser-safe (no Node imports): downloading and writing files is in `node/fetch.ts`.
  */
-import { parseSchema, type Schema } from './schema.js';
+import { parseSchema, type Schema } from './schema/apply.js';
 
 export interface RemoteFile {
   /** File name in the install directory. */

@@ -7,7 +7,7 @@
  * (`learners/glm/feature-memory.ts`, `growingFeatures`), injected by the CLI so that this layer
  * imports nothing from the learners. `arrayFeatureStore` is the plain fallback.
  */
-import type { PrivateDiagnostics } from './schema.js';
+import type { PrivateDiagnostics } from './schema/apply.js';
 
 export interface FeatureStore {
   /** Appends n encoded rows: x (n * d values, row-major) and y (n labels); the arrays are not kept. */

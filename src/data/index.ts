@@ -28,7 +28,7 @@ export type {
   RowTransform,
   Schema,
   SchemaReadOptions,
-} from './schema.js';
+} from './schema/apply.js';
 export {
   SCHEMA_VERSION,
   SUGGESTED_PROVENANCE,
@@ -41,11 +41,11 @@ export {
   schemaLabelBound,
   schemaRowNormBound,
   schemaToJson,
-} from './schema.js';
-export type { NumericEncodingFields } from './numeric-encoding.js';
-export { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature } from './numeric-encoding.js';
-export type { ColumnSummary, SuggestSchemaOptions, TableSummary } from './suggest-schema.js';
-export { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from './suggest-schema.js';
+} from './schema/apply.js';
+export type { NumericEncodingFields } from './schema/numeric-encoding.js';
+export { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature } from './schema/numeric-encoding.js';
+export type { ColumnSummary, SuggestSchemaOptions, TableSummary } from './schema/suggest.js';
+export { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from './schema/suggest.js';
 export { addIntercept, clipRows, clipRowsMahalanobis, normalizeRows, scaleRows } from './transforms.js';
 export type { GaussianFeaturesOptions, SyntheticDatasetOptions, TwoPartySplitKind, TwoPartySplitOptions } from './synthetic.js';
 export { gaussianFeatures, syntheticDataset, twoPartySplit } from './synthetic.js';

@@ -25,7 +25,7 @@
  * Browser-safe.
  */
 import { InvalidParameterError } from '../errors.js';
-import type { SchemaRecords } from './schema-records.js';
+import type { SchemaRecords } from './schema/records.js';
 
 /** At most this many numeric columns are gridded: a probe visits at most 2^8 = 256 cells. */
 export const MAX_GRID_COLUMNS = 8;

@@ -86,8 +86,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { DataFormatError, InvalidParameterError } from '../errors.js';
-import { labelColumn, schemaEncodedNormBound, schemaFeatureNames, type CategoricalColumnSpec, type NumericColumnSpec, type Schema } from '../data/schema.js';
-import { numericEncodedWidth } from '../data/numeric-encoding.js';
+import { labelColumn, schemaEncodedNormBound, schemaFeatureNames, type CategoricalColumnSpec, type NumericColumnSpec, type Schema } from '../data/schema/apply.js';
+import { numericEncodedWidth } from '../data/schema/numeric-encoding.js';
 import { DP_GD_OPTIONS, setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
 import { CLIP_SAFETY, SMALLEST_CLIP_ROW_NORM } from './glm/clipped-gradient.js';
 import { lossByName } from './losses.js';

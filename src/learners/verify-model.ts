@@ -90,7 +90,7 @@ import { containsConjecture, neighboringRelationOf, type NeighboringRelation } f
 import { pldEpsilon } from '../accounting/pld/accountant.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../errors.js';
-import { parseSchema } from '../data/schema.js';
+import { parseSchema } from '../data/schema/apply.js';
 import { defaultRng } from '../random/rng.js';
 import { parseModel, type LinearModel } from './model.js';
 import { localPerNodeSummary, type NodeClaim } from './local-per-node.js';

@@ -10,8 +10,8 @@ import { FETCHERS } from '../../data/node/fetch.js';
 import { writeOutputFiles } from '../../data/node/atomic-write.js';
 import { checkOutputPaths } from '../output-files.js';
 import { detectFormat, loadDataset, readLibsvmFile, readSchemaFile, readTable, type ReadTableOptions } from '../../data/node/read.js';
-import { isSuggestedSchema, schemaCsvOptions, schemaFeatureNames, schemaToJson, type Schema } from '../../data/schema.js';
-import { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from '../../data/suggest-schema.js';
+import { isSuggestedSchema, schemaCsvOptions, schemaFeatureNames, schemaToJson, type Schema } from '../../data/schema/apply.js';
+import { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from '../../data/schema/suggest.js';
 import { InvalidParameterError } from '../../errors.js';
 import { formatNumber, parseIntegerFlag, printResult, toJson, type CliIo } from '../io.js';
 

@@ -13,8 +13,8 @@
  *   Every other method reads the query's rows through the engine and encodes them in dpfit, as
  *   a file.
  */
-import type { PrivateDiagnostics, PreparedData, Schema } from '../../data/schema.js';
-import { applySchema, labelColumn, schemaCsvOptions } from '../../data/schema.js';
+import type { PrivateDiagnostics, PreparedData, Schema } from '../../data/schema/apply.js';
+import { applySchema, labelColumn, schemaCsvOptions } from '../../data/schema/apply.js';
 import type { RawTable } from '../../data/table.js';
 import { InvalidParameterError } from '../../errors.js';
 import { datasetSizeReport } from '../../learners/dataset-size.js';
@@ -131,7 +131,7 @@ export async function trainExternal(
 ): Promise<ExternalOutcome> {
   const learner = learnerOfFlags(flags);
   const multiClass = labelColumn(schema).classes !== undefined;
-  const { schemaLabelBound, schemaRowNormBound } = await import('../../data/schema.js');
+  const { schemaLabelBound, schemaRowNormBound } = await import('../../data/schema/apply.js');
   const bounds = { rowNormBound: schemaRowNormBound(schema), labelBound: schemaLabelBound(schema) };
   const extra = { rng: context.rng, ...(context.onStep === undefined ? {} : { onStep: context.onStep }) };
   if (flags.db !== undefined) {

@@ -15,7 +15,7 @@ import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
 import { addPrivateDiagnostics, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
 import { withZeroRows } from '../dropped-rows.js';
-import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type PrivateDiagnostics, type Schema, type SchemaReadOptions } from '../schema.js';
+import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type PrivateDiagnostics, type Schema, type SchemaReadOptions } from '../schema/apply.js';
 import type { RawTable } from '../table.js';
 import { openError, requireFile } from './files.js';
 import { optionNames, pickOptions, rejectUnknownOptions } from '../../validate.js';

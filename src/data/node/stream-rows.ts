@@ -29,7 +29,7 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import type { CsvOptions } from '../csv.js';
 import { addPrivateDiagnostics } from '../feature-store.js';
 import type { RowSource } from '../row-source.js';
-import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema.js';
+import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema/apply.js';
 import type { RawColumn, RawTable } from '../table.js';
 import {
   copyDoubles, countRows, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,

@@ -8,10 +8,10 @@
  *
  * Browser-safe.
  */
-import { InvalidParameterError } from '../errors.js';
-import { SUGGESTED_PROVENANCE, applySchema, isSuggestedSchema, parseSchema, schemaFeatureNames, schemaRowNormBound, type Schema } from './schema.js';
-import { findColumn, type RawColumn, type RawTable } from './table.js';
-import { optionNames, rejectUnknownOptions } from '../validate.js';
+import { InvalidParameterError } from '../../errors.js';
+import { SUGGESTED_PROVENANCE, applySchema, isSuggestedSchema, parseSchema, schemaFeatureNames, schemaRowNormBound, type Schema } from './apply.js';
+import { findColumn, type RawColumn, type RawTable } from '../table.js';
+import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 /** The warning printed with every suggestion and every use of a suggested schema. */
 export const SUGGESTION_WARNING =

@@ -28,8 +28,8 @@
  *
  * Browser-safe.
  */
-import { DataFormatError } from '../errors.js';
-import type { NumericColumnSpec } from './schema.js';
+import { DataFormatError } from '../../errors.js';
+import type { NumericColumnSpec } from './apply.js';
 
 function fail(source: string, where: string, message: string): never {
   throw new DataFormatError(source, `${where}: ${message}`);

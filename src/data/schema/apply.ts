@@ -37,13 +37,13 @@
  *
  * Browser-safe: imports nothing from Node.
  */
-import { DataFormatError, InvalidParameterError } from '../errors.js';
-import type { CsvColumnType, CsvOptions } from './csv.js';
-import type { Dataset } from './dataset.js';
-import { findColumn, tableError, type RawColumn, type RawTable } from './table.js';
+import { DataFormatError, InvalidParameterError } from '../../errors.js';
+import type { CsvColumnType, CsvOptions } from '../csv.js';
+import type { Dataset } from '../dataset.js';
+import { findColumn, tableError, type RawColumn, type RawTable } from '../table.js';
 import { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature, parseNumericEncoding } from './numeric-encoding.js';
-import { addIntercept, clipRows, normalizeRows, scaleRows } from './transforms.js';
-import { optionNames, rejectUnknownOptions } from '../validate.js';
+import { addIntercept, clipRows, normalizeRows, scaleRows } from '../transforms.js';
+import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 export const SCHEMA_VERSION = 1;
 
