@@ -14,7 +14,9 @@ import { parseCsv } from '../src/data/csv.js';
 import { convertCsvToParquet } from '../src/data/node/duckdb.js';
 import { requireFile } from '../src/data/node/files.js';
 import { loadDataset } from '../src/data/node/read.js';
-import { applySchema, parseSchema, schemaCsvOptions } from '../src/data/schema/apply.js';
+import { applySchema } from '../src/data/schema/apply.js';
+import { parseSchema } from '../src/data/schema/parse.js';
+import { schemaCsvOptions } from '../src/data/schema/read-options.js';
 import { DataFormatError } from '../src/errors.js';
 
 const SCHEMA = {

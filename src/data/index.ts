@@ -23,25 +23,16 @@ export type {
   NumericEncoding,
   NumericScale,
   NumericTransform,
-  PreparedData,
-  PrivateDiagnostics,
   RowTransform,
   Schema,
-  SchemaReadOptions,
-} from './schema/apply.js';
-export {
-  SCHEMA_VERSION,
-  SUGGESTED_PROVENANCE,
-  applySchema,
-  isSuggestedSchema,
-  parseSchema,
-  schemaCsvOptions,
-  schemaEncodedNormBound,
-  schemaFeatureNames,
-  schemaLabelBound,
-  schemaRowNormBound,
-  schemaToJson,
-} from './schema/apply.js';
+} from './schema/types.js';
+export { SCHEMA_VERSION, SUGGESTED_PROVENANCE } from './schema/types.js';
+export { isSuggestedSchema, parseSchema, schemaToJson } from './schema/parse.js';
+export { schemaEncodedNormBound, schemaFeatureNames, schemaLabelBound, schemaRowNormBound } from './schema/bounds.js';
+export type { SchemaReadOptions } from './schema/read-options.js';
+export { schemaCsvOptions } from './schema/read-options.js';
+export type { PreparedData, PrivateDiagnostics } from './schema/apply.js';
+export { applySchema } from './schema/apply.js';
 export type { NumericEncodingFields } from './schema/numeric-encoding.js';
 export { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature } from './schema/numeric-encoding.js';
 export type { ColumnSummary, SuggestSchemaOptions, TableSummary } from './schema/suggest.js';

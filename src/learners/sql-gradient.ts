@@ -86,7 +86,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { DataFormatError, InvalidParameterError } from '../errors.js';
-import { labelColumn, schemaEncodedNormBound, schemaFeatureNames, type CategoricalColumnSpec, type NumericColumnSpec, type Schema } from '../data/schema/apply.js';
+import { labelColumn, schemaEncodedNormBound, schemaFeatureNames } from '../data/schema/bounds.js';
+import type { CategoricalColumnSpec, NumericColumnSpec, Schema } from '../data/schema/types.js';
 import { numericEncodedWidth } from '../data/schema/numeric-encoding.js';
 import { DP_GD_OPTIONS, setUpDpGd, dpGdUpdate, finishDpGd, type DpGdOptions, type TrainResult } from './dp-gd.js';
 import { CLIP_SAFETY, SMALLEST_CLIP_ROW_NORM } from './glm/clipped-gradient.js';

@@ -4,8 +4,8 @@
  *
  * Encoding. Each DuckDB result chunk (<= 2048 rows) becomes a small `RawTable` and goes through
  * `applySchema`, the function the in-memory path applies to the whole table. Every encoded row is
- * a function of its raw row and the schema alone (`schema.ts`), categorical cells are matched by
- * their text (not by a dictionary code), and the readers' numbers are the same doubles
+ * a function of its raw row and the schema alone (`../schema/apply.ts`), categorical cells are
+ * matched by their text (not by a dictionary code), and the readers' numbers are the same doubles
  * (`duckdb.ts`), so the streamed rows are exactly the rows `loadDataset` returns, in the same order
  * (DuckDB preserves insertion order). Rows dropped by a "dropRow" policy are dropped per chunk,
  * as in memory.
@@ -29,7 +29,10 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import type { CsvOptions } from '../csv.js';
 import { addPrivateDiagnostics } from '../feature-store.js';
 import type { RowSource } from '../row-source.js';
-import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema/apply.js';
+import { applySchema, type PrivateDiagnostics } from '../schema/apply.js';
+import { schemaLabelBound, schemaRowNormBound } from '../schema/bounds.js';
+import { schemaCsvOptions } from '../schema/read-options.js';
+import type { RowTransform, Schema } from '../schema/types.js';
 import type { RawColumn, RawTable } from '../table.js';
 import {
   copyDoubles, countRows, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,

@@ -28,7 +28,7 @@
  */
 import { DataFormatError } from '../../errors.js';
 import { numericValueFeature } from './numeric-encoding.js';
-import type { CategoricalColumnSpec, NumericColumnSpec, Schema } from './apply.js';
+import type { CategoricalColumnSpec, NumericColumnSpec, Schema } from './types.js';
 import { findColumn, type RawColumn, type RawTable } from '../table.js';
 
 export interface SchemaRecords {

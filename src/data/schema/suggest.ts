@@ -9,7 +9,10 @@
  * Browser-safe.
  */
 import { InvalidParameterError } from '../../errors.js';
-import { SUGGESTED_PROVENANCE, applySchema, isSuggestedSchema, parseSchema, schemaFeatureNames, schemaRowNormBound, type Schema } from './apply.js';
+import { applySchema } from './apply.js';
+import { schemaFeatureNames, schemaRowNormBound } from './bounds.js';
+import { isSuggestedSchema, parseSchema } from './parse.js';
+import { SUGGESTED_PROVENANCE, type Schema } from './types.js';
 import { findColumn, type RawColumn, type RawTable } from '../table.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
