@@ -1,7 +1,7 @@
 /**
- * Rows that are read, not held: the out-of-core learners (`learners/streamed-gradient.ts`) train on
- * a `RowSource`, and the data layer makes one (`node/stream-rows.ts`, a file read through DuckDB
- * one pass at a time). Browser-safe: an interface only.
+ * Rows that are read, not held: the out-of-core learners (`trainDpGdStreamed`,
+ * `trainDpSgdStreamed`) train on a `RowSource`, and the data layer makes one (`node/stream-rows.ts`,
+ * a file read through DuckDB one pass at a time). Browser-safe: an interface only.
  */
 
 /**

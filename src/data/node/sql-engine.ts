@@ -15,7 +15,7 @@
  * The user's query is checked once (`checkQuery`: it must be one statement by itself) before
  * dpfit embeds it in its own SQL (`sql-runner.ts`, `subquery`). Two uses: `readTable`
  * returns a query's rows as a `RawTable` (then encoded by dpfit like a file: `applySchema`), and
- * `query` runs the aggregate queries of the SQL push-down (`learners/sql-gradient.ts`), which keeps
+ * `query` runs the aggregate queries of the SQL push-down (`trainDpGdInSql`), which keeps
  * the rows in the database.
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';

@@ -1,5 +1,5 @@
 /**
- * What the SQL push-down (`learners/sql-gradient.ts`, `learners/sql-partition-check.ts`) needs of a
+ * What the SQL push-down (`trainDpGdInSql` and its check of partitioned views) needs of a
  * database: the interface `sql-engine.ts` implements for DuckDB and PostgreSQL (node-postgres).
  * Defined here, beside its implementation, so that the data layer never imports the learners.
  *

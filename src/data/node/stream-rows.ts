@@ -1,6 +1,7 @@
 /**
  * Out-of-core rows: a CSV or Parquet file read through DuckDB one pass at a time and encoded by the
- * public schema chunk by chunk, never held whole (`learners/streamed-gradient.ts` trains on it).
+ * public schema chunk by chunk, never held whole (`trainDpGdStreamed` and `trainDpSgdStreamed`
+ * train on it).
  *
  * Encoding. Each DuckDB result chunk (<= 2048 rows) becomes a small `RawTable` and goes through
  * `applySchema`, the function the in-memory path applies to the whole table. Every encoded row is
