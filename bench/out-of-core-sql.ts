@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { parseSchema } from '../src/data/schema.js';
+import { parseSchema } from '../src/data/schema/parse.js';
 import { parseMemorySize } from '../src/data/node/stream-rows.js';
 import { openSqlEngine } from '../src/data/node/sql-engine.js';
 import { partitionedGradientSumSql, partitionSetupSql, trainDpGdInSql } from '../src/learners/sql/sql-gradient.js';

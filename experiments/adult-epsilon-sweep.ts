@@ -19,7 +19,8 @@
  */
 import { join } from 'node:path';
 import { adultSchema } from '../src/data/adult.js';
-import { checkOutputPaths, writeOutputFiles } from '../src/data/node/output-files.js';
+import { checkOutputPaths } from '../src/cli/output-files.js';
+import { writeOutputFiles } from '../src/data/node/atomic-write.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
 import { trainDpSgd } from '../src/learners/gradient/dp-sgd.js';

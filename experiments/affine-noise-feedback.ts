@@ -13,7 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { affineSgdLastIterate, gaussianShiftEpsilon, gaussianShiftMu, type AffineStep } from '../src/accounting/affine-sgd.js';
-import { writeFileAtomic } from '../src/data/node/output-files.js';
+import { writeFileAtomic } from '../src/data/node/atomic-write.js';
 import { fillGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
 import { lineBandChart, renderVegaLite, type BandRow } from '../src/report/vega-chart.js';

@@ -47,9 +47,9 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../src/data/node/output-files.js';
+import { writeFileAtomic } from '../src/data/node/atomic-write.js';
 import { loadDataset } from '../src/data/node/read.js';
-import { parseSchema } from '../src/data/schema.js';
+import { parseSchema } from '../src/data/schema/parse.js';
 import { twoPartySplit, type TwoPartySplitKind } from '../src/data/synthetic.js';
 import type { Dataset } from '../src/data/dataset.js';
 import { InMemoryLedger } from '../src/federated/budget.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseEvent } from '../src/accounting/events.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { SUGGESTED_PROVENANCE } from '../src/data/schema.js';
+import { SUGGESTED_PROVENANCE } from '../src/data/schema/types.js';
 import { parseModel } from '../src/learners/models/model.js';
 import { verifyModel } from '../src/learners/verification/verify-model.js';
 import { sampleGaussian } from '../src/random/continuous.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { arrayFeatureStore } from '../src/data/feature-store.js';
 import { loadDataset } from '../src/data/node/read.js';
-import { parseSchema } from '../src/data/schema.js';
+import { parseSchema } from '../src/data/schema/parse.js';
 import { DataFormatError } from '../src/errors.js';
 import { sameBits } from './helpers/same-bits.js';
 import { featureMemoryOf, growingFeatures } from '../src/learners/glm/kernels/feature-memory.js';

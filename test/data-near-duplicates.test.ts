@@ -1,5 +1,5 @@
 /**
- * Records as the schema reads them (`data/schema-records.ts`) and the exact near-duplicate search
+ * Records as the schema reads them (`data/schema/records.ts`) and the exact near-duplicate search
  * over them (`data/near-duplicates.ts`) that `dpfit train --tune` uses to check its --validation
  * file: the grid search finds exactly the pairs a brute-force comparison finds (fast-check, with
  * values on a lattice of the tolerance so that pairs at the tolerance itself are common, missing
@@ -12,8 +12,10 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseCsv } from '../src/data/csv.js';
 import { MAX_GRID_COLUMNS, nearDuplicateRows } from '../src/data/near-duplicates.js';
-import { applySchema, parseSchema, schemaCsvOptions } from '../src/data/schema.js';
-import { foldCategory, schemaKeptRows, schemaRecords, type SchemaRecords } from '../src/data/schema-records.js';
+import { applySchema } from '../src/data/schema/apply.js';
+import { parseSchema } from '../src/data/schema/parse.js';
+import { schemaCsvOptions } from '../src/data/schema/read-options.js';
+import { foldCategory, schemaKeptRows, schemaRecords, type SchemaRecords } from '../src/data/schema/records.js';
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 

@@ -10,7 +10,7 @@ import { maxRowNorm } from '../src/data/dataset.js';
 import { convertCsvToParquet, readCsvWithDuckDb, readParquetFile } from '../src/data/node/duckdb.js';
 import { FetchFailedError, downloadVerified, fetchAdult, installFiles, sha256Hex, verifyBytes, type FetchFunction } from '../src/data/node/fetch.js';
 import { detectFormat, loadDataset, readCsvFile, readLibsvmFile, readSchemaFile, readTable } from '../src/data/node/read.js';
-import { parseSchema } from '../src/data/schema.js';
+import { parseSchema } from '../src/data/schema/parse.js';
 import type { RawTable } from '../src/data/table.js';
 import { DataFormatError } from '../src/errors.js';
 import { runCli } from './helpers/people.js';

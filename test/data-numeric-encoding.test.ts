@@ -3,8 +3,12 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseCsv } from '../src/data/csv.js';
 import { maxRowNorm, rowView } from '../src/data/dataset.js';
-import { binIndex } from '../src/data/numeric-encoding.js';
-import { applySchema, parseSchema, schemaCsvOptions, schemaEncodedNormBound, schemaFeatureNames, schemaRowNormBound, schemaToJson, type Schema } from '../src/data/schema.js';
+import { binIndex } from '../src/data/schema/numeric-encoding.js';
+import { applySchema } from '../src/data/schema/apply.js';
+import { schemaEncodedNormBound, schemaFeatureNames, schemaRowNormBound } from '../src/data/schema/bounds.js';
+import { parseSchema, schemaToJson } from '../src/data/schema/parse.js';
+import { schemaCsvOptions } from '../src/data/schema/read-options.js';
+import type { Schema } from '../src/data/schema/types.js';
 import { DataFormatError } from '../src/errors.js';
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);

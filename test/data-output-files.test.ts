@@ -1,5 +1,5 @@
 /**
- * `src/data/node/output-files.ts`: the atomic writer under failures that cannot be staged on a
+ * `src/data/node/atomic-write.ts`: the atomic writer under failures that cannot be staged on a
  * healthy disk (a full disk, an I/O error at fsync, a failed rename, a target replaced by a
  * directory between the check and the write), stale temporary files of killed runs, and signals
  * (in a child process: the handler removes pending temporary files and exits 128 + the signal).
@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { checkOutputPaths, pendingTemporaryFiles, writeOutputFiles, type WriteOperations } from '../src/data/node/output-files.js';
+import { checkOutputPaths } from '../src/cli/output-files.js';
+import { pendingTemporaryFiles, writeOutputFiles, type WriteOperations } from '../src/data/node/atomic-write.js';
 import { DataFormatError } from '../src/errors.js';
 import { assertUnchanged, snapshot } from './helpers/files.js';
 
@@ -107,7 +108,8 @@ describe('stale temporary files', () => {
 
 describe('signals', () => {
   const here = fileURLToPath(new URL('.', import.meta.url));
-  const moduleUrl = new URL('../src/data/node/output-files.ts', import.meta.url).href;
+  const moduleUrl = new URL('../src/data/node/atomic-write.ts', import.meta.url).href;
+  const checksUrl = new URL('../src/cli/output-files.ts', import.meta.url).href;
 
   function child(script: string): { status: number | null; signal: string | null; stderr: string } {
     const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: join(here, '..'), encoding: 'utf8', timeout: 30_000 });
@@ -119,7 +121,7 @@ describe('signals', () => {
     writeFileSync(join(d, 'm.json'), 'old\n');
     // The rename step calls the SIGINT handler itself, while the temporary file is pending.
     const script = `
-      const m = await import(${JSON.stringify(moduleUrl)});
+      const m = { ...(await import(${JSON.stringify(moduleUrl)})), ...(await import(${JSON.stringify(checksUrl)})) };
       const [output] = m.checkOutputPaths([{ flag: '--out', path: ${JSON.stringify(join(d, 'm.json'))} }]);
       const fs = await import('node:fs');
       m.writeOutputFiles([{ output, data: 'new\\n' }], { openSync: fs.openSync, writeSync: fs.writeSync, fsyncSync: fs.fsyncSync, closeSync: fs.closeSync,
@@ -135,7 +137,7 @@ describe('signals', () => {
   it('a real SIGTERM during a write: the file is complete (or absent), no temporary file, exit 143', () => {
     const d = dir();
     const script = `
-      const m = await import(${JSON.stringify(moduleUrl)});
+      const m = { ...(await import(${JSON.stringify(moduleUrl)})), ...(await import(${JSON.stringify(checksUrl)})) };
       const fs = await import('node:fs');
       const [output] = m.checkOutputPaths([{ flag: '--out', path: ${JSON.stringify(join(d, 'm.json'))} }]);
       m.writeOutputFiles([{ output, data: 'x'.repeat(100000) }], { openSync: fs.openSync, writeSync: fs.writeSync, closeSync: fs.closeSync, renameSync: fs.renameSync,

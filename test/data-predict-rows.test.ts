@@ -12,8 +12,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseCsv } from '../src/data/csv.js';
 import { convertCsvToParquet } from '../src/data/node/duckdb.js';
-import { loadDataset, requireFile } from '../src/data/node/read.js';
-import { applySchema, parseSchema, schemaCsvOptions } from '../src/data/schema.js';
+import { requireFile } from '../src/data/node/files.js';
+import { loadDataset } from '../src/data/node/read.js';
+import { applySchema } from '../src/data/schema/apply.js';
+import { parseSchema } from '../src/data/schema/parse.js';
+import { schemaCsvOptions } from '../src/data/schema/read-options.js';
 import { DataFormatError } from '../src/errors.js';
 
 const SCHEMA = {

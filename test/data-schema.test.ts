@@ -4,18 +4,12 @@ import fc from 'fast-check';
 import { ADULT_DOCUMENTED, ADULT_FILES, ADULT_SCHEMA_JSON, adultSchema, normalizeAdultCopy } from '../src/data/adult.js';
 import { parseCsv } from '../src/data/csv.js';
 import { maxRowNorm, rowView } from '../src/data/dataset.js';
-import {
-  applySchema,
-  isSuggestedSchema,
-  parseSchema,
-  schemaCsvOptions,
-  schemaEncodedNormBound,
-  schemaFeatureNames,
-  schemaRowNormBound,
-  schemaToJson,
-  type Schema,
-} from '../src/data/schema.js';
-import { SUGGESTION_WARNING, inspectTable, suggestSchema } from '../src/data/suggest-schema.js';
+import { applySchema } from '../src/data/schema/apply.js';
+import { schemaEncodedNormBound, schemaFeatureNames, schemaRowNormBound } from '../src/data/schema/bounds.js';
+import { isSuggestedSchema, parseSchema, schemaToJson } from '../src/data/schema/parse.js';
+import { schemaCsvOptions } from '../src/data/schema/read-options.js';
+import type { Schema } from '../src/data/schema/types.js';
+import { SUGGESTION_WARNING, inspectTable, suggestSchema } from '../src/data/schema/suggest.js';
 import type { RawTable } from '../src/data/table.js';
 import { DataFormatError } from '../src/errors.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadDataset } from '../src/data/node/read.js';
-import { parseSchema } from '../src/data/schema.js';
+import { parseSchema } from '../src/data/schema/parse.js';
 import { DpfitError, InvalidParameterError } from '../src/errors.js';
 import { PrivateLinearRegression, PrivateLogisticRegression } from '../src/learners/estimators.js';
 import { evaluate } from '../src/learners/models/model.js';

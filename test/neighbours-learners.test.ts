@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadDataset } from '../src/data/node/read.js';
-import { parseSchema } from '../src/data/schema.js';
+import { parseSchema } from '../src/data/schema/parse.js';
 import { METHODS } from '../src/cli/commands/train-methods.js';
 import { defaultMethodOptions } from '../src/learners/registry.js';
 import { PrivateLogisticRegression } from '../src/learners/estimators.js';

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { parseSchema } from '../src/data/schema.js';
+import { parseSchema } from '../src/data/schema/parse.js';
 import { openSqlEngine } from '../src/data/node/sql-engine.js';
 import { partitionSetupSql, trainDpGdInSql } from '../src/learners/sql/sql-gradient.js';
 import { seededRng } from '../src/random/rng.js';

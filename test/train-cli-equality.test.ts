@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { loadDataset } from '../src/data/node/read.js';
-import { parseSchema, schemaToJson } from '../src/data/schema.js';
+import { parseSchema, schemaToJson } from '../src/data/schema/parse.js';
 import { registerTrain } from '../src/cli/commands/train.js';
 import { learnerFlags, METHODS } from '../src/cli/commands/train-methods.js';
 import { toDpfitJson } from '../src/json-numbers.js';

@@ -8,7 +8,7 @@
  * exiting, so tests can call it.
  */
 import { Command, CommanderError } from 'commander';
-import { describeOsError } from '../data/node/output-files.js';
+import { describeOsError } from '../data/node/files.js';
 import { DpfitError, InvalidParameterError, UnknownOptionError } from '../errors.js';
 import { exitCodeFor, processIo, type CliIo } from './io.js';
 

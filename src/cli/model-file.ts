@@ -5,7 +5,7 @@
  * `DataFormatError` (exit 3).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { nodeKind } from '../data/node/output-files.js';
+import { nodeKind } from '../data/node/files.js';
 import { DataFormatError, InvalidParameterError } from '../errors.js';
 import { parseModel, type LinearModel } from '../learners/models/model.js';
 import { parseOneVsRestModel, type OneVsRestModel } from '../learners/composite/one-vs-rest.js';

@@ -7,7 +7,7 @@
  * a sample of it, or training rows mixed into public ones, however reformatted.
  *
  * Checks, cheapest first: the same file (by real path), the same bytes (SHA-256), then shared
- * records. Records are compared as the schema reads them (`data/schema-records.ts`): columns by
+ * records. Records are compared as the schema reads them (`data/schema/records.ts`): columns by
  * the schema's names (the file's column order and extra columns do not matter), categorical
  * values as the same when the schema maps them to one slot (the model sees one value: every value
  * it does not list is in the "other" slot) or when they name one category up to their spelling
@@ -51,8 +51,9 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import { readTable } from '../data/node/read.js';
 import { nearDuplicateRows } from '../data/near-duplicates.js';
-import { schemaCsvOptions, type Schema } from '../data/schema.js';
-import { foldCategory, schemaKeptRows, schemaRecords } from '../data/schema-records.js';
+import { schemaCsvOptions } from '../data/schema/read-options.js';
+import type { Schema } from '../data/schema/types.js';
+import { foldCategory, schemaKeptRows, schemaRecords } from '../data/schema/records.js';
 import type { RawTable } from '../data/table.js';
 
 /**

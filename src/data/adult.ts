@@ -9,7 +9,7 @@
  * of the census files, stated in each column's `note`. The label `>50K` is the positive class; the
  * test file writes its labels with a trailing dot (`>50K.`), so both spellings are declared.
  *
- * Numeric encodings (`numeric-encoding.ts`), fixed from public knowledge before any accuracy was
+ * Numeric encodings (`schema/numeric-encoding.ts`), fixed from public knowledge before any accuracy was
  * measured: age in the Census Bureau's five-year age groups (cut points 20, 25, ..., 75: 13 bins);
  * hours-per-week in bands from labour statistics (under 20; 20-34, part time, the BLS defines
  * part-time work as under 35 hours; 35-39; exactly 40, the standard full-time week; 41-49; 50-59;
@@ -38,7 +38,8 @@
  *
  * Browser-safe (no Node imports): downloading and writing files is in `node/fetch.ts`.
  */
-import { parseSchema, type Schema } from './schema.js';
+import { parseSchema } from './schema/parse.js';
+import type { Schema } from './schema/types.js';
 
 export interface RemoteFile {
   /** File name in the install directory. */

@@ -24,7 +24,7 @@
  * nothing but the order of the randomness; one place for all paths keeps the models equal).
  */
 import type { Dataset } from './dataset.js';
-import type { PreparedData } from './schema.js';
+import type { PreparedData } from './schema/apply.js';
 
 /** How many zero rows a prepared training set needs: the records read minus the rows kept. */
 export function droppedRowCount(prepared: Pick<PreparedData, 'dataset' | 'privateDiagnostics'>): number {

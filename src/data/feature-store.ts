@@ -1,13 +1,13 @@
 /**
  * Where a reader encodes rows straight into, chunk by chunk, instead of building the whole raw
- * table and then its encoded copy (issue 16, memory): `loadDataset(path, schema, {features})`
- * parses a chunk of CSV rows, encodes it with the schema (every encoded row is a function of its
- * raw row and the public schema alone, so chunks give the whole table's rows), appends it here and
- * drops it. The learners provide a store in shared WebAssembly memory
- * (`learners/glm/kernels/feature-memory.ts`, `growingFeatures`), injected by the CLI so that this layer
- * imports nothing from the learners. `arrayFeatureStore` is the plain fallback.
+ * table and then its encoded copy, which would hold the data in memory twice over:
+ * `loadDataset(path, schema, {features})` parses a chunk of CSV rows, encodes it with the schema
+ * (every encoded row is a function of its raw row and the public schema alone, so chunks give the
+ * whole table's rows), appends it here and drops it. The learners provide a store in shared
+ * WebAssembly memory (`growingFeatures`), injected by the CLI so that this layer imports nothing
+ * from the learners. `arrayFeatureStore` is the plain fallback.
  */
-import type { PrivateDiagnostics } from './schema.js';
+import type { PrivateDiagnostics } from './schema/apply.js';
 
 export interface FeatureStore {
   /** Appends n encoded rows: x (n * d values, row-major) and y (n labels); the arrays are not kept. */

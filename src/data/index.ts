@@ -2,7 +2,7 @@
  * The data layer's browser-safe part (docs/design.md, layer `src/data`): the `Dataset` type and its
  * helpers, the CSV and LIBSVM parsers over bytes, public schemas, per-row transforms, synthetic
  * generators and the UCI Adult description. Node-only back-ends (files, DuckDB, downloads) are in
- * `./node/index.ts`. Explicit re-exports only.
+ * `./node/`, exported by `src/entries/node.ts`. Explicit re-exports only.
  */
 export type { Dataset, TrainTestSplitOptions } from './dataset.js';
 export { checkRowNormBound, concatRows, createDataset, maxRowNorm, rowNorm, rowView, selectRows, trainTestSplit } from './dataset.js';
@@ -23,29 +23,20 @@ export type {
   NumericEncoding,
   NumericScale,
   NumericTransform,
-  PreparedData,
-  PrivateDiagnostics,
   RowTransform,
   Schema,
-  SchemaReadOptions,
-} from './schema.js';
-export {
-  SCHEMA_VERSION,
-  SUGGESTED_PROVENANCE,
-  applySchema,
-  isSuggestedSchema,
-  parseSchema,
-  schemaCsvOptions,
-  schemaEncodedNormBound,
-  schemaFeatureNames,
-  schemaLabelBound,
-  schemaRowNormBound,
-  schemaToJson,
-} from './schema.js';
-export type { NumericEncodingFields } from './numeric-encoding.js';
-export { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature } from './numeric-encoding.js';
-export type { ColumnSummary, SuggestSchemaOptions, TableSummary } from './suggest-schema.js';
-export { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from './suggest-schema.js';
+} from './schema/types.js';
+export { SCHEMA_VERSION, SUGGESTED_PROVENANCE } from './schema/types.js';
+export { isSuggestedSchema, parseSchema, schemaToJson } from './schema/parse.js';
+export { schemaEncodedNormBound, schemaFeatureNames, schemaLabelBound, schemaRowNormBound } from './schema/bounds.js';
+export type { SchemaReadOptions } from './schema/read-options.js';
+export { schemaCsvOptions } from './schema/read-options.js';
+export type { PreparedData, PrivateDiagnostics } from './schema/apply.js';
+export { applySchema } from './schema/apply.js';
+export type { NumericEncodingFields } from './schema/numeric-encoding.js';
+export { binFeatureNames, binIndex, numericEncodedWidth, numericValueBound, numericValueFeature } from './schema/numeric-encoding.js';
+export type { ColumnSummary, SuggestSchemaOptions, TableSummary } from './schema/suggest.js';
+export { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from './schema/suggest.js';
 export { addIntercept, clipRows, clipRowsMahalanobis, normalizeRows, scaleRows } from './transforms.js';
 export type { GaussianFeaturesOptions, SyntheticDatasetOptions, TwoPartySplitKind, TwoPartySplitOptions } from './synthetic.js';
 export { gaussianFeatures, syntheticDataset, twoPartySplit } from './synthetic.js';

@@ -1,5 +1,5 @@
 /**
- * Which records of one set have a near-duplicate in another (`schema-records.ts` records): the
+ * Which records of one set have a near-duplicate in another (`schema/records.ts` records): the
  * same value in every categorical column (equal slots, or equal aliases >= 0: the same category
  * up to its spelling), and numeric values within `tolerance` of each other in every numeric column
  * (|u - u'| <= tolerance as computed; a missing value matches only a missing value).
@@ -25,7 +25,7 @@
  * Browser-safe.
  */
 import { InvalidParameterError } from '../errors.js';
-import type { SchemaRecords } from './schema-records.js';
+import type { SchemaRecords } from './schema/records.js';
 
 /** At most this many numeric columns are gridded: a probe visits at most 2^8 = 256 cells. */
 export const MAX_GRID_COLUMNS = 8;

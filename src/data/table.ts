@@ -8,7 +8,7 @@
  * The typed arrays may be views into larger buffers (readers avoid a final copy): use them through
  * their own length, not through `.buffer`.
  *
- * Turning a table into a `Dataset` is the job of a public schema (`schema.ts`) or, for data that
+ * Turning a table into a `Dataset` is the job of a public schema (`schema/`) or, for data that
  * is already numeric and bounded, of `numericTableToDataset`.
  *
  * Browser-safe: imports nothing from Node.

@@ -30,8 +30,13 @@ export type { FetchAdultOptions, FetchFunction, FetchReport, InstallOptions, Ins
 export { FETCHERS, FetchFailedError, downloadVerified, fetchAdult, installFiles, sha256Hex, verifyBytes } from '../data/node/fetch.js';
 
 // Output files
-export type { CheckedOutput, InputRequest, OutputContent, OutputKind, OutputRequest, WriteOperations } from '../data/node/output-files.js';
-export { checkOutputPaths, describeOsError, removePendingTemporaryFiles, writeFileAtomic, writeOutputFiles } from '../data/node/output-files.js';
+export type { CheckedOutput, OutputContent, OutputKind, OutputRequest, WriteOperations } from '../data/node/atomic-write.js';
+export { removePendingTemporaryFiles, writeFileAtomic, writeOutputFiles } from '../data/node/atomic-write.js';
+// A command's rule (its outputs against its inputs and each other), the CLI's own; exported for
+// programs that, like the CLI, check every output before any work.
+export type { InputRequest } from '../cli/output-files.js';
+export { checkOutputPaths } from '../cli/output-files.js';
+export { describeOsError } from '../data/node/files.js';
 
 // Databases and data larger than memory
 export type { SqlEngine } from '../data/node/sql-engine.js';
@@ -40,7 +45,7 @@ export type { PushDownCheck, PushDownOptions } from '../learners/sql/sql-gradien
 export { trainDpGdInSql } from '../learners/sql/sql-gradient.js';
 export type { StreamedDataset, StreamOptions } from '../data/node/stream-rows.js';
 export { openStreamedDataset } from '../data/node/stream-rows.js';
-export type { RowSource } from '../learners/gradient/streamed.js';
+export type { RowSource } from '../data/row-source.js';
 export { trainDpGdStreamed, trainDpSgdStreamed } from '../learners/gradient/streamed.js';
 
 // Federated training

@@ -20,7 +20,7 @@ import { lossByName } from './glm/losses/by-name.js';
 import type { OptionNames } from '../validate.js';
 import type { LinearModel } from './models/model.js';
 import type { PrivacyReport } from './models/privacy-report.js';
-import type { RowSource } from './gradient/streamed.js';
+import type { RowSource } from '../data/row-source.js';
 
 /** What every learner returns: `model` is undefined only when the mechanism released nothing. */
 export interface TrainOutcome {

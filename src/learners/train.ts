@@ -26,7 +26,7 @@
  * evaluate(model, testSet).accuracy; privacy.epsilon; // <= 1
  */
 import { withZeroRows } from '../data/dropped-rows.js';
-import type { PreparedData } from '../data/schema.js';
+import type { PreparedData } from '../data/schema/apply.js';
 import { datasetSizeReport, withDatasetSize } from './dataset-size.js';
 import type { GlmData } from './glm/types.js';
 import type { AnyLearner } from './registry.js';

@@ -1,8 +1,16 @@
 /**
  * Internal bit-level helpers shared by the samplers (not part of the public API: the public
  * entry points validate their parameters, these do not, so that hot loops pay nothing).
+ *
+ * They draw 32-bit words and nothing else, so they take a `WordSource`, which every `Rng` of
+ * `rng.ts` is; `rng.ts` builds its generators' doubles and `uniformInt` on these helpers.
  */
-import type { Rng } from './rng.js';
+
+/** A source of uniform 32-bit words: what the helpers below draw from (every `Rng` is one). */
+export interface WordSource {
+  /** Uniform 32-bit unsigned integer. */
+  nextUint32(): number;
+}
 
 /** 2^32. */
 export const TWO_POW_32 = 4294967296;
@@ -17,7 +25,7 @@ export const TWO_POW_MINUS_53 = 1 / TWO_POW_53;
  * A uniform integer in [0, 2^53), built from two 32-bit words: all 32 bits of the first and the
  * top 21 bits of the second. `Rng.nextDouble()` of dpfit's generators equals `uint53(rng) * 2^-53`.
  */
-export function uint53(rng: Rng): number {
+export function uint53(rng: WordSource): number {
   const hi = rng.nextUint32();
   const lo = rng.nextUint32();
   return hi * TWO_POW_21 + (lo >>> 11);
@@ -32,7 +40,7 @@ export function uint53(rng: Rng): number {
  * - n <= 2^32: classic rejection of the incomplete last block of 32-bit words, then x mod n.
  * - n <= 2^53: the same on 53-bit integers.
  */
-export function uniformBelow(rng: Rng, n: number): number {
+export function uniformBelow(rng: WordSource, n: number): number {
   // Kept small so that V8 inlines it into the samplers' loops; the rare cases live below.
   if (n <= TWO_POW_21) {
     const m = rng.nextUint32() * n;
@@ -44,7 +52,7 @@ export function uniformBelow(rng: Rng, n: number): number {
 }
 
 /** Lemire's rejection step: the low word is below n; reject it if below 2^32 mod n. */
-function lemireRetry(rng: Rng, n: number, m: number, low: number): number {
+function lemireRetry(rng: WordSource, n: number, m: number, low: number): number {
   // Rejecting low words below 2^32 mod n leaves exactly floor(2^32 / n) words per result.
   const threshold = TWO_POW_32 % n;
   while (low < threshold) {
@@ -59,7 +67,7 @@ function lemireRetry(rng: Rng, n: number, m: number, low: number): number {
  * A word below 2^32 - n is never in the incomplete block, so the block's start (which costs a
  * division) is computed only for the few words above it.
  */
-function uniformBelowLarge(rng: Rng, n: number): number {
+function uniformBelowLarge(rng: WordSource, n: number): number {
   if (n <= TWO_POW_32) {
     for (;;) {
       const x = rng.nextUint32();
@@ -76,6 +84,6 @@ function uniformBelowLarge(rng: Rng, n: number): number {
 }
 
 /** One fair random bit as a boolean. */
-export function randomBit(rng: Rng): boolean {
+export function randomBit(rng: WordSource): boolean {
   return (rng.nextUint32() & 1) === 1;
 }

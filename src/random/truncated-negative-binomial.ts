@@ -1,7 +1,7 @@
 /**
  * Sampler of the truncated negative binomial distribution D_{eta,gamma} of Papernot & Steinke
  * (2022, "Hyperparameter Tuning with Renyi Differential Privacy", Def. 1), the law of the number
- * of runs K in honest hyperparameter tuning (`src/learners/composite/tuning.ts`):
+ * of runs K in honest hyperparameter tuning (`tuneHonestly`):
  *
  *   P[K = k] = (1 - gamma)^k / (gamma^{-eta} - 1) * prod_{l=0}^{k-1} (l + eta) / (l + 1),  k >= 1 (eta > 0),
  *   P[K = k] = (1 - gamma)^k / (k log(1/gamma)),                                           k >= 1 (eta = 0, logarithmic),

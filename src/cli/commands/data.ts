@@ -7,10 +7,14 @@ import type { Command } from 'commander';
 import { ADULT_DOCUMENTED } from '../../data/adult.js';
 import { maxRowNorm } from '../../data/dataset.js';
 import { FETCHERS } from '../../data/node/fetch.js';
-import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
+import { writeOutputFiles } from '../../data/node/atomic-write.js';
+import { checkOutputPaths } from '../output-files.js';
 import { detectFormat, loadDataset, readLibsvmFile, readSchemaFile, readTable, type ReadTableOptions } from '../../data/node/read.js';
-import { isSuggestedSchema, schemaCsvOptions, schemaFeatureNames, schemaToJson, type Schema } from '../../data/schema.js';
-import { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from '../../data/suggest-schema.js';
+import { schemaFeatureNames } from '../../data/schema/bounds.js';
+import { isSuggestedSchema, schemaToJson } from '../../data/schema/parse.js';
+import { schemaCsvOptions } from '../../data/schema/read-options.js';
+import type { Schema } from '../../data/schema/types.js';
+import { INSPECT_WARNING, SUGGESTION_WARNING, inspectTable, suggestSchema } from '../../data/schema/suggest.js';
 import { InvalidParameterError } from '../../errors.js';
 import { formatNumber, parseIntegerFlag, printResult, toJson, type CliIo } from '../io.js';
 

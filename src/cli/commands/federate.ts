@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { checkOutputPaths, writeOutputFiles } from '../../data/node/output-files.js';
+import { writeOutputFiles } from '../../data/node/atomic-write.js';
+import { checkOutputPaths } from '../output-files.js';
 import { BudgetExceededError, DpfitError, InvalidParameterError } from '../../errors.js';
 import { federate, type FederateOptions, type FederatedResult } from '../../federated/coordinator.js';
 import { httpNodeClient } from '../../federated/http-client.js';

@@ -8,7 +8,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadDataset, readSchemaFile } from '../../data/node/read.js';
-import { isSuggestedSchema, labelColumn, schemaToJson, type Schema } from '../../data/schema.js';
+import { labelColumn } from '../../data/schema/bounds.js';
+import { isSuggestedSchema, schemaToJson } from '../../data/schema/parse.js';
+import type { Schema } from '../../data/schema/types.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { PrivacyLedger } from '../../federated/ledger.js';
 import { FederatedNode, type NodeData } from '../../federated/node.js';

@@ -4,11 +4,12 @@
  * seeds per method with error bars, and the training loss per step (median over seeds within the
  * min/max band, one panel per epsilon). Drawn by vega-lite (`report/vega-chart.ts`): SVG, or PNG
  * when the file name ends in .png. Output paths are checked before anything is read and written
- * all or nothing (`data/node/output-files.ts`).
+ * all or nothing (`cli/output-files.ts`).
  */
 import type { Command } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
-import { checkOutputPaths, writeOutputFiles, type OutputContent } from '../../data/node/output-files.js';
+import { writeOutputFiles, type OutputContent } from '../../data/node/atomic-write.js';
+import { checkOutputPaths } from '../output-files.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { lossBands, parseRuns, summariseAccuracy, RUNS_FORMAT } from '../../report/runs.js';
 import { errorBarChart, lineBandChart, renderVegaLite } from '../../report/vega-chart.js';

@@ -13,8 +13,11 @@
  *   Every other method reads the query's rows through the engine and encodes them in dpfit, as
  *   a file.
  */
-import type { PrivateDiagnostics, PreparedData, Schema } from '../../data/schema.js';
-import { applySchema, labelColumn, schemaCsvOptions } from '../../data/schema.js';
+import type { PrivateDiagnostics, PreparedData } from '../../data/schema/apply.js';
+import type { Schema } from '../../data/schema/types.js';
+import { applySchema } from '../../data/schema/apply.js';
+import { labelColumn } from '../../data/schema/bounds.js';
+import { schemaCsvOptions } from '../../data/schema/read-options.js';
 import type { RawTable } from '../../data/table.js';
 import { InvalidParameterError } from '../../errors.js';
 import { datasetSizeReport } from '../../learners/dataset-size.js';
@@ -131,14 +134,14 @@ export async function trainExternal(
 ): Promise<ExternalOutcome> {
   const learner = learnerOfFlags(flags);
   const multiClass = labelColumn(schema).classes !== undefined;
-  const { schemaLabelBound, schemaRowNormBound } = await import('../../data/schema.js');
+  const { schemaLabelBound, schemaRowNormBound } = await import('../../data/schema/bounds.js');
   const bounds = { rowNormBound: schemaRowNormBound(schema), labelBound: schemaLabelBound(schema) };
   const extra = { rng: context.rng, ...(context.onStep === undefined ? {} : { onStep: context.onStep }) };
   if (flags.db !== undefined) {
     const { openSqlEngine } = await import('../../data/node/sql-engine.js');
     const engine = await openSqlEngine(flags.db);
     try {
-      // One statement by itself, before dpfit embeds it in its own SQL (learners/sql/sql-runner.ts).
+      // One statement by itself, before dpfit embeds it in its own SQL (data/node/sql-runner.ts).
       await engine.checkQuery(flags.query as string);
       if (learner.inDatabase !== true || multiClass) {
         const table = await engine.readTable(flags.query as string, schemaCsvOptions(schema, engine.name));

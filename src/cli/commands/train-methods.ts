@@ -9,7 +9,9 @@
  * `diagnostics` are the data owner's (private): the command writes them only to --diagnostics
  * and to stderr, never into the release.
  */
-import { labelColumn, type PreparedData, type Schema } from '../../data/schema.js';
+import type { PreparedData } from '../../data/schema/apply.js';
+import { labelColumn } from '../../data/schema/bounds.js';
+import type { Schema } from '../../data/schema/types.js';
 import { trainOneVsRest, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
 import { InvalidParameterError } from '../../errors.js';
 import type { GradientSummer } from '../../learners/glm/gradient-summer.js';

@@ -5,10 +5,13 @@
  * report, so it says what it cost.
  */
 import { Option, type Command } from 'commander';
-import { checkOutputPaths, writeOutputFiles, type OutputContent } from '../../data/node/output-files.js';
+import { writeOutputFiles, type OutputContent } from '../../data/node/atomic-write.js';
+import { checkOutputPaths } from '../output-files.js';
 import { loadDataset, readSchemaFile } from '../../data/node/read.js';
-import { isSuggestedSchema, labelColumn, parseSchema, schemaToJson, type Schema } from '../../data/schema.js';
-import { SUGGESTION_WARNING } from '../../data/suggest-schema.js';
+import { labelColumn } from '../../data/schema/bounds.js';
+import { isSuggestedSchema, parseSchema, schemaToJson } from '../../data/schema/parse.js';
+import type { Schema } from '../../data/schema/types.js';
+import { SUGGESTION_WARNING } from '../../data/schema/suggest.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { evaluate, predict, type LinearModel } from '../../learners/models/model.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';

@@ -18,7 +18,7 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { CSV_OPTIONS, CsvParser, type CsvColumnType, type CsvOptions } from '../csv.js';
 import type { RawColumn, RawTable } from '../table.js';
 import { loadDuckDb } from './load-duckdb.js';
-import { requireFile } from './read.js';
+import { requireFile } from './files.js';
 import { optionNames, pickOptions, rejectUnknownOptions } from '../../validate.js';
 
 /** The number grammar of `parse-number.ts` as a regular expression (type inference of text columns). */

@@ -12,8 +12,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataFormatError, DpfitError, InvalidParameterError } from '../../errors.js';
 import { ADULT_FILES, ADULT_SCHEMA_JSON, normalizeAdultCopy, type RemoteFile } from '../adult.js';
-import { describeOsError, writeFileAtomic } from './output-files.js';
-import { requireFile } from './read.js';
+import { describeOsError, requireFile } from './files.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 /** SHA-256 of bytes as lower-case hex. */

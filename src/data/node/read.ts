@@ -6,7 +6,7 @@
  * Every failure to read is a `DataFormatError` naming the file (missing file, directory, empty
  * file, malformed content), which the CLI turns into exit status 3.
  */
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { CSV_OPTIONS, CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
@@ -15,9 +15,12 @@ import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
 import { addPrivateDiagnostics, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
 import { withZeroRows } from '../dropped-rows.js';
-import { applySchema, parseSchema, schemaCsvOptions, type PreparedData, type PrivateDiagnostics, type Schema, type SchemaReadOptions } from '../schema.js';
+import { applySchema, type PreparedData, type PrivateDiagnostics } from '../schema/apply.js';
+import { parseSchema } from '../schema/parse.js';
+import { schemaCsvOptions, type SchemaReadOptions } from '../schema/read-options.js';
+import type { Schema } from '../schema/types.js';
 import type { RawTable } from '../table.js';
-import { nodeKind } from './output-files.js';
+import { openError, requireFile } from './files.js';
 import { optionNames, pickOptions, rejectUnknownOptions } from '../../validate.js';
 
 export type DataFormat = 'csv' | 'parquet' | 'libsvm';
@@ -25,33 +28,6 @@ export type CsvEngine = 'builtin' | 'duckdb';
 
 /** Bytes read per chunk by the built-in CSV reader. */
 const CHUNK_BYTES = 16 * 1024 * 1024;
-
-/** A `DataFormatError` for a file that cannot be opened, in words a user understands. */
-function openError(path: string, error: unknown): DataFormatError {
-  const code = (error as { code?: string }).code;
-  if (code === 'ENOENT') return new DataFormatError(path, 'no such file');
-  if (code === 'EISDIR') return new DataFormatError(path, 'is a directory, not a data file');
-  if (code === 'EACCES' || code === 'EPERM') return new DataFormatError(path, 'permission denied');
-  return new DataFormatError(path, `cannot be read (${error instanceof Error ? error.message : String(error)})`);
-}
-
-/**
- * Checks that `path` is a regular file (a clear error otherwise) and returns its size. Devices,
- * FIFOs and sockets are refused: the readers read a file more than once (a type-guessing sample,
- * then the data), and a device such as /dev/zero never ends.
- */
-export async function requireFile(path: string): Promise<number> {
-  let info;
-  try {
-    info = await stat(path);
-  } catch (error) {
-    throw openError(path, error);
-  }
-  if (info.isDirectory()) throw new DataFormatError(path, 'is a directory, not a data file');
-  if (!info.isFile()) throw new DataFormatError(path, `is ${nodeKind(info)}, not a regular file (dpfit reads files, not devices or pipes)`);
-  return info.size;
-}
-
 
 /** The longest CSV record the streaming reader accepts (a file with no line breaks is not CSV). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;

@@ -13,20 +13,20 @@
  *   a meta-command. What holds the user's query runs in a READ ONLY transaction, rolled back after.
  *
  * The user's query is checked once (`checkQuery`: it must be one statement by itself) before
- * dpfit embeds it in its own SQL (`learners/sql/sql-runner.ts`, `subquery`). Two uses: `readTable`
+ * dpfit embeds it in its own SQL (`sql-runner.ts`, `subquery`). Two uses: `readTable`
  * returns a query's rows as a `RawTable` (then encoded by dpfit like a file: `applySchema`), and
- * `query` runs the aggregate queries of the SQL push-down (`learners/sql/sql-gradient.ts`), which keeps
+ * `query` runs the aggregate queries of the SQL push-down (`trainDpGdInSql`), which keeps
  * the rows in the database.
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type pg from 'pg';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { subquery, type PostgresRunner, type SqlCell, type SqlConnection, type SqlParameter, type SqlRunner } from '../../learners/sql/sql-runner.js';
+import { subquery, type PostgresRunner, type SqlCell, type SqlConnection, type SqlParameter, type SqlRunner } from './sql-runner.js';
 import { parseCsv, type CsvOptions } from '../csv.js';
 import type { RawTable } from '../table.js';
 import { collect, duckDbError, inferTextColumns, kinds, NUMERIC_SOURCE, selectedColumns } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
-import { requireFile } from './read.js';
+import { requireFile } from './files.js';
 
 export interface SqlEngine extends SqlRunner {
   readonly kind: 'duckdb' | 'postgres';

@@ -1,11 +1,12 @@
 /**
  * Out-of-core rows: a CSV or Parquet file read through DuckDB one pass at a time and encoded by the
- * public schema chunk by chunk, never held whole (`learners/gradient/streamed.ts` trains on it).
+ * public schema chunk by chunk, never held whole (`trainDpGdStreamed` and `trainDpSgdStreamed`
+ * train on it).
  *
  * Encoding. Each DuckDB result chunk (<= 2048 rows) becomes a small `RawTable` and goes through
  * `applySchema`, the function the in-memory path applies to the whole table. Every encoded row is
- * a function of its raw row and the schema alone (`schema.ts`), categorical cells are matched by
- * their text (not by a dictionary code), and the readers' numbers are the same doubles
+ * a function of its raw row and the schema alone (`../schema/apply.ts`), categorical cells are
+ * matched by their text (not by a dictionary code), and the readers' numbers are the same doubles
  * (`duckdb.ts`), so the streamed rows are exactly the rows `loadDataset` returns, in the same order
  * (DuckDB preserves insertion order). Rows dropped by a "dropRow" policy are dropped per chunk,
  * as in memory.
@@ -26,16 +27,20 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import type { RowSource } from '../../learners/gradient/streamed.js';
 import type { CsvOptions } from '../csv.js';
 import { addPrivateDiagnostics } from '../feature-store.js';
-import { applySchema, schemaCsvOptions, schemaLabelBound, schemaRowNormBound, type PrivateDiagnostics, type RowTransform, type Schema } from '../schema.js';
+import type { RowSource } from '../row-source.js';
+import { applySchema, type PrivateDiagnostics } from '../schema/apply.js';
+import { schemaLabelBound, schemaRowNormBound } from '../schema/bounds.js';
+import { schemaCsvOptions } from '../schema/read-options.js';
+import type { RowTransform, Schema } from '../schema/types.js';
 import type { RawColumn, RawTable } from '../table.js';
 import {
   copyDoubles, countRows, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,
 } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
-import { detectFormat, requireFile } from './read.js';
+import { requireFile } from './files.js';
+import { detectFormat } from './read.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 export interface StreamOptions {

@@ -25,31 +25,16 @@
  * released (a source that ends early must never pass for a smaller dataset).
  */
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
+import type { RowSource } from '../../data/row-source.js';
 import { poissonSubsampleIndices } from '../../random/discrete.js';
 import { DP_GD_OPTIONS, type DpGdOptions, dpGdUpdate, finishDpGd, setUpDpGd } from './dp-gd.js';
-import { type TrainResult } from '../training.js';
+import type { TrainResult } from '../training.js';
 import { DP_SGD_OPTIONS, setUpDpSgd, dpSgdUpdate, finishDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import { toSignedLabels } from '../glm/constants.js';
 import { CHUNK_ROWS, sumClippedGradients } from '../glm/per-example.js';
 import type { GlmLoss } from '../glm/types.js';
 import { lossByName } from '../glm/losses/by-name.js';
 import { rejectUnknownOptions } from '../../validate.js';
-
-/**
- * Rows read one pass at a time, always in the same order. `scan` calls `onChunk` with consecutive
- * rows (row-major x, rows x d; labels as the schema encodes them: 0/1 for binary labels) and
- * stops early when it returns false. The arrays may be reused after the callback returns.
- */
-export interface RowSource {
-  readonly n: number;
-  readonly d: number;
-  readonly featureNames?: readonly string[];
-  /** What the rows are read from (a file's path), named in errors. */
-  readonly source?: string;
-  /** The distinct label values of the rows (from the opening pass), for the same label checks as in memory. */
-  readonly labelValues: readonly number[];
-  scan(onChunk: (x: Float64Array, y: Float64Array, rows: number) => boolean | void | Promise<boolean | void>): Promise<void>;
-}
 
 /** The label check of `dataForLoss` (losses.ts), on the label values the source saw. */
 function checkLabels(loss: GlmLoss, source: RowSource): void {

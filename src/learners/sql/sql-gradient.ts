@@ -86,17 +86,17 @@
  */
 import { randomInt } from 'node:crypto';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { labelColumn, schemaEncodedNormBound, schemaFeatureNames, type CategoricalColumnSpec, type NumericColumnSpec, type Schema } from '../../data/schema.js';
-import { numericEncodedWidth } from '../../data/numeric-encoding.js';
+import { labelColumn, schemaEncodedNormBound, schemaFeatureNames } from '../../data/schema/bounds.js';
+import type { CategoricalColumnSpec, NumericColumnSpec, Schema } from '../../data/schema/types.js';
+import { numericEncodedWidth } from '../../data/schema/numeric-encoding.js';
 import { DP_GD_OPTIONS, type DpGdOptions, dpGdUpdate, finishDpGd, setUpDpGd } from '../gradient/dp-gd.js';
-import { type TrainResult } from '../training.js';
+import type { TrainResult } from '../training.js';
 import { CLIP_SAFETY, SMALLEST_CLIP_ROW_NORM } from '../glm/clipped-gradient.js';
-import { lossByName } from '../glm/losses/by-name.js';
 import { checkPartitionedViews, type ThetaColumn } from './sql-partition-check.js';
-import { inTransaction, isPostgresRunner, subquery, type PostgresRunner, type SqlCell, type SqlRunner } from './sql-runner.js';
+import { inTransaction, isPostgresRunner, subquery, type PostgresRunner, type SqlCell, type SqlRunner } from '../../data/node/sql-runner.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
-export type { SqlCell, SqlRunner } from './sql-runner.js';
+export type { SqlCell, SqlRunner } from '../../data/node/sql-runner.js';
 
 const U = Number.EPSILON / 2;
 
@@ -603,8 +603,7 @@ function checkPartitionedStep(name: string, rows: SqlCell[][], d: number, n: num
  */
 export async function trainDpGdInSql(runner: SqlRunner, schema: Schema, query: string, options: PushDownOptions): Promise<TrainResult & { check: PushDownCheck }> {
   rejectUnknownOptions(options, PUSH_DOWN_OPTIONS, 'trainDpGdInSql');
-  const lossName = options.loss ?? 'logistic';
-  // The query must be one statement by itself before it is embedded in dpfit's SQL (sql-runner.ts).
+  // The query must be one statement by itself before it is embedded in dpfit's SQL (data/node/sql-runner.ts).
   await runner.checkQuery(query);
   const encoded = schemaEncodingSql(schema, query);
   const d = encoded.d;

@@ -52,7 +52,7 @@
  * checks of each step stay, and still refuse what a view could not produce.
  */
 import { DataFormatError } from '../../errors.js';
-import { inTransaction, subquery, type PostgresRunner, type SqlCell, type SqlConnection } from './sql-runner.js';
+import { inTransaction, subquery, type PostgresRunner, type SqlCell, type SqlConnection } from '../../data/node/sql-runner.js';
 
 /** A column of dpfit's theta table, with its type's name and object id. */
 export interface ThetaColumn {

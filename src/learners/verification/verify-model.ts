@@ -90,7 +90,7 @@ import { containsConjecture, neighboringRelationOf, type NeighboringRelation } f
 import { pldEpsilon } from '../../accounting/pld/accountant.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
-import { parseSchema } from '../../data/schema.js';
+import { parseSchema } from '../../data/schema/parse.js';
 import { defaultRng } from '../../random/rng.js';
 import { parseModel, type LinearModel } from '../models/model.js';
 import { localPerNodeSummary, type NodeClaim } from '../models/local-per-node.js';
@@ -141,7 +141,7 @@ export interface VerifyModelOptions {
 const EPSILON_SLACK = 1e-12;
 /** How far above the named accountant's epsilon a claim may be before the event is said to be changed. */
 const REPRODUCTION_SLACK = 1e-9;
-/** `SUGGESTED_PROVENANCE` of `data/schema.ts`. */
+/** `SUGGESTED_PROVENANCE` of `data/schema/types.ts`. */
 const SUGGESTED_PROVENANCE = 'suggested-from-private-data';
 
 // ---- what dpfit writes (`cli/commands/train.ts` releasedModel, `privacy-report.ts`, `dataset-size.ts`,

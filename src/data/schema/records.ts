@@ -26,10 +26,10 @@
  *
  * Browser-safe: imports nothing from Node.
  */
-import { DataFormatError } from '../errors.js';
+import { DataFormatError } from '../../errors.js';
 import { numericValueFeature } from './numeric-encoding.js';
-import type { CategoricalColumnSpec, NumericColumnSpec, Schema } from './schema.js';
-import { findColumn, type RawColumn, type RawTable } from './table.js';
+import type { CategoricalColumnSpec, NumericColumnSpec, Schema } from './types.js';
+import { findColumn, type RawColumn, type RawTable } from '../table.js';
 
 export interface SchemaRecords {
   readonly n: number;

@@ -8,10 +8,13 @@
  *
  * Browser-safe.
  */
-import { InvalidParameterError } from '../errors.js';
-import { SUGGESTED_PROVENANCE, applySchema, isSuggestedSchema, parseSchema, schemaFeatureNames, schemaRowNormBound, type Schema } from './schema.js';
-import { findColumn, type RawColumn, type RawTable } from './table.js';
-import { optionNames, rejectUnknownOptions } from '../validate.js';
+import { InvalidParameterError } from '../../errors.js';
+import { applySchema } from './apply.js';
+import { schemaFeatureNames, schemaRowNormBound } from './bounds.js';
+import { isSuggestedSchema, parseSchema } from './parse.js';
+import { SUGGESTED_PROVENANCE, type Schema } from './types.js';
+import { findColumn, type RawColumn, type RawTable } from '../table.js';
+import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 /** The warning printed with every suggestion and every use of a suggested schema. */
 export const SUGGESTION_WARNING =

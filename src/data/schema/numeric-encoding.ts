@@ -1,6 +1,6 @@
 /**
  * Public encodings of one numeric column (the `transform`, `bins` and `encode` fields of a schema
- * column; `schema.ts` parses them and `applySchema` calls the encoders below).
+ * column; `parse.ts` parses them and `applySchema` calls the encoders below).
  *
  * Why: a linear model sees a clipped and linearly scaled amount such as capital-gain / 99,999 as
  * almost 0 for nearly every row, and a monotone value cannot express "income peaks in middle age".
@@ -28,8 +28,8 @@
  *
  * Browser-safe.
  */
-import { DataFormatError } from '../errors.js';
-import type { NumericColumnSpec } from './schema.js';
+import { DataFormatError } from '../../errors.js';
+import type { NumericColumnSpec } from './types.js';
 
 function fail(source: string, where: string, message: string): never {
   throw new DataFormatError(source, `${where}: ${message}`);

@@ -1,17 +1,17 @@
 /**
- * Output files (Node only): every path a command writes is checked BEFORE any work — before the
- * private data are read or any privacy budget is spent — and written all or nothing.
+ * Files written all or nothing (Node only): the CLI's outputs (each command checks all its paths
+ * before any work, `cli/output-files.ts`), the dataset fetchers' downloads (`fetch.ts`) and the
+ * experiments' figures. Every refusal is one line naming the path as the caller names it: its
+ * `flag` (a command's flag such as `--out`, or a label such as "file") and the path.
  *
- * `checkOutputPaths` refuses, with one line naming the flag and the path:
- *   - an empty path, or a file path ending in a slash (exit 2, `InvalidParameterError`);
- *   - an output that is one of the command's input files, compared by real path (symbolic links
- *     resolved) and by device + inode (hard links), or the same file as another output (exit 2);
- *   - a directory, a device, a FIFO or a socket where a file is expected, a regular file where a
- *     directory is expected, a file that cannot be written (EACCES, EPERM
- *     for an immutable file, EROFS), a directory that does not exist or in which no file can be
- *     created (checked by creating, syncing and removing a small probe file there: this also
- *     catches /proc, read-only mounts, immutable directories and full disks) (exit 3,
- *     `DataFormatError` with source `--flag PATH`).
+ * Before anything is written, `checkOutputPathText` refuses an empty path or one holding a NUL
+ * byte (`InvalidParameterError`), and `checkOutputTarget` asks the file system, refusing a file
+ * path ending in a slash (`InvalidParameterError`), and (`DataFormatError` with source
+ * `FLAG PATH`) a directory, a device, a FIFO or a socket where a file is expected, a regular file
+ * where a directory is expected, a file that cannot be written (EACCES, EPERM for an immutable
+ * file, EROFS), a directory that does not exist or in which no file can be created (checked by
+ * creating, syncing and removing a small probe file there: this also catches /proc, read-only
+ * mounts, immutable directories and full disks).
  *
  * `writeOutputFiles` writes each file to a temporary file in the target's own directory, fsyncs
  * it, and only when every file is written renames them into place and fsyncs the directories; any
@@ -42,21 +42,16 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
+import { describeOsError, nodeKind } from './files.js';
 
 export type OutputKind = 'file' | 'directory';
 
-/** A path the command will write: a file (default) or a directory it may create. */
+/** A path to write: a file (default) or a directory that may be created. */
 export interface OutputRequest {
-  /** How the user named it: `--out`, `--diagnostics`, `--dir`. */
+  /** How messages name it: the command's flag as the user typed it (`--out`, `--diagnostics`, `--dir`), or a label. */
   readonly flag: string;
   readonly path: string;
   readonly kind?: OutputKind;
-}
-
-/** A path the command reads: no output may be (or overwrite) it. */
-export interface InputRequest {
-  readonly flag: string;
-  readonly path: string;
 }
 
 /** An output path that passed every check. */
@@ -69,51 +64,6 @@ export interface CheckedOutput {
   readonly target: string;
   /** For files: whether the target exists (then it is a regular file and is replaced). */
   readonly exists: boolean;
-}
-
-/** An OS error code in words. */
-export function describeOsError(code: string | undefined): string {
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file or directory';
-    case 'ENOTDIR':
-      return 'a component of the path is not a directory';
-    case 'EACCES':
-      return 'permission denied';
-    case 'EPERM':
-      return 'operation not permitted (an immutable or append-only file or directory?)';
-    case 'EISDIR':
-      return 'is a directory';
-    case 'ENOSPC':
-      return 'no space left on the device';
-    case 'EDQUOT':
-      return 'disk quota exceeded';
-    case 'EROFS':
-      return 'read-only file system';
-    case 'ELOOP':
-      return 'too many levels of symbolic links';
-    case 'ENAMETOOLONG':
-      return 'file name too long';
-    case 'EMFILE':
-    case 'ENFILE':
-      return 'too many open files';
-    case 'EIO':
-      return 'input/output error';
-    case 'EFBIG':
-      return 'file too large';
-    case 'EBUSY':
-      return 'device or resource busy';
-    case 'ETXTBSY':
-      return 'text file busy';
-    case 'EXDEV':
-      return 'not on the same file system';
-    case 'EEXIST':
-      return 'file exists';
-    case 'EINVAL':
-      return 'invalid argument';
-    default:
-      return code === undefined ? 'unknown error' : code;
-  }
 }
 
 function codeOf(error: unknown): string | undefined {
@@ -139,17 +89,6 @@ function tryStat(path: string, follow: boolean): Stats | undefined {
     if (osCode(error) === 'ENOENT') return undefined;
     throw error;
   }
-}
-
-/** What a file system entry is, in words (for messages about a path that is not a regular file). */
-export function nodeKind(info: Stats): string {
-  if (info.isDirectory()) return 'a directory';
-  if (info.isCharacterDevice()) return 'a character device';
-  if (info.isBlockDevice()) return 'a block device';
-  if (info.isFIFO()) return 'a FIFO (named pipe)';
-  if (info.isSocket()) return 'a socket';
-  if (info.isSymbolicLink()) return 'a symbolic link';
-  return 'not a regular file';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,7 +376,6 @@ function checkFileOutput(request: OutputRequest): CheckedOutput {
   return { flag: request.flag, path: request.path, kind: 'file', target, exists: info !== undefined };
 }
 
-
 function checkDirectoryOutput(request: OutputRequest): CheckedOutput {
   const absolute = resolve(request.path);
   let existing: { path: string; info: Stats };
@@ -459,65 +397,15 @@ function checkDirectoryOutput(request: OutputRequest): CheckedOutput {
   return { flag: request.flag, path: request.path, kind: 'directory', target: rest === '' ? real : join(real, rest), exists: existing.path === absolute };
 }
 
-interface Identity {
-  readonly real: string;
-  readonly dev?: number;
-  readonly ino?: number;
+/** Refuses an output path that is no path: empty, or holding a NUL byte (`InvalidParameterError` naming the flag). */
+export function checkOutputPathText(request: OutputRequest): void {
+  if (typeof request.path !== 'string' || request.path === '') throw new InvalidParameterError(request.flag, request.path, request.kind === 'directory' ? 'a directory path' : 'a file path');
+  if (request.path.includes('\0')) throw new InvalidParameterError(request.flag, request.path, 'a path without NUL bytes');
 }
 
-function identityOf(path: string): Identity {
-  const absolute = resolve(path);
-  try {
-    const real = realpathSync(absolute);
-    const info = statSync(real);
-    return { real, dev: info.dev, ino: info.ino };
-  } catch {
-    return { real: absolute };
-  }
-}
-
-function sameFile(a: Identity, b: Identity): boolean {
-  if (a.real === b.real) return true;
-  return a.dev !== undefined && a.ino !== undefined && a.dev === b.dev && a.ino === b.ino;
-}
-
-/**
- * Checks every output of a command before it does any work (see the module comment). `undefined`
- * entries (flags not given) are skipped. Inputs that do not exist are compared by path only.
- *
- * @example
- * const [out] = checkOutputPaths([{ flag: '--out', path: 'model.json' }], [{ flag: '--data', path: 'data.csv' }]);
- * // ... train ...
- * writeOutputFiles([{ output: out, data: json }]);
- */
-export function checkOutputPaths(outputs: readonly (OutputRequest | undefined)[], inputs: readonly (InputRequest | undefined)[] = []): CheckedOutput[] {
-  const given = outputs.filter((o): o is OutputRequest => o !== undefined);
-  for (const request of given) {
-    if (typeof request.path !== 'string' || request.path === '') throw new InvalidParameterError(request.flag, request.path, request.kind === 'directory' ? 'a directory path' : 'a file path');
-    if (request.path.includes('\0')) throw new InvalidParameterError(request.flag, request.path, 'a path without NUL bytes');
-  }
-  const inputIds = inputs.filter((i): i is InputRequest => i !== undefined && typeof i.path === 'string' && i.path !== '').map((i) => ({ ...i, id: identityOf(i.path) }));
-  // Conflicts first (parameter errors), then what the file system says.
-  const outputIds = given.map((request) => ({ request, id: identityOf(request.path) }));
-  for (const { request, id } of outputIds) {
-    const input = inputIds.find((i) => sameFile(i.id, id));
-    if (input !== undefined) {
-      throw new InvalidParameterError(request.flag, request.path, `another path than the ${input.flag.startsWith('<') ? 'input' : input.flag} file (${input.path}): writing it would destroy an input`);
-    }
-  }
-  outputIds.forEach(({ request, id }, k) => {
-    const other = outputIds.slice(0, k).find((o) => sameFile(o.id, id));
-    if (other !== undefined) throw new InvalidParameterError(request.flag, request.path, `another path than ${other.request.flag} (${other.request.path})`);
-  });
-  const checked = given.map((request) => ((request.kind ?? 'file') === 'directory' ? checkDirectoryOutput(request) : checkFileOutput(request)));
-  // Symbolic links can make two different paths one target: compare the resolved targets too.
-  checked.forEach((output, k) => {
-    const other = checked.slice(0, k).find((o) => o.target === output.target);
-    if (other !== undefined) throw new InvalidParameterError(output.flag, output.path, `another path than ${other.flag} (${other.path})`);
-    const input = inputIds.find((i) => i.id.real === output.target);
-    if (input !== undefined) throw new InvalidParameterError(output.flag, output.path, `another path than the ${input.flag.startsWith('<') ? 'input' : input.flag} file (${input.path}): writing it would destroy an input`);
-  });
-  return checked;
+/** Checks one output path on the file system (the module comment says what it refuses); stale temporary files of a file's earlier runs are swept. */
+export function checkOutputTarget(request: OutputRequest): CheckedOutput {
+  return (request.kind ?? 'file') === 'directory' ? checkDirectoryOutput(request) : checkFileOutput(request);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,7 +421,7 @@ export interface OutputContent {
  * Writes checked output files all or nothing: every file to a temporary file next to its target
  * (fsynced), then the renames, then an fsync of each directory. If writing any temporary file
  * fails (a full disk, the directory removed meanwhile), every temporary file is removed, no
- * target changes, and the error (exit 3) names the flag and the path.
+ * target changes, and the error (a `DataFormatError`) names the flag and the path.
  */
 export function writeOutputFiles(files: readonly OutputContent[], ops: WriteOperations = NODE_OPERATIONS): void {
   withSignalCleanup(() => writeAll(files, ops));
@@ -585,9 +473,10 @@ function writeAll(files: readonly OutputContent[], ops: WriteOperations): void {
 /**
  * Checks `path` as an output file and writes it atomically (temporary file, fsync, rename,
  * directory fsync). For library callers that write one file (dataset fetchers); commands check
- * their outputs before any work with `checkOutputPaths` instead.
+ * all their outputs before any work instead (`checkOutputPaths`), then write them.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, label = 'file'): void {
-  const [output] = checkOutputPaths([{ flag: label, path }]);
-  writeOutputFiles([{ output, data }]);
+  const request: OutputRequest = { flag: label, path };
+  checkOutputPathText(request);
+  writeOutputFiles([{ output: checkOutputTarget(request), data }]);
 }

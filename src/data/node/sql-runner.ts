@@ -1,6 +1,7 @@
 /**
- * What the SQL push-down (`sql-gradient.ts`, `sql-partition-check.ts`) needs of a database: the
- * interface `data/node/sql-engine.ts` implements for DuckDB and PostgreSQL (node-postgres).
+ * What the SQL push-down (`trainDpGdInSql` and its check of partitioned views) needs of a
+ * database: the interface `sql-engine.ts` implements for DuckDB and PostgreSQL (node-postgres).
+ * Defined here, beside its implementation, so that the data layer never imports the learners.
  *
  * Every call runs ONE statement: PostgreSQL through the extended query protocol (whose Parse
  * message refuses several statements), DuckDB as one prepared statement. The user's `--query` is
