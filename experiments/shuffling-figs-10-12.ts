@@ -26,7 +26,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { selfComposeEvent, shuffledSgdConjectureEvent } from '../src/accounting/events.js';
+import { selfComposeEvent, shuffledSgdConjectureEvent } from '../src/accounting/events/constructors.js';
 import { writeFileAtomic } from '../src/data/node/output-files.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { adultSchema } from '../src/index.js';

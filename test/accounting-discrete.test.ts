@@ -8,20 +8,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { containsGriddedDiscreteNoise, continuousLowerSurrogate, continuousSurrogate, couplingEnlargedNoise, couplingReducedNoise, smoothingCouplingError } from '../src/accounting/discrete-coupling.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import {
   composeEvent,
-  eventToJson,
   gaussianEvent,
   laplaceEvent,
   objectivePerturbationEvent,
-  parseEvent,
   poissonSampledEvent,
   relativeGaussianEvent,
   repeatAndSelectEvent,
   sampledWithoutReplacementEvent,
   selfComposeEvent,
-  type DpEvent,
-} from '../src/accounting/events.js';
+} from '../src/accounting/events/constructors.js';
+import { eventToJson, parseEvent } from '../src/accounting/events/json.js';
 import { nextDown, nextUp } from '../src/accounting/float-steps.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
 import { gaussianDelta } from '../src/accounting/gaussian-profile.js';

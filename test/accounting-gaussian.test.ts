@@ -102,7 +102,7 @@ test('bad calibration input is refused with the parameter named', () => {
 describe('exactGaussianCompositionNoiseMultiplier', () => {
   it('re-accounted by the (pessimistic) exact composition, never exceeds the target and wastes < 1e-6 of it', async () => {
     const { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } = await import('../src/accounting/gaussian-composition.js');
-    const { gaussianEvent, selfComposeEvent } = await import('../src/accounting/events.js');
+    const { gaussianEvent, selfComposeEvent } = await import('../src/accounting/events/constructors.js');
     // These targets include ones where sqrt(T) * analytic * (1 + 4 ulp) re-accounted to 1 + 4e-13 times the target.
     for (const epsilon of [0.01, 0.1, 0.5, 1, 3, 8, 20]) {
       for (const count of [1, 7, 1000]) {

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { ampEvent, ampOutputNoiseMultiplier } from '../src/accounting/amp-event.js';
 import { calibrateObjectivePerturbation } from '../src/accounting/calibrate-objective-perturbation.js';
 import { calibrateNoiseMultiplier } from '../src/accounting/calibrate.js';
-import { gaussianEvent, objectivePerturbationEvent } from '../src/accounting/events.js';
+import { gaussianEvent, objectivePerturbationEvent } from '../src/accounting/events/constructors.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { objectivePerturbationRdp } from '../src/accounting/rdp/base-mechanisms.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';

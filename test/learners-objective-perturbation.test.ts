@@ -9,7 +9,8 @@ import {
   calibrateObjectivePerturbation,
   objectivePerturbationEpsilonFloor,
 } from '../src/accounting/calibrate-objective-perturbation.js';
-import { objectivePerturbationEvent, parseEvent } from '../src/accounting/events.js';
+import { objectivePerturbationEvent } from '../src/accounting/events/constructors.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';

@@ -14,7 +14,13 @@ import { ampEvent } from '../src/accounting/amp-event.js';
 import { calibrateDpsgd, calibrateNoiseMultiplier, maxSteps } from '../src/accounting/calibrate.js';
 import { calibrateGaussian } from '../src/accounting/calibrate-gaussian.js';
 import { calibrateObjectivePerturbation } from '../src/accounting/calibrate-objective-perturbation.js';
-import { gaussianEvent, laplaceEvent, objectivePerturbationEvent, relativeGaussianEvent, shuffledSgdConjectureEvent } from '../src/accounting/events.js';
+import {
+  gaussianEvent,
+  laplaceEvent,
+  objectivePerturbationEvent,
+  relativeGaussianEvent,
+  shuffledSgdConjectureEvent,
+} from '../src/accounting/events/constructors.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant, rdpDelta, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { calibrateRelativeGaussian, relativeGaussianCorollary1, relativeGaussianEpsilon, relativeGaussianRdp } from '../src/accounting/relative-gaussian.js';

@@ -10,7 +10,15 @@ import { ampEvent } from '../src/accounting/amp-event.js';
 import { calibrateGaussian, type GaussianCalibrationMethod } from '../src/accounting/calibrate-gaussian.js';
 import { dpsgdEvent } from '../src/accounting/calibrate.js';
 import { dpsgdScheduleFromEpochs } from '../src/accounting/dpsgd-schedule.js';
-import { eventToJson, gaussianEvent, laplaceEvent, objectivePerturbationEvent, randomizedResponseEvent, relativeGaussianEvent, type DpEvent } from '../src/accounting/events.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
+import {
+  gaussianEvent,
+  laplaceEvent,
+  objectivePerturbationEvent,
+  randomizedResponseEvent,
+  relativeGaussianEvent,
+} from '../src/accounting/events/constructors.js';
+import { eventToJson } from '../src/accounting/events/json.js';
 import type { PrivacyGuarantee } from '../src/accounting/guarantee.js';
 import { pureEpsilon } from '../src/accounting/pure-dp.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';

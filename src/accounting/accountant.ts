@@ -16,7 +16,7 @@
 import { DpfitError } from '../errors.js';
 import { requireInteger } from '../validate.js';
 import { containsGriddedDiscreteNoise } from './discrete-coupling.js';
-import type { DpEvent } from './events.js';
+import type { DpEvent } from './events/types.js';
 import { nextDown, nextUp } from './float-steps.js';
 import type { PrivacyGuarantee } from './guarantee.js';
 import { composedRelation, neighboringRelationOf, type NeighboringRelation } from './neighboring.js';

@@ -27,7 +27,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { symmetricEigen } from '../math/symmetric-eigen.js';
-import { gaussianEvent } from './events.js';
+import { gaussianEvent } from './events/constructors.js';
 import { gaussianCompositionEpsilon } from './gaussian-composition.js';
 
 export interface AffineStep {

@@ -18,7 +18,8 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { optionNames, rejectUnknownOptions, requirePositive } from '../validate.js';
-import { composeEvent, gaussianEvent, objectivePerturbationEvent, type ComposeEvent } from './events.js';
+import type { ComposeEvent } from './events/types.js';
+import { composeEvent, gaussianEvent, objectivePerturbationEvent } from './events/constructors.js';
 
 export interface AmpEventParameters {
   /** sigma: std of each coordinate of the objective's linear noise b. */

@@ -36,7 +36,7 @@
  * accounted by `shuffledLastIterateEventRdp` below.
  */
 import { InvalidParameterError } from '../errors.js';
-import type { ShuffledLastIterateEvent } from './events.js';
+import type { ShuffledLastIterateEvent } from './events/types.js';
 import { logSumExp } from '../math/log-space.js';
 import { epsilonFromRdpCurve } from './rdp/conversion.js';
 import { DEFAULT_ORDERS } from './rdp/orders.js';

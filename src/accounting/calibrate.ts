@@ -13,7 +13,8 @@
 import { CalibrationError, InvalidParameterError } from '../errors.js';
 import { brentRoot } from '../math/root-finding.js';
 import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
-import { gaussianEvent, poissonSampledEvent, selfComposeEvent, type DpEvent } from './events.js';
+import type { DpEvent } from './events/types.js';
+import { gaussianEvent, poissonSampledEvent, selfComposeEvent } from './events/constructors.js';
 import type { PrivacyGuarantee } from './guarantee.js';
 import { neighboringRelationOf } from './neighboring.js';
 import { RDP_ACCOUNTANT_OPTIONS, rdpEpsilon, type RdpAccountantOptions } from './rdp/accountant.js';

@@ -17,7 +17,7 @@ import { brentMinimize } from '../math/minimize.js';
 import { brentRoot } from '../math/root-finding.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
 import { couplingReducedNoise } from './discrete-coupling.js';
-import type { RelativeGaussianEvent } from './events.js';
+import type { RelativeGaussianEvent } from './events/types.js';
 import type { RdpConversion } from './rdp/conversion.js';
 import { rdpToEpsilon } from './rdp/conversion.js';
 

@@ -34,8 +34,8 @@ import {
   type AmpOutputParameters,
   type ObjectivePerturbationAccountant,
 } from './calibrate-objective-perturbation.js';
-import type { DpEvent } from './events.js';
-import { gaussianEvent } from './events.js';
+import type { DpEvent } from './events/types.js';
+import { gaussianEvent } from './events/constructors.js';
 import { exactGaussianCompositionNoiseMultiplier } from './gaussian-composition.js';
 
 /** `003` Sec. 5's factor f. */

@@ -34,16 +34,14 @@ export type {
   SampledWithoutReplacementEvent,
   SelfComposeEvent,
   ShuffledSgdConjectureEvent,
-} from '../accounting/events.js';
+} from '../accounting/events/types.js';
 export {
   composeEvent,
-  eventToJson,
   gaussianEvent,
   laplaceEvent,
   NO_OP_EVENT,
   NON_PRIVATE_EVENT,
   objectivePerturbationEvent,
-  parseEvent,
   poissonSampledEvent,
   randomizedResponseEvent,
   relativeGaussianEvent,
@@ -51,7 +49,8 @@ export {
   sampledWithoutReplacementEvent,
   selfComposeEvent,
   shuffledSgdConjectureEvent,
-} from '../accounting/events.js';
+} from '../accounting/events/constructors.js';
+export { eventToJson, parseEvent } from '../accounting/events/json.js';
 export { ampEvent } from '../accounting/amp-event.js';
 export type { PrivacyGuarantee } from '../accounting/guarantee.js';
 export type { NeighboringRelation } from '../accounting/neighboring.js';

@@ -34,7 +34,9 @@
  * local: it holds for the node's records whatever the coordinator and the other nodes do.
  */
 import { randomBytes } from 'node:crypto';
-import { eventToJson, NON_PRIVATE_EVENT, selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import { NON_PRIVATE_EVENT, selfComposeEvent } from '../accounting/events/constructors.js';
+import { eventToJson } from '../accounting/events/json.js';
 import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibrate.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { BudgetExceededError, InvalidParameterError } from '../errors.js';

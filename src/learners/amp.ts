@@ -50,7 +50,7 @@
  * theta~ (nor any number computed from them) is returned or reported.
  */
 import { ampOutputNoiseMultiplier } from '../accounting/amp-event.js';
-import { composeEvent } from '../accounting/events.js';
+import { composeEvent } from '../accounting/events/constructors.js';
 import { DEFAULT_AMP_GRAD_TOLERANCE, DEFAULT_AMP_OUTPUT_NOISE_STD } from '../accounting/select-amp-parameters.js';
 import { InvalidParameterError } from '../errors.js';
 import { lbfgs } from '../math/lbfgs.js';

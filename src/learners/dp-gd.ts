@@ -14,7 +14,8 @@
  * composition (`002` Claim 2.3, epsilon <= 1, delta <= 1/2) and the RDP accountant would need.
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
-import { gaussianEvent, selfComposeEvent, type GaussianEvent } from '../accounting/events.js';
+import type { GaussianEvent } from '../accounting/events/types.js';
+import { gaussianEvent, selfComposeEvent } from '../accounting/events/constructors.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';

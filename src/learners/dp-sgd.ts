@@ -14,7 +14,8 @@
  * multiplier is at least that one, and the report re-accounts it.
  */
 import { calibrateDpsgd } from '../accounting/calibrate.js';
-import { poissonSampledEvent, selfComposeEvent, type DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import { poissonSampledEvent, selfComposeEvent } from '../accounting/events/constructors.js';
 import { InvalidParameterError } from '../errors.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
 import { defaultRng, type Rng } from '../random/rng.js';

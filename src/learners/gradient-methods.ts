@@ -11,7 +11,7 @@
  *   shuffled  selfCompose(gaussian(z/2), P) (sampled 1 of n when floor(tau n) = 1)  replace-one  (shuffled-sgd.ts)
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
-import type { DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
 import { requirePositive } from '../validate.js';

@@ -51,7 +51,8 @@
  * touched once per epoch): each step releases the lattice point G(theta) + K of sensitivity
  * Delta with discrete noise s, accounted like the other gridded releases (`mechanisms/grid-noise.ts`).
  */
-import { gaussianEvent, shuffledLastIterateEvent, type GaussianEvent, type ShuffledLastIterateEvent } from '../accounting/events.js';
+import type { GaussianEvent, ShuffledLastIterateEvent } from '../accounting/events/types.js';
+import { gaussianEvent, shuffledLastIterateEvent } from '../accounting/events/constructors.js';
 import { InvalidParameterError } from '../errors.js';
 import { fillDiscreteGaussian } from '../random/exact.js';
 import type { Rng } from '../random/rng.js';

@@ -59,10 +59,11 @@ import {
   type ObjectivePerturbationAccountant,
 } from '../accounting/calibrate-objective-perturbation.js';
 import { objectivePerturbationFamilyEvent } from '../accounting/calibrate-objective-perturbation.js';
-import type { DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
 import { pldEpsilon } from '../accounting/pld/accountant.js';
 import { selectObjectivePerturbationParameters } from '../accounting/select-amp-parameters.js';
-import { objectivePerturbationEvent, type ObjectivePerturbationEvent } from '../accounting/events.js';
+import type { ObjectivePerturbationEvent } from '../accounting/events/types.js';
+import { objectivePerturbationEvent } from '../accounting/events/constructors.js';
 import { CalibrationError, InvalidParameterError, NumericalError } from '../errors.js';
 import { norm2 } from '../math/linear-algebra.js';
 import { griddedGaussianEffectiveMultiplier, powerOfTwoAtMost } from '../mechanisms/grid-noise.js';

@@ -12,7 +12,7 @@
  * precision, or of the RDP curve), which is much tighter than giving each class epsilon/K and
  * delta/K by basic composition. Every class gets the same z and the same event.
  */
-import { selfComposeEvent } from '../accounting/events.js';
+import { selfComposeEvent } from '../accounting/events/constructors.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';

@@ -26,7 +26,7 @@
  * App. F.2, convex and C-Lipschitz, so this works for the squared loss too), else the loss's own
  * Lipschitz bound for rows with ||x|| <= rowNormBound (a PUBLIC bound; rows are checked against it).
  */
-import { gaussianEvent } from '../accounting/events.js';
+import { gaussianEvent } from '../accounting/events/constructors.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';

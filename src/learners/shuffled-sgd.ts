@@ -41,7 +41,14 @@
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
 import { couplingReducedNoise } from '../accounting/discrete-coupling.js';
-import { gaussianEvent, NON_PRIVATE_EVENT, sampledWithoutReplacementEvent, selfComposeEvent, shuffledSgdConjectureEvent, type DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import {
+  gaussianEvent,
+  NON_PRIVATE_EVENT,
+  sampledWithoutReplacementEvent,
+  selfComposeEvent,
+  shuffledSgdConjectureEvent,
+} from '../accounting/events/constructors.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';

@@ -30,7 +30,9 @@
  *     `perRunEvent` (e.g. compose(trainEvent, laplace(...))); `train` then returns
  *     `{result, score}` and the score is trusted to be covered by the declared event.
  */
-import { eventToJson, repeatAndSelectEvent, type DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import { repeatAndSelectEvent } from '../accounting/events/constructors.js';
+import { eventToJson } from '../accounting/events/json.js';
 import { neighboringRelationOf } from '../accounting/neighboring.js';
 import { truncatedNegativeBinomialGamma } from '../accounting/rdp/repeat-and-select.js';
 import { InvalidParameterError } from '../errors.js';

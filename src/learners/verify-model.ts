@@ -83,7 +83,9 @@
  * const result = verifyModel(JSON.parse(readFileSync('model.json', 'utf8')), { source: 'model.json' });
  * result.holds; // true when the claimed (epsilon, delta, guarantee) follow from the event
  */
-import { childEvents, parseEvent, someEvent, type DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import { childEvents, someEvent } from '../accounting/events/tree.js';
+import { parseEvent } from '../accounting/events/json.js';
 import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../accounting/guarantee.js';
 import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../accounting/neighboring.js';

@@ -13,7 +13,8 @@
  * and R_rel by about 1e-4 relative, and the event says so); `continuous: true` gives floating-point
  * noise instead (vulnerable to floating-point attacks, Mironov 2012).
  */
-import { relativeGaussianEvent, type RelativeGaussianEvent } from '../accounting/events.js';
+import type { RelativeGaussianEvent } from '../accounting/events/types.js';
+import { relativeGaussianEvent } from '../accounting/events/constructors.js';
 import {
   calibrateRelativeGaussian,
   relativeGaussianMaxOrder,

@@ -43,7 +43,8 @@ import { InvalidParameterError, NumericalError, UnsupportedEventError } from '..
 import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
 import { EventAccountant } from '../accountant.js';
 import { continuousLowerSurrogate } from '../discrete-coupling.js';
-import { someEvent, type DpEvent } from '../events.js';
+import type { DpEvent } from '../events/types.js';
+import { someEvent } from '../events/tree.js';
 import { nextDown } from '../float-steps.js';
 import type { PrivacyGuarantee } from '../guarantee.js';
 import type { ComposedPlds, Direction } from './compose.js';

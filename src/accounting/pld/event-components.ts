@@ -21,7 +21,9 @@
  */
 import { UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate } from '../discrete-coupling.js';
-import { eventKey, flattenPoissonSampling, requireEventDepth, type DpEvent } from '../events.js';
+import type { DpEvent } from '../events/types.js';
+import { requireEventDepth } from '../events/depth.js';
+import { eventKey, flattenPoissonSampling } from '../events/tree.js';
 import { pureEpsilon } from '../pure-dp.js';
 import { gaussianPair, laplacePair, type AdditivePair } from './additive-pair.js';
 import { gaussianLossModel } from './gaussian-model.js';

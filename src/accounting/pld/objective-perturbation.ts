@@ -21,7 +21,7 @@
  */
 import { NumericalError } from '../../errors.js';
 import { gaussianDelta } from '../gaussian-profile.js';
-import type { ObjectivePerturbationEvent } from '../events.js';
+import type { ObjectivePerturbationEvent } from '../events/types.js';
 import { normalCdf } from '../../math/normal.js';
 import { intervalMasses, type TailDistribution } from './interval-mass.js';
 import type { PrivacyLossModel } from './loss-model.js';

@@ -76,7 +76,7 @@
  * composition of A, in each order, is a lower bound (`withoutReplacementLowerModels`, used by the
  * accountant's lower-bound pass).
  */
-import type { DpEvent } from '../events.js';
+import type { DpEvent } from '../events/types.js';
 import { nextDown, nextUp } from '../float-steps.js';
 import { pureEpsilon } from '../pure-dp.js';
 import { gaussianPair, laplacePair } from './additive-pair.js';

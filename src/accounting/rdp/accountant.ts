@@ -9,7 +9,7 @@
  * final epsilon (delta) up by one ulp, as that module's comment proves.
  *
  * The accountant keeps what it composed as a multiset of distinct releases with counts
- * (`../event-multiset.ts`): composing e k times, compose(e, k) and compose(compose([e] * k)) give
+ * (`../events/multiset.ts`): composing e k times, compose(e, k) and compose(compose([e] * k)) give
  * the same curve bit for bit, at the cost of one. Curves of most releases are computed (and
  * checked) in `compose`; Poisson-subsampled Gaussian steps are kept until a query, where many
  * distinct ones (a noise schedule) are bounded together by chords (`sampled-gaussian-schedule.ts`).
@@ -17,8 +17,8 @@
 import { DpfitError, InvalidParameterError, NumericalError } from '../../errors.js';
 import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit } from '../../validate.js';
 import { EventAccountant } from '../accountant.js';
-import { addCompositionAtoms, type CompositionAtom } from '../event-multiset.js';
-import type { DpEvent } from '../events.js';
+import { addCompositionAtoms, type CompositionAtom } from '../events/multiset.js';
+import type { DpEvent } from '../events/types.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../guarantee.js';
 import { containsConjecture } from '../neighboring.js';
 import { brentMinimize } from '../../math/minimize.js';
