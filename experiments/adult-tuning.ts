@@ -50,7 +50,7 @@
  * (`--quick`: seeds 1-2 and 15 epochs, a smoke test whose numbers are not the table's).
  */
 import { join } from 'node:path';
-import { dpsgdEvent } from '../src/accounting/calibrate.js';
+import { dpsgdEvent } from '../src/accounting/calibration/calibrate.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
 import { repeatAndSelectEvent } from '../src/accounting/events/constructors.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';

@@ -32,7 +32,7 @@ import { relativeGaussianEpsilon, relativeGaussianMinBaselineStd, relativeGaussi
 import { discreteLaplaceRdp, laplaceRdp, objectivePerturbationRdp } from '../src/accounting/rdp/base-mechanisms.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
 import { totalVariation } from '../src/accounting/total-variation.js';
-import { calibrateNoiseMultiplier } from '../src/accounting/calibrate.js';
+import { calibrateNoiseMultiplier } from '../src/accounting/calibration/calibrate.js';
 import { InvalidParameterError, UnsupportedEventError } from '../src/errors.js';
 import { integrate } from '../src/math/quadrature.js';
 import { logAddExp, logSumExp } from '../src/math/log-space.js';

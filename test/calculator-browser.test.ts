@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildWeb } from '../scripts/build-web.js';
 import { chromiumAvailable, CHROMIUM_PATH, computeDpsgdOnPage, launchChromium, type Browser } from '../scripts/calculator-browser.js';
 import { startCalculatorServer, type CalculatorServer } from '../src/cli/commands/calculator.js';
-import { ampEvent } from '../src/accounting/amp-event.js';
+import { ampEvent } from '../src/accounting/events/approximate-minima-perturbation.js';
 import { randomizedResponseEvent } from '../src/accounting/events/constructors.js';
 import { eventToJson } from '../src/accounting/events/json.js';
 import { pureEpsilon } from '../src/accounting/pure-dp.js';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import {
   calibrateObjectivePerturbation,
   objectivePerturbationEpsilonFloor,
-} from '../src/accounting/calibrate-objective-perturbation.js';
+} from '../src/accounting/calibration/calibrate-objective-perturbation.js';
 import { objectivePerturbationEvent } from '../src/accounting/events/constructors.js';
 import { parseEvent } from '../src/accounting/events/json.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';

@@ -6,9 +6,9 @@
  * options it passes, so the page and the CLI agree to the last digit. Quick RDP work runs here;
  * PLD compositions and calibrations run on a worker (`pld-worker.ts`).
  */
-import { ampEvent } from '../src/accounting/amp-event.js';
+import { ampEvent } from '../src/accounting/events/approximate-minima-perturbation.js';
 import { calibrateGaussian, type GaussianCalibrationMethod } from '../src/accounting/calibrate-gaussian.js';
-import { dpsgdEvent } from '../src/accounting/calibrate.js';
+import { dpsgdEvent } from '../src/accounting/calibration/calibrate.js';
 import { dpsgdScheduleFromEpochs } from '../src/accounting/dpsgd-schedule.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
 import {

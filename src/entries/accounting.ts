@@ -51,7 +51,7 @@ export {
   shuffledSgdConjectureEvent,
 } from '../accounting/events/constructors.js';
 export { eventToJson, parseEvent } from '../accounting/events/json.js';
-export { ampEvent } from '../accounting/amp-event.js';
+export { ampEvent } from '../accounting/events/approximate-minima-perturbation.js';
 export type { PrivacyGuarantee } from '../accounting/guarantee.js';
 export type { NeighboringRelation } from '../accounting/neighboring.js';
 export { neighboringRelationOf } from '../accounting/neighboring.js';
@@ -80,6 +80,6 @@ export {
 // Calibration
 export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibrationOptions } from '../accounting/calibrate-gaussian.js';
 export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../accounting/calibrate-gaussian.js';
-export { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps } from '../accounting/calibrate.js';
-export { calibrateObjectivePerturbation } from '../accounting/calibrate-objective-perturbation.js';
-export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/select-amp-parameters.js';
+export { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps } from '../accounting/calibration/calibrate.js';
+export { calibrateObjectivePerturbation } from '../accounting/calibration/calibrate-objective-perturbation.js';
+export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/calibration/approximate-minima-perturbation-parameters.js';

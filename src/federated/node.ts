@@ -37,7 +37,7 @@ import { randomBytes } from 'node:crypto';
 import type { DpEvent } from '../accounting/events/types.js';
 import { NON_PRIVATE_EVENT, selfComposeEvent } from '../accounting/events/constructors.js';
 import { eventToJson } from '../accounting/events/json.js';
-import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibrate.js';
+import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibration/calibrate.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
 import { BudgetExceededError, InvalidParameterError } from '../errors.js';
 import { dpGdStepNoise, type SumNoise } from '../learners/dp-gd.js';

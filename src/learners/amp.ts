@@ -49,9 +49,9 @@
  * Randomness, in this order: d draws for b, then d draws for the output noise. Neither b nor
  * theta~ (nor any number computed from them) is returned or reported.
  */
-import { ampOutputNoiseMultiplier } from '../accounting/amp-event.js';
+import { ampOutputNoiseMultiplier } from '../accounting/events/approximate-minima-perturbation.js';
 import { composeEvent } from '../accounting/events/constructors.js';
-import { DEFAULT_AMP_GRAD_TOLERANCE, DEFAULT_AMP_OUTPUT_NOISE_STD } from '../accounting/select-amp-parameters.js';
+import { DEFAULT_AMP_GRAD_TOLERANCE, DEFAULT_AMP_OUTPUT_NOISE_STD } from '../accounting/calibration/approximate-minima-perturbation-parameters.js';
 import { InvalidParameterError } from '../errors.js';
 import { lbfgs } from '../math/lbfgs.js';
 import { norm2 } from '../math/linear-algebra.js';

@@ -13,7 +13,7 @@
  * z = sqrt(T) * analyticGaussianNoiseMultiplier(epsilon, delta). The report also gives what basic
  * composition (`002` Claim 2.3, epsilon <= 1, delta <= 1/2) and the RDP accountant would need.
  */
-import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
+import { calibrateNoiseMultiplier } from '../accounting/calibration/calibrate.js';
 import type { GaussianEvent } from '../accounting/events/types.js';
 import { gaussianEvent, selfComposeEvent } from '../accounting/events/constructors.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';

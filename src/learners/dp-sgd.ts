@@ -13,7 +13,7 @@
  * mechanism (`calibrateDpsgd`: the safe end of the search); the gridded event's accounted
  * multiplier is at least that one, and the report re-accounts it.
  */
-import { calibrateDpsgd } from '../accounting/calibrate.js';
+import { calibrateDpsgd } from '../accounting/calibration/calibrate.js';
 import type { DpEvent } from '../accounting/events/types.js';
 import { poissonSampledEvent, selfComposeEvent } from '../accounting/events/constructors.js';
 import { InvalidParameterError } from '../errors.js';

@@ -57,11 +57,11 @@ import {
   objectivePerturbationAccountant,
   type AmpOutputParameters,
   type ObjectivePerturbationAccountant,
-} from '../accounting/calibrate-objective-perturbation.js';
-import { objectivePerturbationFamilyEvent } from '../accounting/calibrate-objective-perturbation.js';
+} from '../accounting/calibration/calibrate-objective-perturbation.js';
+import { objectivePerturbationFamilyEvent } from '../accounting/calibration/calibrate-objective-perturbation.js';
 import type { DpEvent } from '../accounting/events/types.js';
 import { pldEpsilon } from '../accounting/pld/accountant.js';
-import { selectObjectivePerturbationParameters } from '../accounting/select-amp-parameters.js';
+import { selectObjectivePerturbationParameters } from '../accounting/calibration/approximate-minima-perturbation-parameters.js';
 import type { ObjectivePerturbationEvent } from '../accounting/events/types.js';
 import { objectivePerturbationEvent } from '../accounting/events/constructors.js';
 import { CalibrationError, InvalidParameterError, NumericalError } from '../errors.js';

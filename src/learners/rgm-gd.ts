@@ -49,7 +49,7 @@
  */
 import type { DpEvent } from '../accounting/events/types.js';
 import { composeEvent, selfComposeEvent } from '../accounting/events/constructors.js';
-import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibrate.js';
+import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../errors.js';
 import { choleskyFactor, choleskySolve } from '../math/linear-algebra.js';

@@ -39,7 +39,7 @@
  * partial shuffle, `004` Sec. 4.3) accounted by the RDP accountant with `allowConjecture`. It is
  * NOT a theorem: it is put in `privacy.comparisons.conjecture` and a warning, never in the headline.
  */
-import { calibrateNoiseMultiplier } from '../accounting/calibrate.js';
+import { calibrateNoiseMultiplier } from '../accounting/calibration/calibrate.js';
 import { couplingReducedNoise } from '../accounting/discrete-coupling.js';
 import type { DpEvent } from '../accounting/events/types.js';
 import {

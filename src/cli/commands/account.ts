@@ -3,7 +3,7 @@
  * `dpfit account --help`: privacy accounting of DpEvents from the command line.
  */
 import type { Command } from 'commander';
-import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibrate.js';
+import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibration/calibrate.js';
 import { dpsgdScheduleFromEpochs } from '../../accounting/dpsgd-schedule.js';
 import type { DpEvent } from '../../accounting/events/types.js';
 import { eventToJson } from '../../accounting/events/json.js';

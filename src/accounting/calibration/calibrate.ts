@@ -10,15 +10,15 @@
  * final bracket and re-account it: the returned value never overshoots the target (unlike Opacus'
  * tolerance search, issue #346 — ACCOUNTING-NOTES).
  */
-import { CalibrationError, InvalidParameterError } from '../errors.js';
-import { brentRoot } from '../math/root-finding.js';
-import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
-import type { DpEvent } from './events/types.js';
-import { gaussianEvent, poissonSampledEvent, selfComposeEvent } from './events/constructors.js';
-import type { PrivacyGuarantee } from './guarantee.js';
-import { neighboringRelationOf } from './neighboring.js';
-import { RDP_ACCOUNTANT_OPTIONS, rdpEpsilon, type RdpAccountantOptions } from './rdp/accountant.js';
-import { rdpOfEvent } from './rdp/event-rdp.js';
+import { CalibrationError, InvalidParameterError } from '../../errors.js';
+import { brentRoot } from '../../math/root-finding.js';
+import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../../validate.js';
+import type { DpEvent } from '../events/types.js';
+import { gaussianEvent, poissonSampledEvent, selfComposeEvent } from '../events/constructors.js';
+import type { PrivacyGuarantee } from '../guarantee.js';
+import { neighboringRelationOf } from '../neighboring.js';
+import { RDP_ACCOUNTANT_OPTIONS, rdpEpsilon, type RdpAccountantOptions } from '../rdp/accountant.js';
+import { rdpOfEvent } from '../rdp/event-rdp.js';
 
 /** Accounts an event at delta (the RDP accountant by default; the PLD accountant plugs in here). */
 export type EpsilonFunction = (event: DpEvent, delta: number) => PrivacyGuarantee;
