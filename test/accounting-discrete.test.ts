@@ -22,13 +22,13 @@ import {
 } from '../src/accounting/events/constructors.js';
 import { eventToJson, parseEvent } from '../src/accounting/events/json.js';
 import { nextDown, nextUp } from '../src/accounting/float-steps.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { DEFAULT_ORDERS } from '../src/accounting/rdp/orders.js';
 import { poissonGaussianRdp } from '../src/accounting/rdp/poisson-gaussian.js';
-import { relativeGaussianEpsilon, relativeGaussianMinBaselineStd, relativeGaussianRdpOrInfinity } from '../src/accounting/relative-gaussian.js';
+import { relativeGaussianEpsilon, relativeGaussianMinBaselineStd, relativeGaussianRdpOrInfinity } from '../src/accounting/rdp/relative-gaussian.js';
 import { discreteLaplaceRdp, laplaceRdp, objectivePerturbationRdp } from '../src/accounting/rdp/base-mechanisms.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
 import { totalVariation } from '../src/accounting/total-variation.js';

@@ -16,7 +16,7 @@ import { someEvent } from '../src/accounting/events/tree.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
 import { continuousLowerSurrogate, continuousSurrogate, containsGriddedDiscreteNoise } from '../src/accounting/discrete-coupling.js';
 import { addCompositionAtoms } from '../src/accounting/events/multiset.js';
-import { gaussianCompositionEpsilon, gaussianPrecision } from '../src/accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon, gaussianPrecision } from '../src/accounting/gaussian/gaussian-composition.js';
 import { containsConjecture, neighboringRelationOf } from '../src/accounting/neighboring.js';
 import { checkPldSupport, pldComponents } from '../src/accounting/pld/event-components.js';
 import { PldAccountant, pldEpsilon } from '../src/accounting/pld/accountant.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { DpEvent } from '../src/accounting/events/types.js';
 import { NON_PRIVATE_EVENT, gaussianEvent, laplaceEvent, selfComposeEvent, shuffledSgdConjectureEvent } from '../src/accounting/events/constructors.js';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { DataFormatError, InvalidParameterError } from '../src/errors.js';
 import { spentBudget } from '../src/federated/budget.js';

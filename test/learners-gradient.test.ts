@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { parseEvent } from '../src/accounting/events/json.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';

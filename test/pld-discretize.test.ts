@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
 import { gaussianPair, laplacePair } from '../src/accounting/pld/additive-pair.js';
 import { discretize } from '../src/accounting/pld/discretize.js';
 import { gaussianLossModel } from '../src/accounting/pld/gaussian-model.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as E from '../src/accounting/events/constructors.js';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
 import { pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { objectivePerturbationDelta } from '../src/accounting/pld/objective-perturbation.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as E from '../src/accounting/events/constructors.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { bucketComponents, gridNode } from '../src/accounting/pld/schedule-buckets.js';
 import { pldComponents } from '../src/accounting/pld/event-components.js';

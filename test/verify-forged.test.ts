@@ -19,7 +19,7 @@ import { describe, it } from 'node:test';
 import type { DpEvent } from '../src/accounting/events/types.js';
 import { parseEvent } from '../src/accounting/events/json.js';
 import { neighboringRelationOf } from '../src/accounting/neighboring.js';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InMemoryLedger } from '../src/federated/budget.js';
 import { federate } from '../src/federated/coordinator.js';

@@ -63,11 +63,11 @@ export type { RdpConversion } from '../accounting/rdp/conversion.js';
 export { rdpToEpsilon, rdpToEpsilonImproved, rdpToEpsilonMironov } from '../accounting/rdp/conversion.js';
 export type { PldAccountantOptions, PldDiscretization, PldGuarantee } from '../accounting/pld/accountant.js';
 export { PldAccountant, pldDelta, pldEpsilon } from '../accounting/pld/accountant.js';
-export { gaussianDelta, gaussianLogDelta } from '../accounting/gaussian-profile.js';
-export { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+export { gaussianDelta, gaussianLogDelta } from '../accounting/gaussian/gaussian-profile.js';
+export { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 export { advancedComposition, pureEpsilon } from '../accounting/pure-dp.js';
 export { totalVariation } from '../accounting/total-variation.js';
-export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams } from '../accounting/relative-gaussian.js';
+export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams } from '../accounting/rdp/relative-gaussian.js';
 export {
   calibrateRelativeGaussian,
   relativeGaussianCorollary1,
@@ -75,11 +75,11 @@ export {
   relativeGaussianEpsilonFloor,
   relativeGaussianMaxOrder,
   relativeGaussianRdp,
-} from '../accounting/relative-gaussian.js';
+} from '../accounting/rdp/relative-gaussian.js';
 
 // Calibration
-export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibrationOptions } from '../accounting/calibrate-gaussian.js';
-export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../accounting/calibrate-gaussian.js';
+export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibrationOptions } from '../accounting/gaussian/calibrate-gaussian.js';
+export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../accounting/gaussian/calibrate-gaussian.js';
 export { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps } from '../accounting/calibration/calibrate.js';
 export { calibrateObjectivePerturbation } from '../accounting/calibration/calibrate-objective-perturbation.js';
 export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/calibration/approximate-minima-perturbation-parameters.js';

@@ -16,7 +16,7 @@
  */
 import type { DpEvent } from '../accounting/events/types.js';
 import { composeEvent } from '../accounting/events/constructors.js';
-import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import { RdpAccountant } from '../accounting/rdp/accountant.js';
 import { DpfitError } from '../errors.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';

@@ -38,7 +38,7 @@ import type { DpEvent } from '../accounting/events/types.js';
 import { NON_PRIVATE_EVENT, selfComposeEvent } from '../accounting/events/constructors.js';
 import { eventToJson } from '../accounting/events/json.js';
 import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibration/calibrate.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import { BudgetExceededError, InvalidParameterError } from '../errors.js';
 import { dpGdStepNoise, type SumNoise } from '../learners/dp-gd.js';
 import { sumClippedGradients } from '../learners/glm/per-example.js';

@@ -16,7 +16,7 @@
 import { calibrateNoiseMultiplier } from '../accounting/calibration/calibrate.js';
 import type { GaussianEvent } from '../accounting/events/types.js';
 import { gaussianEvent, selfComposeEvent } from '../accounting/events/constructors.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';
 import { fillGaussian } from '../random/continuous.js';

@@ -12,7 +12,7 @@
  */
 import { calibrateNoiseMultiplier } from '../accounting/calibration/calibrate.js';
 import type { DpEvent } from '../accounting/events/types.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../accounting/gaussian-composition.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../accounting/gaussian/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
 import { requirePositive } from '../validate.js';
 import type { TrainResult } from './dp-gd.js';

@@ -3,7 +3,7 @@
  * Talwar & Thakurta 2018, FMTT; `004` Sec. 3.3, Thms. 3.5-3.6) provably applies to what the
  * computer computes, for GLM losses with per-example clipping. It is the iteration of
  * `--method shuffled` when the conditions below hold; its last iterate is then accounted by a
- * `shuffledLastIterate` event (`accounting/amplification-by-iteration.ts`) next to plain
+ * `shuffledLastIterate` event (`accounting/rdp/amplification-by-iteration.ts`) next to plain
  * composition, and the smaller proven epsilon is the headline.
  *
  * THE ITERATION. Public: clip norm C, step size eta, L2 strength lambda, projection radius r, a

@@ -21,7 +21,7 @@ import { rejectUnknownBaseOptions } from './gradient-method-options.js';
 import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { parseModel, parsePrivacyReport, predictMargins, type FeatureMatrix, type LinearModel } from './model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from './privacy-report.js';
-import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 
 export interface OneVsRestModel {
   readonly format: 'dpfit-one-vs-rest-model/1';

@@ -27,7 +27,7 @@
  * Lipschitz bound for rows with ||x|| <= rowNormBound (a PUBLIC bound; rows are checked against it).
  */
 import { gaussianEvent } from '../accounting/events/constructors.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import { InvalidParameterError } from '../errors.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../mechanisms/grid-noise.js';
 import { fillGaussian } from '../random/continuous.js';

@@ -49,7 +49,7 @@ import {
   selfComposeEvent,
   shuffledSgdConjectureEvent,
 } from '../accounting/events/constructors.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { randomPermutation } from '../random/discrete.js';

@@ -86,7 +86,7 @@
 import type { DpEvent } from '../accounting/events/types.js';
 import { childEvents, someEvent } from '../accounting/events/tree.js';
 import { parseEvent } from '../accounting/events/json.js';
-import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../accounting/guarantee.js';
 import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../accounting/neighboring.js';
 import { pldEpsilon } from '../accounting/pld/accountant.js';

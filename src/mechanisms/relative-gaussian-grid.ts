@@ -23,7 +23,7 @@
  */
 import type { RelativeGaussianEvent } from '../accounting/events/types.js';
 import { relativeGaussianEvent } from '../accounting/events/constructors.js';
-import { relativeGaussianMinBaselineStd } from '../accounting/relative-gaussian.js';
+import { relativeGaussianMinBaselineStd } from '../accounting/rdp/relative-gaussian.js';
 import { InvalidParameterError } from '../errors.js';
 import { doubleToRational, sampleDiscreteGaussianVariance } from '../random/exact.js';
 import type { Rng } from '../random/rng.js';

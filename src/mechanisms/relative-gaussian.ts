@@ -5,7 +5,7 @@
  *
  * whose noise scales with the norm of the output. Private for queries with (eta, R_rel)-relative L2
  * sensitivity (`000`, Def. 2) — a property of the query that the caller asserts — with the Rényi DP
- * of `000` Thm. 1 (see accounting/relative-gaussian.ts). The returned event records sigma and R_rel
+ * of `000` Thm. 1 (see accounting/rdp/relative-gaussian.ts). The returned event records sigma and R_rel
  * so that accountants give no bound at orders where Thm. 1's sigma condition fails.
  *
  * By default the value is rounded to a public power-of-two grid and released with exact discrete
@@ -20,7 +20,7 @@ import {
   relativeGaussianMaxOrder,
   relativeGaussianMinBaselineStd,
   relativeGaussianMinOrder,
-} from '../accounting/relative-gaussian.js';
+} from '../accounting/rdp/relative-gaussian.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { sampleGaussian } from '../random/continuous.js';

@@ -37,7 +37,7 @@ import {
 } from './calibrate-objective-perturbation.js';
 import type { DpEvent } from '../events/types.js';
 import { gaussianEvent } from '../events/constructors.js';
-import { exactGaussianCompositionNoiseMultiplier } from '../gaussian-composition.js';
+import { exactGaussianCompositionNoiseMultiplier } from '../gaussian/gaussian-composition.js';
 
 /** `003` Sec. 5's factor f. */
 export const DEFAULT_NOISE_FACTOR = 1.3;

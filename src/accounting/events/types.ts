@@ -160,7 +160,7 @@ export interface ShuffledSgdConjectureEvent {
  * record processed k-th from the end of the epoch is (alpha, 2 alpha (1 + g k)^2 / (z^2 k))-RDP,
  * z = `noiseMultiplier` (noise std over half the step's sensitivity) and g = `shiftGrowth` >= 0 the
  * per-step growth of the shift that rounding adds (0 in exact arithmetic). The epoch's RDP is the
- * mixture over positions (`accounting/amplification-by-iteration.ts`). Several epochs:
+ * mixture over positions (`accounting/rdp/amplification-by-iteration.ts`). Several epochs:
  * selfCompose. Its conditions (a convex, smooth loss and a non-expansive step) are checked by
  * the learner that emits it (`learners/lattice-sgd.ts`).
  */

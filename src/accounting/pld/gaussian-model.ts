@@ -7,7 +7,7 @@
  *
  * (`003` Sec. 3.1: "the PLRV determined by N(1, sigma^2) and N(0, sigma^2) is distributed as
  * N(1/(2 sigma^2), 1/sigma^2)"). Its hockey-stick divergence is `003` eq. B.1
- * (`gaussianDelta` in ../gaussian-profile.ts), which the tests use as the exact reference.
+ * (`gaussianDelta` in ../gaussian/gaussian-profile.ts), which the tests use as the exact reference.
  */
 import { NumericalError } from '../../errors.js';
 import { accountedNoiseMultiplier } from '../extreme-noise.js';

@@ -20,7 +20,7 @@
  * equals, as the tests check against numerical integration).
  */
 import { NumericalError } from '../../errors.js';
-import { gaussianDelta } from '../gaussian-profile.js';
+import { gaussianDelta } from '../gaussian/gaussian-profile.js';
 import type { ObjectivePerturbationEvent } from '../events/types.js';
 import { normalCdf } from '../../math/normal.js';
 import { intervalMasses, type TailDistribution } from './interval-mass.js';

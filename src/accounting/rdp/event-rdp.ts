@@ -34,7 +34,7 @@ import type { DpEvent } from '../events/types.js';
 import { poissonSampledEvent } from '../events/constructors.js';
 import { requireEventDepth } from '../events/depth.js';
 import { flattenPoissonSampling } from '../events/tree.js';
-import { relativeGaussianRdpOrInfinity } from '../relative-gaussian.js';
+import { relativeGaussianRdpOrInfinity } from './relative-gaussian.js';
 import { gaussianRdp, laplaceRdp, objectivePerturbationRdp, randomizedResponseRdp } from './base-mechanisms.js';
 import { poissonGaussianRdpCurve } from './poisson-gaussian.js';
 import { poissonSubsampledRdp } from './poisson-general.js';
@@ -42,7 +42,7 @@ import type { RdpCurve } from './series.js';
 import { repeatAndSelectRdp } from './repeat-and-select.js';
 import { DEFAULT_SCHEDULE_GRID, SampledGaussianSchedule, type ScheduleStep } from './sampled-gaussian-schedule.js';
 import { shuffledSgdConjectureCoefficient } from './shuffled-conjecture.js';
-import { shuffledLastIterateEventRdp } from '../amplification-by-iteration.js';
+import { shuffledLastIterateEventRdp } from './amplification-by-iteration.js';
 import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from './without-replacement.js';
 
 export interface RdpOptions {

@@ -11,18 +11,18 @@
  * `discrete-coupling.ts`) and noOps; returns undefined for anything else (a discrete Gaussian
  * without a grid std has a privacy profile this module does not know).
  */
-import { NumericalError } from '../errors.js';
-import { brentRoot } from '../math/root-finding.js';
-import { requireOpenUnit } from '../validate.js';
+import { NumericalError } from '../../errors.js';
+import { brentRoot } from '../../math/root-finding.js';
+import { requireOpenUnit } from '../../validate.js';
 import { analyticGaussianNoiseMultiplier } from './calibrate-gaussian.js';
-import { containsGriddedDiscreteNoise, couplingReducedNoise } from './discrete-coupling.js';
-import type { DpEvent } from './events/types.js';
-import { gaussianEvent, selfComposeEvent } from './events/constructors.js';
-import { requireEventDepth } from './events/depth.js';
-import { nextDown, nextUp } from './float-steps.js';
+import { containsGriddedDiscreteNoise, couplingReducedNoise } from '../discrete-coupling.js';
+import type { DpEvent } from '../events/types.js';
+import { gaussianEvent, selfComposeEvent } from '../events/constructors.js';
+import { requireEventDepth } from '../events/depth.js';
+import { nextDown, nextUp } from '../float-steps.js';
 import { gaussianDelta, gaussianLogDelta } from './gaussian-profile.js';
-import type { PrivacyGuarantee } from './guarantee.js';
-import { neighboringRelationOf } from './neighboring.js';
+import type { PrivacyGuarantee } from '../guarantee.js';
+import { neighboringRelationOf } from '../neighboring.js';
 
 /**
  * sum of 1/z^2 over the Gaussian releases, or undefined if the event is not a Gaussian composition.
