@@ -1,5 +1,5 @@
 /**
- * The PLD of sampling without replacement (replace-one), `src/accounting/pld/without-replacement-model.ts`:
+ * The PLD of sampling without replacement (replace-one), `src/accounting/pld/models/without-replacement-model.ts`:
  * the identities of its derivation against direct numerical integration of hockey-stick
  * divergences of Gaussian and Laplace mixtures; the symmetrised model's profile against
  * max(H(R || Q), H(Q || R)); its epsilon against independent lower bounds (T = 1: the exact
@@ -13,7 +13,7 @@ import * as E from '../src/accounting/events/constructors.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { discretize } from '../src/accounting/pld/discretize.js';
-import { withoutReplacementLossModels } from '../src/accounting/pld/without-replacement-model.js';
+import { withoutReplacementLossModels } from '../src/accounting/pld/models/without-replacement-model.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
 import { UnsupportedEventError } from '../src/errors.js';
 import { normalCdf } from '../src/math/normal.js';

@@ -1,7 +1,7 @@
 /**
  * The DpEvent of Approximate Minima Perturbation with gradient clipping (`003` Alg. 1, Thm. 4.1).
  * AMP in dpfit's names (`ampEvent`, `selectAmpParameters`) is always Approximate Minima
- * Perturbation, never amplification (`rdp/amplification-by-iteration.ts`, subsampling).
+ * Perturbation, never amplification (`../rdp/amplification-by-iteration.ts`, subsampling).
  *
  * `003` Remark 4.2: Alg. 1 is the adaptive composition of objective perturbation (which releases
  * the exact minimiser theta^P of the perturbed objective, Thm. 3.1/3.2) and a Gaussian mechanism

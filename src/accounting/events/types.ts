@@ -25,7 +25,7 @@ export interface GaussianEvent {
    * s: the integer std parameter of the discrete Gaussian in GRID STEPS (>= 16; only with
    * `discrete`); then noiseMultiplier = s / (L2 sensitivity in grid steps). With it every
    * accountant handles the release tightly through the smoothing coupling
-   * (`discrete-coupling.ts`): it is the continuous Gaussian mechanism with multiplier
+   * (`../discrete-coupling.ts`): it is the continuous Gaussian mechanism with multiplier
    * z sqrt(1 - 64/s^2), up to a factor e^{+-1e-500}.
    */
   readonly gridNoiseStd?: number;
@@ -70,7 +70,7 @@ export interface RelativeGaussianEvent {
   readonly discrete?: boolean;
   /**
    * s_b = baselineStd / g, the baseline std in grid steps (>= 16; only with `discrete`): the
-   * accountants use RGM with baseline baselineStd sqrt(1 - 64/s_b^2) (`discrete-coupling.ts`).
+   * accountants use RGM with baseline baselineStd sqrt(1 - 64/s_b^2) (`../discrete-coupling.ts`).
    */
   readonly gridBaselineStd?: number;
 }
@@ -87,7 +87,7 @@ export interface ObjectivePerturbationEvent {
   /**
    * s = noiseStd / g, the std parameter of b in grid steps (>= 16; only with `discrete`): the
    * accountants use the continuous noise std noiseStd sqrt(1 - 64/s^2) of the coupling
-   * (`discrete-coupling.ts`, "Scope": the guarantee of the exact minimiser for the coupled
+   * (`../discrete-coupling.ts`, "Scope": the guarantee of the exact minimiser for the coupled
    * continuous noise, which AMP's tolerance pays for).
    */
   readonly gridNoiseStd?: number;

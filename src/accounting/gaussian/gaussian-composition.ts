@@ -8,7 +8,7 @@
  *
  * Applies only to compositions of continuous Gaussian events, gridded discrete Gaussian events
  * (`gridNoiseStd` recorded: counted with the smoothing coupling's z_eff = z sqrt(1 - 64/s^2),
- * `discrete-coupling.ts`) and noOps; returns undefined for anything else (a discrete Gaussian
+ * `../discrete-coupling.ts`) and noOps; returns undefined for anything else (a discrete Gaussian
  * without a grid std has a privacy profile this module does not know).
  */
 import { NumericalError } from '../../errors.js';
@@ -72,7 +72,7 @@ function precisionOf(event: DpEvent): number | undefined {
 /**
  * The exact epsilon of a Gaussian composition at delta (undefined for other events). With gridded
  * discrete noise it is the continuous surrogate's epsilon at nextDown(delta), rounded up one ulp,
- * which bounds the discrete release's (`discrete-coupling.ts`, "Why one ulp dominates").
+ * which bounds the discrete release's (`../discrete-coupling.ts`, "Why one ulp dominates").
  */
 export function gaussianCompositionEpsilon(event: DpEvent, delta: number): PrivacyGuarantee | undefined {
   requireOpenUnit('delta', delta);

@@ -27,7 +27,7 @@
  * multipliers z / sqrt(1 - 64/s^2), which the discrete releases dominate (same module, "Lower
  * bounds"): the gap then also shows what the coupling costs.
  *
- * Sampling without replacement (`without-replacement-model.ts`). Its symmetrised PLD (an upper
+ * Sampling without replacement (`models/without-replacement-model.ts`). Its symmetrised PLD (an upper
  * bound, Dong, Roth & Su 2022 Thm. 4.2) need not be attained by any pair of datasets once composed,
  * so its `epsilonLower` (`deltaLower`) comes from the lower accountant, which composes the attained
  * mixture pair in both orders instead.

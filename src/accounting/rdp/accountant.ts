@@ -223,7 +223,7 @@ export class RdpAccountant extends EventAccountant<PrivacyGuarantee> {
   /** The smallest delta such that the composition is (epsilon, delta)-DP by this accountant. */
   override getDelta(epsilon: number): PrivacyGuarantee {
     requireNonNegative('epsilon', epsilon);
-    // Gridded discrete noise: evaluate one ulp below epsilon and round delta up one ulp (discrete-coupling.ts).
+    // Gridded discrete noise: evaluate one ulp below epsilon and round delta up one ulp (../discrete-coupling.ts).
     const at = this.inwardEpsilon(epsilon);
     const safe = (delta: number) => this.outwardDelta(delta);
     const best = deltaFromRdpCurve(this.orders, this.rdpCurve(), at);

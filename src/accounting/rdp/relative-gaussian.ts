@@ -35,7 +35,7 @@ export interface RelativeGaussianParams {
   /**
    * The baseline in grid steps when the noise is exact discrete Gaussian on a grid (as in a
    * gridded RelativeGaussianEvent): Thm. 1's condition is then checked with the smoothing
-   * coupling's continuous baseline sigma sqrt(1 - 64/s_b^2) (`discrete-coupling.ts`), so that
+   * coupling's continuous baseline sigma sqrt(1 - 64/s_b^2) (`../discrete-coupling.ts`), so that
    * passing such an event here is never optimistic.
    */
   readonly gridBaselineStd?: number;
