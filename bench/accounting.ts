@@ -8,7 +8,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { median, runPythonReference } from './reference.js';
-import { dpsgdEvent } from '../src/accounting/calibrate.js';
+import { dpsgdEvent } from '../src/accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 
 const Q = 0.01;

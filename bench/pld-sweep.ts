@@ -7,7 +7,7 @@
  * delta(epsilon(d)) <= d on the same accountant. Prints one line per point and a summary.
  */
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
-import type { DpEvent } from '../src/accounting/events.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import { gaussianEpsilon, poissonGaussianEpsilonLower } from '../test/helpers/pld-lower-bound.js';
 
 /** Mulberry32: a fixed, seeded sweep. */

@@ -17,7 +17,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { median, runPythonReference } from './reference.js';
-import { calibrateDpsgd, dpsgdEvent } from '../src/accounting/calibrate.js';
+import { calibrateDpsgd, dpsgdEvent } from '../src/accounting/calibration/calibrate.js';
 import { pldEpsilon, type PldAccountantOptions } from '../src/accounting/pld/accountant.js';
 
 const Q = 0.01;

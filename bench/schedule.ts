@@ -17,7 +17,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { median, runPythonReference } from './reference.js';
-import { composeEvent, gaussianEvent, poissonSampledEvent, type DpEvent } from '../src/accounting/events.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
+import { composeEvent, gaussianEvent, poissonSampledEvent } from '../src/accounting/events/constructors.js';
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant, type RdpAccountantOptions } from '../src/accounting/rdp/accountant.js';
 

@@ -50,8 +50,9 @@
  * (`--quick`: seeds 1-2 and 15 epochs, a smoke test whose numbers are not the table's).
  */
 import { join } from 'node:path';
-import { dpsgdEvent } from '../src/accounting/calibrate.js';
-import { repeatAndSelectEvent, type DpEvent } from '../src/accounting/events.js';
+import { dpsgdEvent } from '../src/accounting/calibration/calibrate.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
+import { repeatAndSelectEvent } from '../src/accounting/events/constructors.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { adultSchema } from '../src/data/adult.js';
 import { selectRows, type Dataset } from '../src/data/dataset.js';

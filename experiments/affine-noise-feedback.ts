@@ -1,6 +1,6 @@
 /**
  * `004` Sec. 3.4.3 as a plot: the exact (epsilon, delta = 1e-5) of the LAST iterate of noisy SGD on
- * linear regression (affine gradients: `accounting/affine-sgd.ts`), as a function of when the one
+ * linear regression (affine gradients: `accounting/gaussian/affine-sgd.ts`), as a function of when the one
  * record that differs between the neighbours was processed, with and without noise feedback, next
  * to what composition charges (the differing step's Gaussian release, whatever its position).
  *
@@ -12,11 +12,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { affineSgdLastIterate, gaussianShiftEpsilon, gaussianShiftMu, type AffineStep } from '../src/accounting/affine-sgd.js';
-import { writeFileAtomic } from '../src/data/node/atomic-write.js';
+import { affineSgdLastIterate, gaussianShiftEpsilon, gaussianShiftMu, type AffineStep } from '../src/accounting/gaussian/affine-sgd.js';
 import { fillGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
 import { lineBandChart, renderVegaLite, type BandRow } from '../src/report/vega-chart.js';
+import { writeFileAtomic } from '../src/data/node/atomic-write.js';
 
 const args = process.argv.slice(2);
 const OUT = args.includes('--out') ? args[args.indexOf('--out') + 1] : join('experiments', 'out', 'affine-noise-feedback');

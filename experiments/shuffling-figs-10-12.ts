@@ -26,8 +26,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { selfComposeEvent, shuffledSgdConjectureEvent } from '../src/accounting/events.js';
-import { writeFileAtomic } from '../src/data/node/atomic-write.js';
+import { selfComposeEvent, shuffledSgdConjectureEvent } from '../src/accounting/events/constructors.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { adultSchema } from '../src/index.js';
 import { minimizeGlmObjective } from '../src/learners/glm/minimize.js';
@@ -36,6 +35,7 @@ import { planLatticeSgd } from '../src/learners/gradient/lattice-sgd.js';
 import { DEFAULT_PROJECTION_RADIUS, shuffledPartialEpochs, trainShuffledSgd } from '../src/learners/gradient/shuffled-sgd.js';
 import { seededRng } from '../src/random/rng.js';
 import { lineBandChart, renderVegaLite, type BandRow } from '../src/report/vega-chart.js';
+import { writeFileAtomic } from '../src/data/node/atomic-write.js';
 
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');

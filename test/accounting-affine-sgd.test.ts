@@ -1,12 +1,12 @@
 /**
- * `004` Sec. 3.4 (`src/accounting/affine-sgd.ts`): the Gaussian recursions of Props. 3.2-3.3 checked
+ * `004` Sec. 3.4 (`src/accounting/gaussian/affine-sgd.ts`): the Gaussian recursions of Props. 3.2-3.3 checked
  * against simulation of the noisy SGD they describe, the exact last-iterate privacy of a shift pair,
  * and Sec. 3.4.3's effect: noise feedback cancels most of the noise, and the privacy with it.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { affineSgdLastIterate, gaussianShiftEpsilon, gaussianShiftMu, type AffineStep } from '../src/accounting/affine-sgd.js';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
+import { affineSgdLastIterate, gaussianShiftEpsilon, gaussianShiftMu, type AffineStep } from '../src/accounting/gaussian/affine-sgd.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { symmetricEigen } from '../src/math/symmetric-eigen.js';
 import { fillGaussian } from '../src/random/continuous.js';

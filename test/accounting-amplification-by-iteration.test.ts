@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { iterationFactor, lastIteratePositionRdp, shuffledLastIterateEpsilon, shuffledLastIterateRdp } from '../src/accounting/amplification-by-iteration.js';
-import { gaussianEvent, selfComposeEvent } from '../src/accounting/events.js';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import { iterationFactor, lastIteratePositionRdp, shuffledLastIterateEpsilon, shuffledLastIterateRdp } from '../src/accounting/rdp/amplification-by-iteration.js';
+import { gaussianEvent, selfComposeEvent } from '../src/accounting/events/constructors.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { gaussianRdp } from '../src/accounting/rdp/base-mechanisms.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { seededRng } from '../src/random/rng.js';

@@ -8,32 +8,31 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { containsGriddedDiscreteNoise, continuousLowerSurrogate, continuousSurrogate, couplingEnlargedNoise, couplingReducedNoise, smoothingCouplingError } from '../src/accounting/discrete-coupling.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import {
   composeEvent,
-  eventToJson,
   gaussianEvent,
   laplaceEvent,
   objectivePerturbationEvent,
-  parseEvent,
   poissonSampledEvent,
   relativeGaussianEvent,
   repeatAndSelectEvent,
   sampledWithoutReplacementEvent,
   selfComposeEvent,
-  type DpEvent,
-} from '../src/accounting/events.js';
+} from '../src/accounting/events/constructors.js';
+import { eventToJson, parseEvent } from '../src/accounting/events/json.js';
 import { nextDown, nextUp } from '../src/accounting/float-steps.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { DEFAULT_ORDERS } from '../src/accounting/rdp/orders.js';
 import { poissonGaussianRdp } from '../src/accounting/rdp/poisson-gaussian.js';
-import { relativeGaussianEpsilon, relativeGaussianMinBaselineStd, relativeGaussianRdpOrInfinity } from '../src/accounting/relative-gaussian.js';
+import { relativeGaussianEpsilon, relativeGaussianMinBaselineStd, relativeGaussianRdpOrInfinity } from '../src/accounting/rdp/relative-gaussian.js';
 import { discreteLaplaceRdp, laplaceRdp, objectivePerturbationRdp } from '../src/accounting/rdp/base-mechanisms.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
 import { totalVariation } from '../src/accounting/total-variation.js';
-import { calibrateNoiseMultiplier } from '../src/accounting/calibrate.js';
+import { calibrateNoiseMultiplier } from '../src/accounting/calibration/calibrate.js';
 import { InvalidParameterError, UnsupportedEventError } from '../src/errors.js';
 import { integrate } from '../src/math/quadrature.js';
 import { logAddExp, logSumExp } from '../src/math/log-space.js';

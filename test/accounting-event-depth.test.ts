@@ -9,10 +9,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import * as E from '../src/accounting/events.js';
+import { composeEvent, gaussianEvent, poissonSampledEvent, selfComposeEvent } from '../src/accounting/events/constructors.js';
+import { MAX_EVENT_DEPTH, MAX_JSON_DEPTH, requireEventDepth } from '../src/accounting/events/depth.js';
+import { eventToJson, parseEvent } from '../src/accounting/events/json.js';
+import { someEvent } from '../src/accounting/events/tree.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import { continuousLowerSurrogate, continuousSurrogate, containsGriddedDiscreteNoise } from '../src/accounting/discrete-coupling.js';
-import { addCompositionAtoms } from '../src/accounting/event-multiset.js';
-import { gaussianCompositionEpsilon, gaussianPrecision } from '../src/accounting/gaussian-composition.js';
+import { addCompositionAtoms } from '../src/accounting/events/multiset.js';
+import { gaussianCompositionEpsilon, gaussianPrecision } from '../src/accounting/gaussian/gaussian-composition.js';
 import { containsConjecture, neighboringRelationOf } from '../src/accounting/neighboring.js';
 import { checkPldSupport, pldComponents } from '../src/accounting/pld/event-components.js';
 import { PldAccountant, pldEpsilon } from '../src/accounting/pld/accountant.js';
@@ -23,14 +27,14 @@ import { totalVariation } from '../src/accounting/total-variation.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { runCli } from './helpers/people.js';
 
-const LIMIT = E.MAX_EVENT_DEPTH;
+const LIMIT = MAX_EVENT_DEPTH;
 /** One DP-SGD step: depth 2 (an event alone has depth 1). */
-const leaf = E.poissonSampledEvent(0.01, E.gaussianEvent(1.1));
+const leaf = poissonSampledEvent(0.01, gaussianEvent(1.1));
 
 /** compose([compose([... leaf ...])]) of the given depth. */
-function nested(depth: number): E.DpEvent {
-  let event: E.DpEvent = leaf;
-  for (let d = 2; d < depth; d++) event = E.composeEvent([event]);
+function nested(depth: number): DpEvent {
+  let event: DpEvent = leaf;
+  for (let d = 2; d < depth; d++) event = composeEvent([event]);
   return event;
 }
 
@@ -57,7 +61,7 @@ const PATH_101 = `event${'.events[0]'.repeat(LIMIT - 1)}.event`;
 const PATH_DEEPER = `event${'.events[0]'.repeat(LIMIT)}`;
 
 /** Every public function that takes an event, applied to `event`. */
-const ENTRY_POINTS: [string, (event: E.DpEvent) => unknown][] = [
+const ENTRY_POINTS: [string, (event: DpEvent) => unknown][] = [
   ['rdpEpsilon', (e) => rdpEpsilon(e, 1e-5).epsilon],
   ['rdpDelta', (e) => rdpDelta(e, 1).delta],
   ['RdpAccountant.compose', (e) => new RdpAccountant().compose(e).rdpCurve()[10]],
@@ -73,19 +77,19 @@ const ENTRY_POINTS: [string, (event: E.DpEvent) => unknown][] = [
   ['neighboringRelationOf', (e) => neighboringRelationOf(e)],
   ['containsConjecture', (e) => containsConjecture(e)],
   ['containsGriddedDiscreteNoise', (e) => containsGriddedDiscreteNoise(e)],
-  ['continuousSurrogate', (e) => E.eventToJson(continuousSurrogate(e)) !== undefined],
-  ['continuousLowerSurrogate', (e) => E.eventToJson(continuousLowerSurrogate(e)) !== undefined],
+  ['continuousSurrogate', (e) => eventToJson(continuousSurrogate(e)) !== undefined],
+  ['continuousLowerSurrogate', (e) => eventToJson(continuousLowerSurrogate(e)) !== undefined],
   ['pureEpsilon', (e) => pureEpsilon(e)],
   ['totalVariation', (e) => totalVariation(e)],
-  ['someEvent', (e) => E.someEvent(e, (x) => x.kind === 'laplace')],
-  ['eventToJson', (e) => typeof E.eventToJson(e)],
+  ['someEvent', (e) => someEvent(e, (x) => x.kind === 'laplace')],
+  ['eventToJson', (e) => typeof eventToJson(e)],
   ['addCompositionAtoms', (e) => addCompositionAtoms(e).size],
 ];
 
 test(`MAX_EVENT_DEPTH is ${LIMIT}; events up to it are accounted exactly as their content, by every entry point`, () => {
   assert.equal(LIMIT, 100);
   const deep = nested(LIMIT);
-  assert.equal(E.requireEventDepth(deep), LIMIT);
+  assert.equal(requireEventDepth(deep), LIMIT);
   for (const [name, run] of ENTRY_POINTS) {
     const [a, b] = [run(deep), run(leaf)];
     // totalVariation rounds up by 8 ulps per composition level (pessimistic), the rest is identical.
@@ -96,8 +100,8 @@ test(`MAX_EVENT_DEPTH is ${LIMIT}; events up to it are accounted exactly as thei
   assert.deepEqual(new RdpAccountant().compose(deep, 5).getEpsilon(1e-5), new RdpAccountant().compose(leaf, 5).getEpsilon(1e-5));
   assert.deepEqual(new PldAccountant().compose(deep, 5).getEpsilon(1e-5), new PldAccountant().compose(leaf, 5).getEpsilon(1e-5));
   // parseEvent accepts the JSON of depth LIMIT and gives the same event.
-  assert.deepEqual(E.parseEvent(nestedJson(LIMIT)), deep);
-  assert.deepEqual(E.parseEvent(E.eventToJson(deep)), deep);
+  assert.deepEqual(parseEvent(nestedJson(LIMIT)), deep);
+  assert.deepEqual(parseEvent(eventToJson(deep)), deep);
 });
 
 test(`an event nested ${LIMIT + 1} deep is refused with its path and the limit by every entry point (built in code)`, () => {
@@ -113,8 +117,8 @@ test(`an event nested ${LIMIT + 1} deep is refused with its path and the limit b
   assert.throws(() => rdp.compose(tooDeep));
   assert.equal(rdp.getEpsilon(1e-5).epsilon, before);
   // Other kinds of nesting: the path follows the fields.
-  let chain: E.DpEvent = E.gaussianEvent(1);
-  for (let d = 1; d <= LIMIT; d++) chain = d % 2 === 0 ? E.selfComposeEvent(chain, 2) : E.poissonSampledEvent(0.5, chain);
+  let chain: DpEvent = gaussianEvent(1);
+  for (let d = 1; d <= LIMIT; d++) chain = d % 2 === 0 ? selfComposeEvent(chain, 2) : poissonSampledEvent(0.5, chain);
   assert.throws(() => rdpEpsilon(chain, 1e-5), isDepthError(`event${'.event'.repeat(LIMIT)}`));
   assert.throws(() => neighboringRelationOf(chain, chain), isDepthError(`event${'.event'.repeat(LIMIT)}`));
 });
@@ -125,34 +129,34 @@ test('far deeper events (1,500 and 100,000 levels) and cycles are refused the sa
     for (const [name, run] of ENTRY_POINTS) assert.throws(() => run(tooDeep), isDepthError(PATH_DEEPER), name);
   }
   // A cyclic "event" (possible only in code) is too deep, not an endless loop.
-  const cycle = { kind: 'compose', events: [] as E.DpEvent[] };
-  cycle.events.push(cycle as E.DpEvent);
-  assert.throws(() => rdpEpsilon(cycle as E.DpEvent, 1e-5), isDepthError(PATH_DEEPER));
-  assert.throws(() => E.someEvent(cycle as E.DpEvent, () => false), isDepthError(PATH_DEEPER));
+  const cycle = { kind: 'compose', events: [] as DpEvent[] };
+  cycle.events.push(cycle as DpEvent);
+  assert.throws(() => rdpEpsilon(cycle as DpEvent, 1e-5), isDepthError(PATH_DEEPER));
+  assert.throws(() => someEvent(cycle as DpEvent, () => false), isDepthError(PATH_DEEPER));
 });
 
 test('parseEvent: JSON nested beyond the limit is refused before anything recurses (arrays, objects, events)', () => {
-  assert.throws(() => E.parseEvent(nestedJson(LIMIT + 1)), isDepthError(PATH_101));
-  assert.throws(() => E.parseEvent(nestedJson(1500)), isDepthError(PATH_DEEPER));
+  assert.throws(() => parseEvent(nestedJson(LIMIT + 1)), isDepthError(PATH_101));
+  assert.throws(() => parseEvent(nestedJson(1500)), isDepthError(PATH_DEEPER));
   // 100,000 nested arrays: JSON.parse handles them; the walk over them must not recurse.
   const arrays = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-  const arrayPath = `event${'[0]'.repeat(E.MAX_JSON_DEPTH)}`;
-  assert.throws(() => E.parseEvent(arrays), isDepthError(arrayPath, E.MAX_JSON_DEPTH + 1, E.MAX_JSON_DEPTH));
-  assert.throws(() => E.parseEvent(JSON.parse(arrays)), isDepthError(arrayPath, E.MAX_JSON_DEPTH + 1, E.MAX_JSON_DEPTH));
+  const arrayPath = `event${'[0]'.repeat(MAX_JSON_DEPTH)}`;
+  assert.throws(() => parseEvent(arrays), isDepthError(arrayPath, MAX_JSON_DEPTH + 1, MAX_JSON_DEPTH));
+  assert.throws(() => parseEvent(JSON.parse(arrays)), isDepthError(arrayPath, MAX_JSON_DEPTH + 1, MAX_JSON_DEPTH));
   // Inside a valid-looking event, with a caller's path prefix.
   const inside = `{"kind":"compose","events":[${arrays}]}`;
   // (the object is level 1, its events list level 2: level MAX_JSON_DEPTH + 1 is MAX_JSON_DEPTH - 1 indices further)
-  assert.throws(() => E.parseEvent(inside, 'privacy.event'), isDepthError(`privacy.event.events${'[0]'.repeat(E.MAX_JSON_DEPTH - 1)}`, E.MAX_JSON_DEPTH + 1, E.MAX_JSON_DEPTH));
+  assert.throws(() => parseEvent(inside, 'privacy.event'), isDepthError(`privacy.event.events${'[0]'.repeat(MAX_JSON_DEPTH - 1)}`, MAX_JSON_DEPTH + 1, MAX_JSON_DEPTH));
   // Plain nested objects: every object would be an event.
   const objects = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
-  assert.throws(() => E.parseEvent(objects), isDepthError(`event${'.a'.repeat(LIMIT)}`));
+  assert.throws(() => parseEvent(objects), isDepthError(`event${'.a'.repeat(LIMIT)}`));
   // Shallow but invalid JSON still gets its usual error.
-  assert.throws(() => E.parseEvent('[[1]]'), (e: unknown) => e instanceof InvalidParameterError && e.param === 'event' && /a JSON object/.test(e.message));
+  assert.throws(() => parseEvent('[[1]]'), (e: unknown) => e instanceof InvalidParameterError && e.param === 'event' && /a JSON object/.test(e.message));
 });
 
 test('a wide event (200,000 sub-events) is not too deep, and its depth check is linear', () => {
-  const wide = E.composeEvent(Array.from({ length: 200_000 }, (_, i) => E.gaussianEvent(1 + (i % 7))));
-  assert.equal(E.requireEventDepth(wide), 2);
+  const wide = composeEvent(Array.from({ length: 200_000 }, (_, i) => gaussianEvent(1 + (i % 7))));
+  assert.equal(requireEventDepth(wide), 2);
   assert.equal(neighboringRelationOf(wide), 'relativeToSensitivity');
   assert.equal(addCompositionAtoms(wide).size, 7);
 });

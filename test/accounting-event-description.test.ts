@@ -1,8 +1,8 @@
 /** describeEvent: the short titles of `dpfit curve` (the JSON form stays the exact one). */
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { describeEvent } from '../src/accounting/event-description.js';
-import { parseEvent } from '../src/accounting/events.js';
+import { describeEvent } from '../src/accounting/events/description.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 
 test('describeEvent names each level of an event with 4 significant digits, and truncates long ones', () => {
   const dpsgd = parseEvent({ kind: 'selfCompose', count: 1273, event: { kind: 'poissonSampled', samplingProbability: 0.0078622, event: { kind: 'gaussian', noiseMultiplier: 0.95 } } });

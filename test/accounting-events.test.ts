@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import {
   composeEvent,
-  eventToJson,
   gaussianEvent,
   laplaceEvent,
   NO_OP_EVENT,
   NON_PRIVATE_EVENT,
   objectivePerturbationEvent,
-  parseEvent,
   poissonSampledEvent,
   randomizedResponseEvent,
   relativeGaussianEvent,
@@ -17,8 +16,8 @@ import {
   sampledWithoutReplacementEvent,
   selfComposeEvent,
   shuffledSgdConjectureEvent,
-  type DpEvent,
-} from '../src/accounting/events.js';
+} from '../src/accounting/events/constructors.js';
+import { eventToJson, parseEvent } from '../src/accounting/events/json.js';
 import { InvalidParameterError } from '../src/errors.js';
 
 const positive = fc.double({ min: 1e-6, max: 1e6, noNaN: true });

@@ -12,7 +12,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gaussianEvent, objectivePerturbationEvent, parseEvent, poissonSampledEvent } from '../src/accounting/events.js';
+import { gaussianEvent, objectivePerturbationEvent, poissonSampledEvent } from '../src/accounting/events/constructors.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { rdpDelta, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { NumericalError, UnsupportedEventError } from '../src/errors.js';

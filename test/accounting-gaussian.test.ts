@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import fc from 'fast-check';
-import { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../src/accounting/calibrate-gaussian.js';
-import { gaussianDelta, gaussianLogDelta } from '../src/accounting/gaussian-profile.js';
+import { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../src/accounting/gaussian/calibrate-gaussian.js';
+import { gaussianDelta, gaussianLogDelta } from '../src/accounting/gaussian/gaussian-profile.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { assertClose } from './helpers/assert-close.js';
 
@@ -101,8 +101,8 @@ test('bad calibration input is refused with the parameter named', () => {
 
 describe('exactGaussianCompositionNoiseMultiplier', () => {
   it('re-accounted by the (pessimistic) exact composition, never exceeds the target and wastes < 1e-6 of it', async () => {
-    const { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } = await import('../src/accounting/gaussian-composition.js');
-    const { gaussianEvent, selfComposeEvent } = await import('../src/accounting/events.js');
+    const { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } = await import('../src/accounting/gaussian/gaussian-composition.js');
+    const { gaussianEvent, selfComposeEvent } = await import('../src/accounting/events/constructors.js');
     // These targets include ones where sqrt(T) * analytic * (1 + 4 ulp) re-accounted to 1 + 4e-13 times the target.
     for (const epsilon of [0.01, 0.1, 0.5, 1, 3, 8, 20]) {
       for (const count of [1, 7, 1000]) {

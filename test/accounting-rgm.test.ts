@@ -9,7 +9,7 @@ import {
   relativeGaussianMaxOrder,
   relativeGaussianRdp,
   relativeGaussianRdpOrInfinity,
-} from '../src/accounting/relative-gaussian.js';
+} from '../src/accounting/rdp/relative-gaussian.js';
 import { rdpToEpsilonImproved, rdpToEpsilonMironov } from '../src/accounting/rdp/conversion.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { assertClose } from './helpers/assert-close.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { calibrateDpsgd, dpsgdEvent, maxSteps } from '../src/accounting/calibrate.js';
-import * as E from '../src/accounting/events.js';
+import { calibrateDpsgd, dpsgdEvent, maxSteps } from '../src/accounting/calibration/calibrate.js';
+import * as E from '../src/accounting/events/constructors.js';
 import { advancedComposition, pureEpsilon } from '../src/accounting/pure-dp.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { totalVariation } from '../src/accounting/total-variation.js';

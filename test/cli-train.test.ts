@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseEvent } from '../src/accounting/events.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseEvent } from '../src/accounting/events.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { SUGGESTED_PROVENANCE } from '../src/data/schema/types.js';
 import { parseModel } from '../src/learners/models/model.js';

@@ -10,7 +10,7 @@ import { InMemoryLedger, spentBudget } from '../src/federated/budget.js';
 import { httpNodeClient } from '../src/federated/http-client.js';
 import { startNodeServer, type RunningNodeServer } from '../src/federated/http-server.js';
 import { FederatedNode, type NodeData } from '../src/federated/node.js';
-import { parseEvent } from '../src/accounting/events.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 const servers: RunningNodeServer[] = [];

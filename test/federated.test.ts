@@ -145,7 +145,7 @@ test('the coordinator stops cleanly: a refusing node, a failed PTR, a malformed 
 
 test('the budget rule refuses a negative or NaN extra delta (it would lower the sum and grant more than the budget)', async () => {
   const { InMemoryLedger: Ledger } = await import('../src/federated/budget.js');
-  const { gaussianEvent } = await import('../src/accounting/events.js');
+  const { gaussianEvent } = await import('../src/accounting/events/constructors.js');
   const ledger = new Ledger({ epsilon: 10, delta: 1e-6 });
   for (const extraDelta of [-1e-6, Number.NaN, 1]) {
     const decision = await ledger.reserve({ client: 't', description: 'x', event: gaussianEvent(5), extraDelta });

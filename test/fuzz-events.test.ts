@@ -14,7 +14,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseEvent, type DpEvent } from '../src/accounting/events.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../src/errors.js';

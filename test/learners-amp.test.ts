@@ -4,15 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ampEvent, ampOutputNoiseMultiplier } from '../src/accounting/amp-event.js';
-import { calibrateObjectivePerturbation } from '../src/accounting/calibrate-objective-perturbation.js';
-import { calibrateNoiseMultiplier } from '../src/accounting/calibrate.js';
-import { gaussianEvent, objectivePerturbationEvent } from '../src/accounting/events.js';
+import { ampEvent, ampOutputNoiseMultiplier } from '../src/accounting/events/approximate-minima-perturbation.js';
+import { calibrateObjectivePerturbation } from '../src/accounting/calibration/calibrate-objective-perturbation.js';
+import { calibrateNoiseMultiplier } from '../src/accounting/calibration/calibrate.js';
+import { gaussianEvent, objectivePerturbationEvent } from '../src/accounting/events/constructors.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { objectivePerturbationRdp } from '../src/accounting/rdp/base-mechanisms.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { gaussianReferenceNoiseStd, selectAmpParameters } from '../src/accounting/select-amp-parameters.js';
+import { gaussianReferenceNoiseStd, selectAmpParameters } from '../src/accounting/calibration/approximate-minima-perturbation-parameters.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { trainAmp } from '../src/learners/perturbation/approximate-minima-perturbation.js';
 import { objectiveSmoothness } from '../src/learners/glm/certified-minimum.js';

@@ -8,8 +8,9 @@ import { describe, it } from 'node:test';
 import {
   calibrateObjectivePerturbation,
   objectivePerturbationEpsilonFloor,
-} from '../src/accounting/calibrate-objective-perturbation.js';
-import { objectivePerturbationEvent, parseEvent } from '../src/accounting/events.js';
+} from '../src/accounting/calibration/calibrate-objective-perturbation.js';
+import { objectivePerturbationEvent } from '../src/accounting/events/constructors.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseEvent } from '../src/accounting/events.js';
+import { parseEvent } from '../src/accounting/events/json.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { syntheticDataset } from '../src/data/synthetic.js';
 import { InvalidParameterError } from '../src/errors.js';

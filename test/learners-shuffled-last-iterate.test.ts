@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { parseEvent, selfComposeEvent, shuffledLastIterateEvent } from '../src/accounting/events.js';
-import { lastIteratePositionRdp, shuffledLastIterateEventRdp, shuffledLastIterateRdp } from '../src/accounting/amplification-by-iteration.js';
-import { exactGaussianCompositionNoiseMultiplier } from '../src/accounting/gaussian-composition.js';
+import { selfComposeEvent, shuffledLastIterateEvent } from '../src/accounting/events/constructors.js';
+import { parseEvent } from '../src/accounting/events/json.js';
+import { lastIteratePositionRdp, shuffledLastIterateEventRdp, shuffledLastIterateRdp } from '../src/accounting/rdp/amplification-by-iteration.js';
+import { exactGaussianCompositionNoiseMultiplier } from '../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { InvalidParameterError, UnsupportedEventError } from '../src/errors.js';

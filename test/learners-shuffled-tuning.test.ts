@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseEvent, type DpEvent } from '../src/accounting/events.js';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
+import { parseEvent } from '../src/accounting/events/json.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { truncatedNegativeBinomialGamma, truncatedNegativeBinomialMean } from '../src/accounting/rdp/repeat-and-select.js';
 import { InvalidParameterError } from '../src/errors.js';

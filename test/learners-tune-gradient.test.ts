@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { composeEvent, eventToJson, parseEvent, selfComposeEvent } from '../src/accounting/events.js';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import { composeEvent, selfComposeEvent } from '../src/accounting/events/constructors.js';
+import { eventToJson, parseEvent } from '../src/accounting/events/json.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { seededRng } from '../src/random/rng.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { couplingReducedNoise } from '../src/accounting/discrete-coupling.js';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
-import { relativeGaussianEpsilon } from '../src/accounting/relative-gaussian.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
+import { relativeGaussianEpsilon } from '../src/accounting/rdp/relative-gaussian.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { gaussianMechanism } from '../src/mechanisms/gaussian.js';
 import { laplaceMechanism } from '../src/mechanisms/laplace.js';

@@ -6,14 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as E from '../src/accounting/events.js';
+import * as E from '../src/accounting/events/constructors.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { InvalidParameterError, NumericalError, UnsupportedEventError } from '../src/errors.js';
 import { assertClose } from './helpers/assert-close.js';
 
 const dpsgd = (q: number, z: number, steps: number) => E.selfComposeEvent(E.poissonSampledEvent(q, E.gaussianEvent(z)), steps);
 
-const SUPPORTED: E.DpEvent[] = [
+const SUPPORTED: DpEvent[] = [
   E.gaussianEvent(1.3),
   E.laplaceEvent(2),
   E.randomizedResponseEvent(0.5, 2),

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
-import { gaussianPair, laplacePair } from '../src/accounting/pld/additive-pair.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
+import { gaussianPair, laplacePair } from '../src/accounting/pld/models/additive-pair.js';
 import { discretize } from '../src/accounting/pld/discretize.js';
-import { gaussianLossModel } from '../src/accounting/pld/gaussian-model.js';
+import { gaussianLossModel } from '../src/accounting/pld/models/gaussian-model.js';
 import { alignStep, lossQuantiles } from '../src/accounting/pld/grid.js';
-import { lossTails } from '../src/accounting/pld/loss-model.js';
-import { objectivePerturbationDelta, objectivePerturbationLossModel } from '../src/accounting/pld/objective-perturbation.js';
-import { poissonSubsampledModel } from '../src/accounting/pld/poisson-model.js';
+import { lossTails } from '../src/accounting/pld/models/loss-model.js';
+import { objectivePerturbationDelta, objectivePerturbationLossModel } from '../src/accounting/pld/models/objective-perturbation.js';
+import { poissonSubsampledModel } from '../src/accounting/pld/models/poisson-model.js';
 import { deltaForEpsilon, epsilonForDelta } from '../src/accounting/pld/queries.js';
-import { randomizedResponseLossModel } from '../src/accounting/pld/randomized-response-model.js';
+import { randomizedResponseLossModel } from '../src/accounting/pld/models/randomized-response-model.js';
 import { integrate } from '../src/math/quadrature.js';
 import { assertClose } from './helpers/assert-close.js';
 

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as E from '../src/accounting/events.js';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
+import * as E from '../src/accounting/events/constructors.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
 import { pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { brentRoot } from '../src/math/root-finding.js';

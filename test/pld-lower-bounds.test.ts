@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
-import type { DpEvent } from '../src/accounting/events.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import { normalLogCdf } from '../src/math/normal.js';
 import { epsilonBracket, gaussianEpsilon, poissonGaussianEpsilonLower } from './helpers/pld-lower-bound.js';
 

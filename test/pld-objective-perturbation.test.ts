@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as E from '../src/accounting/events.js';
-import { gaussianDelta } from '../src/accounting/gaussian-profile.js';
+import * as E from '../src/accounting/events/constructors.js';
+import { gaussianDelta } from '../src/accounting/gaussian/gaussian-profile.js';
 import { pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
-import { objectivePerturbationDelta } from '../src/accounting/pld/objective-perturbation.js';
+import { objectivePerturbationDelta } from '../src/accounting/pld/models/objective-perturbation.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { integrate } from '../src/math/quadrature.js';
 import { brentRoot } from '../src/math/root-finding.js';

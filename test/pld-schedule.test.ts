@@ -5,19 +5,20 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as E from '../src/accounting/events.js';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import * as E from '../src/accounting/events/constructors.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { bucketComponents, gridNode } from '../src/accounting/pld/schedule-buckets.js';
 import { pldComponents } from '../src/accounting/pld/event-components.js';
 import { InvalidParameterError } from '../src/errors.js';
 
-function schedule(steps: number, q: (t: number) => number, z: (t: number) => number): E.DpEvent {
+function schedule(steps: number, q: (t: number) => number, z: (t: number) => number): DpEvent {
   return E.composeEvent(Array.from({ length: steps }, (_, t) => E.poissonSampledEvent(q(t), E.gaussianEvent(z(t)))));
 }
 
 test('PLD: compose([e] * k) == selfCompose(e, k) exactly, for every supported kind', () => {
-  const events: E.DpEvent[] = [
+  const events: DpEvent[] = [
     E.poissonSampledEvent(0.01, E.gaussianEvent(1.1)),
     E.gaussianEvent(3),
     E.laplaceEvent(20),

@@ -1,5 +1,5 @@
 /**
- * The PLD of sampling without replacement (replace-one), `src/accounting/pld/without-replacement-model.ts`:
+ * The PLD of sampling without replacement (replace-one), `src/accounting/pld/models/without-replacement-model.ts`:
  * the identities of its derivation against direct numerical integration of hockey-stick
  * divergences of Gaussian and Laplace mixtures; the symmetrised model's profile against
  * max(H(R || Q), H(Q || R)); its epsilon against independent lower bounds (T = 1: the exact
@@ -9,10 +9,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import * as E from '../src/accounting/events.js';
+import * as E from '../src/accounting/events/constructors.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { discretize } from '../src/accounting/pld/discretize.js';
-import { withoutReplacementLossModels } from '../src/accounting/pld/without-replacement-model.js';
+import { withoutReplacementLossModels } from '../src/accounting/pld/models/without-replacement-model.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
 import { UnsupportedEventError } from '../src/errors.js';
 import { normalCdf } from '../src/math/normal.js';
@@ -121,14 +122,14 @@ function discreteProfile(d: ReturnType<typeof discretize>['pessimistic'], eps: n
 
 test('the symmetrised model: its connect-the-dots discretisation has profile max(H(R||Q), H(Q||R)) at every grid point, negative epsilons included (Gaussian, Laplace, discrete Laplace, non-private)', () => {
   const h = 1e-3;
-  const cases: { inner: E.DpEvent; n: number; m: number; P: Density; Q: Density; span: [number, number]; kinks: number[]; range: number }[] = [
+  const cases: { inner: DpEvent; n: number; m: number; P: Density; Q: Density; span: [number, number]; kinks: number[]; range: number }[] = [
     { inner: E.gaussianEvent(1), n: 100, m: 10, P: normalPdf(1, 1), Q: normalPdf(0, 1), span: [-15, 16], kinks: [], range: 8 },
     { inner: E.gaussianEvent(0.5), n: 1000, m: 300, P: normalPdf(1, 0.5), Q: normalPdf(0, 0.5), span: [-8, 9], kinks: [], range: 12 },
     { inner: E.laplaceEvent(0.8), n: 50, m: 5, P: laplacePdf(1, 0.8), Q: laplacePdf(0, 0.8), span: [-40, 41], kinks: [0, 1], range: 2 },
   ];
   for (const c of cases) {
     const p = c.m / c.n;
-    const model = withoutReplacementLossModels(c.inner as E.DpEvent & { kind: 'gaussian' | 'laplace' }, c.n, c.m, 'upper').remove;
+    const model = withoutReplacementLossModels(c.inner as DpEvent & { kind: 'gaussian' | 'laplace' }, c.n, c.m, 'upper').remove;
     const K = Math.round(c.range / h);
     const d = discretize(model, h, -K, K).pessimistic;
     const R = mixture(p, c.P, c.Q);

@@ -5,7 +5,8 @@ import { RdpAccountant, rdpDelta, rdpEpsilon } from '../src/accounting/rdp/accou
 import { gaussianRdp, laplaceRdp, objectivePerturbationRdp, randomizedResponseRdp } from '../src/accounting/rdp/base-mechanisms.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
 import { DEFAULT_ORDERS } from '../src/accounting/rdp/orders.js';
-import * as E from '../src/accounting/events.js';
+import * as E from '../src/accounting/events/constructors.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import { UnsupportedEventError } from '../src/errors.js';
 import { assertClose } from './helpers/assert-close.js';
 
@@ -30,7 +31,7 @@ test('Gaussian: RDP = alpha / (2 z^2), and k Gaussians equal one with z / sqrt(k
 });
 
 test('compose([E] * k) == selfCompose(E, k) for every kind (property; ACCOUNTING-NOTES lesson)', () => {
-  const events: E.DpEvent[] = [
+  const events: DpEvent[] = [
     E.gaussianEvent(1.3),
     E.laplaceEvent(2),
     E.laplaceEvent(2, { discrete: true }),
@@ -106,7 +107,7 @@ test('dp_accounting agreement on integer grids (values from dp_accounting run on
   // agree to ~1e-10 and never be below — up to 1e-10 relative: for the truncated negative binomial
   // dp_accounting stops its bisection for gamma at a relative 1e-9 on the safe side, dpfit at 1e-16.
   const base = dpsgd(0.01, 1.1, 1000);
-  const cases: [E.DpEvent, number][] = [
+  const cases: [DpEvent, number][] = [
     [base, 1.7255928098060442],
     [E.repeatAndSelectEvent(base, 10, Infinity), 3.692846144322673],
     [E.repeatAndSelectEvent(base, 10, 1), 3.444013053448124],

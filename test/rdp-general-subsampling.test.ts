@@ -5,7 +5,7 @@ import { poissonGaussianRdp } from '../src/accounting/rdp/poisson-gaussian.js';
 import { poissonSubsampledRdp } from '../src/accounting/rdp/poisson-general.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { gaussianRdp } from '../src/accounting/rdp/base-mechanisms.js';
-import { gaussianEvent, sampledWithoutReplacementEvent, selfComposeEvent } from '../src/accounting/events.js';
+import { gaussianEvent, sampledWithoutReplacementEvent, selfComposeEvent } from '../src/accounting/events/constructors.js';
 import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from '../src/accounting/rdp/without-replacement.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { assertClose } from './helpers/assert-close.js';

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import * as E from '../src/accounting/events.js';
+import * as E from '../src/accounting/events/constructors.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import { RdpAccountant, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
 import { DEFAULT_ORDERS } from '../src/accounting/rdp/orders.js';
@@ -17,12 +18,12 @@ import { InvalidParameterError } from '../src/errors.js';
 const FINITE_ORDERS = DEFAULT_ORDERS.filter((a) => a < Infinity);
 
 /** DP-SGD steps with a noise schedule z_t = z0 + dz t / steps (and optionally q_t likewise). */
-function schedule(steps: number, z0: number, dz: number, q0 = 0.01, dq = 0): E.DpEvent {
+function schedule(steps: number, z0: number, dz: number, q0 = 0.01, dq = 0): DpEvent {
   return E.composeEvent(Array.from({ length: steps }, (_, t) => E.poissonSampledEvent(q0 + (dq * t) / steps, E.gaussianEvent(z0 + (dz * t) / steps))));
 }
 
 test('compose([e] * k) == selfCompose(e, k) bit for bit (curves and accountants), for every kind and large k', () => {
-  const events: E.DpEvent[] = [
+  const events: DpEvent[] = [
     E.poissonSampledEvent(0.01, E.gaussianEvent(1.1)),
     E.gaussianEvent(2),
     E.laplaceEvent(3),

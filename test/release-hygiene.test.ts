@@ -15,8 +15,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { composeEvent, laplaceEvent, parseEvent, relativeGaussianEvent, selfComposeEvent } from '../src/accounting/events.js';
-import { gaussianCompositionEpsilon } from '../src/accounting/gaussian-composition.js';
+import { composeEvent, laplaceEvent, relativeGaussianEvent, selfComposeEvent } from '../src/accounting/events/constructors.js';
+import { parseEvent } from '../src/accounting/events/json.js';
+import { gaussianCompositionEpsilon } from '../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { laplaceMechanism } from '../src/mechanisms/laplace.js';
 import { gaussianMechanism } from '../src/mechanisms/gaussian.js';

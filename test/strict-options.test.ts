@@ -10,15 +10,21 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ampEvent } from '../src/accounting/amp-event.js';
-import { calibrateDpsgd, calibrateNoiseMultiplier, maxSteps } from '../src/accounting/calibrate.js';
-import { calibrateGaussian } from '../src/accounting/calibrate-gaussian.js';
-import { calibrateObjectivePerturbation } from '../src/accounting/calibrate-objective-perturbation.js';
-import { gaussianEvent, laplaceEvent, objectivePerturbationEvent, relativeGaussianEvent, shuffledSgdConjectureEvent } from '../src/accounting/events.js';
+import { ampEvent } from '../src/accounting/events/approximate-minima-perturbation.js';
+import { calibrateDpsgd, calibrateNoiseMultiplier, maxSteps } from '../src/accounting/calibration/calibrate.js';
+import { calibrateGaussian } from '../src/accounting/gaussian/calibrate-gaussian.js';
+import { calibrateObjectivePerturbation } from '../src/accounting/calibration/calibrate-objective-perturbation.js';
+import {
+  gaussianEvent,
+  laplaceEvent,
+  objectivePerturbationEvent,
+  relativeGaussianEvent,
+  shuffledSgdConjectureEvent,
+} from '../src/accounting/events/constructors.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant, rdpDelta, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { calibrateRelativeGaussian, relativeGaussianCorollary1, relativeGaussianEpsilon, relativeGaussianRdp } from '../src/accounting/relative-gaussian.js';
-import { selectAmpParameters, selectObjectivePerturbationParameters } from '../src/accounting/select-amp-parameters.js';
+import { calibrateRelativeGaussian, relativeGaussianCorollary1, relativeGaussianEpsilon, relativeGaussianRdp } from '../src/accounting/rdp/relative-gaussian.js';
+import { selectAmpParameters, selectObjectivePerturbationParameters } from '../src/accounting/calibration/approximate-minima-perturbation-parameters.js';
 import { auditLearner, auditLearnerParallel, canaryScores } from '../src/audit/canary-audit.js';
 import { parseCsv, CsvParser } from '../src/data/csv.js';
 import { adultSchema } from '../src/data/adult.js';

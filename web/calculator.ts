@@ -6,15 +6,23 @@
  * options it passes, so the page and the CLI agree to the last digit. Quick RDP work runs here;
  * PLD compositions and calibrations run on a worker (`pld-worker.ts`).
  */
-import { ampEvent } from '../src/accounting/amp-event.js';
-import { calibrateGaussian, type GaussianCalibrationMethod } from '../src/accounting/calibrate-gaussian.js';
-import { dpsgdEvent } from '../src/accounting/calibrate.js';
+import { ampEvent } from '../src/accounting/events/approximate-minima-perturbation.js';
+import { calibrateGaussian, type GaussianCalibrationMethod } from '../src/accounting/gaussian/calibrate-gaussian.js';
+import { dpsgdEvent } from '../src/accounting/calibration/calibrate.js';
 import { dpsgdScheduleFromEpochs } from '../src/accounting/dpsgd-schedule.js';
-import { eventToJson, gaussianEvent, laplaceEvent, objectivePerturbationEvent, randomizedResponseEvent, relativeGaussianEvent, type DpEvent } from '../src/accounting/events.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
+import {
+  gaussianEvent,
+  laplaceEvent,
+  objectivePerturbationEvent,
+  randomizedResponseEvent,
+  relativeGaussianEvent,
+} from '../src/accounting/events/constructors.js';
+import { eventToJson } from '../src/accounting/events/json.js';
 import type { PrivacyGuarantee } from '../src/accounting/guarantee.js';
 import { pureEpsilon } from '../src/accounting/pure-dp.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
-import { calibrateRelativeGaussian, relativeGaussianCorollary1, relativeGaussianEpsilon } from '../src/accounting/relative-gaussian.js';
+import { calibrateRelativeGaussian, relativeGaussianCorollary1, relativeGaussianEpsilon } from '../src/accounting/rdp/relative-gaussian.js';
 import { toDpfitJson } from '../src/json-numbers.js';
 import { randomizedResponseNoiseParameter } from '../src/mechanisms/randomized-response.js';
 import { requirePositive } from '../src/validate.js';

@@ -4,8 +4,8 @@
  * --accountant pld`, `dpfit curve`, `dpfit calibrate dpsgd`) with the same options, so the
  * numbers are the CLI's.
  */
-import { calibrateDpsgd } from '../src/accounting/calibrate.js';
-import type { DpEvent } from '../src/accounting/events.js';
+import { calibrateDpsgd } from '../src/accounting/calibration/calibrate.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import { PldAccountant, pldEpsilon, pldFallbackWarning } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
 import type { CalibrationResult, PldResult, WorkerRequest, WorkerResponse } from './protocol.js';

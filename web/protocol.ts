@@ -2,7 +2,7 @@
  * Messages between the calculator page and its worker (web/pld-worker.ts), which runs the long
  * accounting work off the main thread: PLD compositions and noise calibrations.
  */
-import type { DpEvent } from '../src/accounting/events.js';
+import type { DpEvent } from '../src/accounting/events/types.js';
 import type { PrivacyGuarantee } from '../src/accounting/guarantee.js';
 
 export type WorkerRequest =

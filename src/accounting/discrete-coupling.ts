@@ -124,6 +124,7 @@
  * the Gaussian; refused elsewhere).
  */
 import { InvalidParameterError } from '../errors.js';
+import type { DpEvent } from './events/types.js';
 import {
   composeEvent,
   gaussianEvent,
@@ -132,11 +133,10 @@ import {
   relativeGaussianEvent,
   repeatAndSelectEvent,
   sampledWithoutReplacementEvent,
-  requireEventDepth,
   selfComposeEvent,
-  someEvent,
-  type DpEvent,
-} from './events.js';
+} from './events/constructors.js';
+import { requireEventDepth } from './events/depth.js';
+import { someEvent } from './events/tree.js';
 
 const EPS = Number.EPSILON;
 

@@ -9,7 +9,9 @@
  * add/remove-one one), never silently.
  */
 import { UnsupportedEventError } from '../errors.js';
-import { requireEventDepth, someEvent, type DpEvent } from './events.js';
+import type { DpEvent } from './events/types.js';
+import { requireEventDepth } from './events/depth.js';
+import { someEvent } from './events/tree.js';
 
 export type NeighboringRelation = 'addOrRemoveOne' | 'replaceOne' | 'relativeToSensitivity';
 

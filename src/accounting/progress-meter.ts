@@ -5,7 +5,14 @@
  * estimate that grows as passes are added, and reports a fraction that never goes backwards:
  * `done` out of `total` = 1000, below 1000 until `finish`, which reports (1000, 1000) once.
  */
+import { InvalidParameterError } from '../errors.js';
+
 export type ProgressCallback = (done: number, total: number) => void;
+
+/** Checks an accountant's `onProgress` option: absent or a function. */
+export function validateProgressCallback(onProgress: unknown): void {
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new InvalidParameterError('onProgress', onProgress, 'a function (done, total) => void');
+}
 
 export const PROGRESS_SCALE = 1000;
 

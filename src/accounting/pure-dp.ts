@@ -10,7 +10,8 @@
  *   (eps, delta)-DP mechanisms is (sqrt(2k log(1/delta')) eps + k eps (e^eps - 1), k delta + delta')-DP.
  */
 import { requireInteger, requireNonNegative, requireOpenUnit, requireProbability } from '../validate.js';
-import { requireEventDepth, type DpEvent } from './events.js';
+import type { DpEvent } from './events/types.js';
+import { requireEventDepth } from './events/depth.js';
 
 const up = (x: number) => x * (1 + 8 * Number.EPSILON);
 

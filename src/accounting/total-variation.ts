@@ -21,7 +21,8 @@
  */
 import { normalCdf } from '../math/normal.js';
 import { couplingReducedNoise } from './discrete-coupling.js';
-import { requireEventDepth, type DpEvent } from './events.js';
+import type { DpEvent } from './events/types.js';
+import { requireEventDepth } from './events/depth.js';
 import { nextUp } from './float-steps.js';
 
 const up = (x: number) => Math.min(1, x * (1 + 8 * Number.EPSILON));

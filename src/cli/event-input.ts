@@ -3,7 +3,8 @@
  * file of at most MAX_EVENT_FILE_BYTES: `@/dev/zero` or a FIFO would never end).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { parseEvent, type DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import { parseEvent } from '../accounting/events/json.js';
 import { InvalidParameterError } from '../errors.js';
 
 /** The largest event file read (an event of a million steps written out is ~100 MB; use selfCompose). */

@@ -34,16 +34,14 @@ export type {
   SampledWithoutReplacementEvent,
   SelfComposeEvent,
   ShuffledSgdConjectureEvent,
-} from '../accounting/events.js';
+} from '../accounting/events/types.js';
 export {
   composeEvent,
-  eventToJson,
   gaussianEvent,
   laplaceEvent,
   NO_OP_EVENT,
   NON_PRIVATE_EVENT,
   objectivePerturbationEvent,
-  parseEvent,
   poissonSampledEvent,
   randomizedResponseEvent,
   relativeGaussianEvent,
@@ -51,8 +49,9 @@ export {
   sampledWithoutReplacementEvent,
   selfComposeEvent,
   shuffledSgdConjectureEvent,
-} from '../accounting/events.js';
-export { ampEvent } from '../accounting/amp-event.js';
+} from '../accounting/events/constructors.js';
+export { eventToJson, parseEvent } from '../accounting/events/json.js';
+export { ampEvent } from '../accounting/events/approximate-minima-perturbation.js';
 export type { PrivacyGuarantee } from '../accounting/guarantee.js';
 export type { NeighboringRelation } from '../accounting/neighboring.js';
 export { neighboringRelationOf } from '../accounting/neighboring.js';
@@ -64,11 +63,11 @@ export type { RdpConversion } from '../accounting/rdp/conversion.js';
 export { rdpToEpsilon, rdpToEpsilonImproved, rdpToEpsilonMironov } from '../accounting/rdp/conversion.js';
 export type { PldAccountantOptions, PldDiscretization, PldGuarantee } from '../accounting/pld/accountant.js';
 export { PldAccountant, pldDelta, pldEpsilon } from '../accounting/pld/accountant.js';
-export { gaussianDelta, gaussianLogDelta } from '../accounting/gaussian-profile.js';
-export { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+export { gaussianDelta, gaussianLogDelta } from '../accounting/gaussian/gaussian-profile.js';
+export { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 export { advancedComposition, pureEpsilon } from '../accounting/pure-dp.js';
 export { totalVariation } from '../accounting/total-variation.js';
-export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams } from '../accounting/relative-gaussian.js';
+export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams } from '../accounting/rdp/relative-gaussian.js';
 export {
   calibrateRelativeGaussian,
   relativeGaussianCorollary1,
@@ -76,11 +75,11 @@ export {
   relativeGaussianEpsilonFloor,
   relativeGaussianMaxOrder,
   relativeGaussianRdp,
-} from '../accounting/relative-gaussian.js';
+} from '../accounting/rdp/relative-gaussian.js';
 
 // Calibration
-export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibrationOptions } from '../accounting/calibrate-gaussian.js';
-export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../accounting/calibrate-gaussian.js';
-export { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps } from '../accounting/calibrate.js';
-export { calibrateObjectivePerturbation } from '../accounting/calibrate-objective-perturbation.js';
-export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/select-amp-parameters.js';
+export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibrationOptions } from '../accounting/gaussian/calibrate-gaussian.js';
+export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../accounting/gaussian/calibrate-gaussian.js';
+export { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps } from '../accounting/calibration/calibrate.js';
+export { calibrateObjectivePerturbation } from '../accounting/calibration/calibrate-objective-perturbation.js';
+export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/calibration/approximate-minima-perturbation-parameters.js';

@@ -14,8 +14,9 @@
  * `decideBudget` is the one rule; the persistent ledger (`ledger.ts`) and the in-memory one below
  * both apply it, the former inside a database transaction.
  */
-import { composeEvent, type DpEvent } from '../accounting/events.js';
-import { gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import { composeEvent } from '../accounting/events/constructors.js';
+import { gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import { RdpAccountant } from '../accounting/rdp/accountant.js';
 import { DpfitError } from '../errors.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';

@@ -34,9 +34,11 @@
  * local: it holds for the node's records whatever the coordinator and the other nodes do.
  */
 import { randomBytes } from 'node:crypto';
-import { eventToJson, NON_PRIVATE_EVENT, selfComposeEvent, type DpEvent } from '../accounting/events.js';
-import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibrate.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian-composition.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import { NON_PRIVATE_EVENT, selfComposeEvent } from '../accounting/events/constructors.js';
+import { eventToJson } from '../accounting/events/json.js';
+import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibration/calibrate.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import { BudgetExceededError, InvalidParameterError } from '../errors.js';
 import { dpGdStepNoise } from '../learners/gradient/dp-gd.js';
 import { type SumNoise } from '../learners/gradient/clipped-sum-noise.js';

@@ -10,7 +10,7 @@
  * (`dataset-size.ts`), d, the schema's declared bounds, the loss and epsilon, never of the data.
  * A learner whose release keeps n private (a sum objective) is given no n at all.
  */
-import type { DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
 import { InvalidParameterError } from '../errors.js';
 import type { DefaultsShape } from './defaults.js';
 import type { TrainResult } from './training.js';

@@ -23,7 +23,7 @@
 import type { DatasetSizeReport } from './models/privacy-report.js';
 import { InvalidParameterError, UnknownOptionError } from '../errors.js';
 import { closestName } from '../validate.js';
-import type { DpEvent } from '../accounting/events.js';
+import type { DpEvent } from '../accounting/events/types.js';
 import type { DefaultsShape } from './defaults.js';
 import { glmConstants } from './glm/constants.js';
 import type { GlmData } from './glm/types.js';

@@ -11,8 +11,9 @@
  * that the accounted epsilon is within 0.01 % of the continuous mechanism's; pass `granularity`
  * to choose it yourself, or `continuous: true` for floating-point noise (no proven guarantee).
  */
-import { calibrateGaussian, type GaussianCalibrationMethod } from '../accounting/calibrate-gaussian.js';
-import { gaussianEvent, type GaussianEvent } from '../accounting/events.js';
+import { calibrateGaussian, type GaussianCalibrationMethod } from '../accounting/gaussian/calibrate-gaussian.js';
+import type { GaussianEvent } from '../accounting/events/types.js';
+import { gaussianEvent } from '../accounting/events/constructors.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requirePositive } from '../validate.js';

@@ -27,7 +27,8 @@
  * asked for: a noise multiplier calibrated for the continuous mechanism stays valid.
  */
 import { couplingReducedNoise } from '../accounting/discrete-coupling.js';
-import { gaussianEvent, laplaceEvent, type GaussianEvent, type LaplaceEvent } from '../accounting/events.js';
+import type { GaussianEvent, LaplaceEvent } from '../accounting/events/types.js';
+import { gaussianEvent, laplaceEvent } from '../accounting/events/constructors.js';
 import { InvalidParameterError } from '../errors.js';
 import { fillDiscreteGaussian, sampleDiscreteLaplace } from '../random/exact.js';
 import type { Rng } from '../random/rng.js';

@@ -9,7 +9,8 @@
  * mechanism) do not apply. `granularity` chooses the grid; `continuous: true` gives floating-point
  * noise (no proven guarantee).
  */
-import { laplaceEvent, type LaplaceEvent } from '../accounting/events.js';
+import type { LaplaceEvent } from '../accounting/events/types.js';
+import { laplaceEvent } from '../accounting/events/constructors.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requirePositive } from '../validate.js';

@@ -4,7 +4,8 @@
  * Its pure-DP epsilon is log(1 + k (1 - p) / p) under replace-one adjacency; the noise parameter
  * for a target epsilon is p = k / (e^epsilon + k - 1).
  */
-import { randomizedResponseEvent, type RandomizedResponseEvent } from '../accounting/events.js';
+import type { RandomizedResponseEvent } from '../accounting/events/types.js';
+import { randomizedResponseEvent } from '../accounting/events/constructors.js';
 import { InvalidParameterError } from '../errors.js';
 import { sampleBernoulli } from '../random/discrete.js';
 import { defaultRng, uniformInt, type Rng } from '../random/rng.js';

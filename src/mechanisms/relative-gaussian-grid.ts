@@ -21,8 +21,9 @@
  * (`gridBaselineStd`); the accountants apply the reduction, and s_b is chosen so that the reduced
  * baseline still meets `000` Thm. 1's condition.
  */
-import { relativeGaussianEvent, type RelativeGaussianEvent } from '../accounting/events.js';
-import { relativeGaussianMinBaselineStd } from '../accounting/relative-gaussian.js';
+import type { RelativeGaussianEvent } from '../accounting/events/types.js';
+import { relativeGaussianEvent } from '../accounting/events/constructors.js';
+import { relativeGaussianMinBaselineStd } from '../accounting/rdp/relative-gaussian.js';
 import { InvalidParameterError } from '../errors.js';
 import { doubleToRational, sampleDiscreteGaussianVariance } from '../random/exact.js';
 import type { Rng } from '../random/rng.js';

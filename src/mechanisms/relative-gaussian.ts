@@ -5,7 +5,7 @@
  *
  * whose noise scales with the norm of the output. Private for queries with (eta, R_rel)-relative L2
  * sensitivity (`000`, Def. 2) — a property of the query that the caller asserts — with the Rényi DP
- * of `000` Thm. 1 (see accounting/relative-gaussian.ts). The returned event records sigma and R_rel
+ * of `000` Thm. 1 (see accounting/rdp/relative-gaussian.ts). The returned event records sigma and R_rel
  * so that accountants give no bound at orders where Thm. 1's sigma condition fails.
  *
  * By default the value is rounded to a public power-of-two grid and released with exact discrete
@@ -13,13 +13,14 @@
  * and R_rel by about 1e-4 relative, and the event says so); `continuous: true` gives floating-point
  * noise instead (vulnerable to floating-point attacks, Mironov 2012).
  */
-import { relativeGaussianEvent, type RelativeGaussianEvent } from '../accounting/events.js';
+import type { RelativeGaussianEvent } from '../accounting/events/types.js';
+import { relativeGaussianEvent } from '../accounting/events/constructors.js';
 import {
   calibrateRelativeGaussian,
   relativeGaussianMaxOrder,
   relativeGaussianMinBaselineStd,
   relativeGaussianMinOrder,
-} from '../accounting/relative-gaussian.js';
+} from '../accounting/rdp/relative-gaussian.js';
 import { InvalidParameterError } from '../errors.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { sampleGaussian } from '../random/continuous.js';

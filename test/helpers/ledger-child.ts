@@ -7,7 +7,7 @@
  *   - hold: opens the ledger, prints "open", and keeps it until its stdin is closed.
  * An error prints one line on stderr and exits 3.
  */
-import { gaussianEvent } from '../../src/accounting/events.js';
+import { gaussianEvent } from '../../src/accounting/events/constructors.js';
 import { PrivacyLedger } from '../../src/federated/ledger.js';
 
 const [path, z, epsilon, delta, mode] = process.argv.slice(2);

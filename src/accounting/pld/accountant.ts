@@ -15,8 +15,9 @@
  * getDelta(getEpsilon(delta).epsilon).delta <= delta on one accountant, and a curve's points are
  * the point queries.
  *
- * Interface as the RDP accountant and dp_accounting: `supports`, `compose(event, count)`,
- * `getEpsilon(delta)`, `getDelta(epsilon)`; the whole event is validated before the state changes.
+ * Like the RDP accountant it is an `EventAccountant` (`../accountant.ts`: `supports`,
+ * `compose(event, count)`, `getEpsilon(delta)`, `getDelta(epsilon)`; the whole event is validated
+ * before the state changes).
  *
  * Gridded discrete noise (`../discrete-coupling.ts`). Such releases are composed as their
  * continuous surrogates (z_eff = z sqrt(1 - 64/s^2)), queried one ulp inside (delta' =
@@ -26,7 +27,7 @@
  * multipliers z / sqrt(1 - 64/s^2), which the discrete releases dominate (same module, "Lower
  * bounds"): the gap then also shows what the coupling costs.
  *
- * Sampling without replacement (`without-replacement-model.ts`). Its symmetrised PLD (an upper
+ * Sampling without replacement (`models/without-replacement-model.ts`). Its symmetrised PLD (an upper
  * bound, Dong, Roth & Su 2022 Thm. 4.2) need not be attained by any pair of datasets once composed,
  * so its `epsilonLower` (`deltaLower`) comes from the lower accountant, which composes the attained
  * mixture pair in both orders instead.
@@ -38,18 +39,19 @@
  * Gaussians are merged into one (exactly, up to rounding outward). `onProgress` reports the work
  * of long queries.
  */
-import { DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
+import { InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
-import { containsGriddedDiscreteNoise, continuousLowerSurrogate } from '../discrete-coupling.js';
-import { someEvent, type DpEvent } from '../events.js';
-import { nextDown, nextUp } from '../float-steps.js';
+import { EventAccountant } from '../accountant.js';
+import { continuousLowerSurrogate } from '../discrete-coupling.js';
+import type { DpEvent } from '../events/types.js';
+import { someEvent } from '../events/tree.js';
+import { nextDown } from '../float-steps.js';
 import type { PrivacyGuarantee } from '../guarantee.js';
-import { composedRelation, neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
 import type { ComposedPlds, Direction } from './compose.js';
 import type { DiscretePld } from './discrete-pld.js';
 import { checkPldSupport, pldComponents, type PldComponent } from './event-components.js';
 import { PldEngine } from './engine.js';
-import { ProgressMeter, type ProgressCallback } from '../progress-meter.js';
+import { ProgressMeter, validateProgressCallback, type ProgressCallback } from '../progress-meter.js';
 import { bucketComponents, DEFAULT_PLD_SCHEDULE_GRID, type BucketInfo, type NoiseRounding } from './schedule-buckets.js';
 import { deltaForEpsilon, epsilonForDelta, noiseAt } from './queries.js';
 
@@ -179,7 +181,7 @@ function noiseShift(pld: DiscretePld, search: { epsilon: number; slope: number }
 
 const PLD_ACCOUNTANT_OPTIONS = optionNames<PldAccountantOptions>({ valueDiscretization: true, relativeAccuracy: true, tailMassBound: true, maxGridSize: true, scheduleGrid: true, onProgress: true });
 
-export class PldAccountant {
+export class PldAccountant extends EventAccountant<PldGuarantee> {
   private readonly options: Required<Omit<PldAccountantOptions, 'valueDiscretization' | 'tailMassBound' | 'onProgress'>> & {
     valueDiscretization?: number;
     tailMassBound?: number;
@@ -187,7 +189,6 @@ export class PldAccountant {
   };
   private readonly merged = new Map<string, Merged>();
   private nonPrivate = false;
-  private relation: NeighboringRelation = 'relativeToSensitivity';
   private engine: PldEngine | undefined;
   private readonly cache = new Map<string, ComposedPlds>();
   /**
@@ -199,8 +200,6 @@ export class PldAccountant {
   private finals: { composed: ComposedPlds; discretization: PldDiscretization }[] = [];
   /** The options as given (for the lower-bound accountant of gridded discrete noise). */
   private readonly given: PldAccountantOptions;
-  /** true once an event with gridded discrete noise was composed. */
-  private gridded = false;
   /** true once sampling without replacement was composed (lower bounds from the lower accountant). */
   private withoutReplacement = false;
   /** Everything composed, as `continuousLowerSurrogate`s with their counts (for the lower accountant). */
@@ -215,6 +214,7 @@ export class PldAccountant {
   private meter: ProgressMeter | undefined;
 
   constructor(options: PldAccountantOptions = {}) {
+    super();
     rejectUnknownOptions(options, PLD_ACCOUNTANT_OPTIONS, 'PldAccountant');
     if (options.valueDiscretization !== undefined) requirePositive('valueDiscretization', options.valueDiscretization);
     const relativeAccuracy = options.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY;
@@ -228,53 +228,40 @@ export class PldAccountant {
     if (!(scheduleGrid === Infinity || (typeof scheduleGrid === 'number' && Number.isSafeInteger(scheduleGrid) && scheduleGrid >= 16))) {
       throw new InvalidParameterError('scheduleGrid', scheduleGrid, 'an integer >= 16 (grid points per doubling of z) or Infinity (every mechanism as it is)');
     }
-    if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new InvalidParameterError('onProgress', options.onProgress, 'a function (done, total) => void');
+    validateProgressCallback(options.onProgress);
     this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, maxGridSize, scheduleGrid, onProgress: options.onProgress };
     this.given = { ...options, onProgress: undefined };
   }
 
-  /** Whether the accountant can handle the event (and all its sub-events). */
-  supports(event: DpEvent): boolean {
-    try {
-      checkPldSupport(event);
-      neighboringRelationOf(event);
-      return true;
-    } catch (error) {
-      if (error instanceof DpfitError) return false;
-      throw error;
-    }
+  protected override checkSupport(event: DpEvent): void {
+    checkPldSupport(event);
   }
 
-  /** Adds `count` adaptive repetitions of `event`; validates everything before changing state. */
-  compose(event: DpEvent, count = 1): this {
-    requireInteger('count', count, 0);
-    // The count multiplies the releases (no selfCompose wrapper: an event at the depth limit stays within it).
-    checkPldSupport(event);
-    const relation = this.combinedRelation(event);
+  /** The mechanisms of `event` x count and its lower surrogate; the commit merges them into the composition. */
+  protected override prepare(event: DpEvent, count: number): () => void {
     const summary = pldComponents(event, count, this.noiseRounding === 'up' ? 'lower' : 'upper');
     for (const c of summary.components) {
       const total = (this.merged.get(c.key)?.count ?? 0) + c.count;
       if (!Number.isSafeInteger(total)) throw new InvalidParameterError('count', count, `such that the total number of compositions stays <= ${Number.MAX_SAFE_INTEGER}`);
     }
     const lowerEvent = continuousLowerSurrogate(event);
-    // Validated: commit.
-    for (const c of summary.components) {
-      const known = this.merged.get(c.key);
-      if (known === undefined) this.merged.set(c.key, { count: c.count, models: c.models, ...(c.sampledGaussian === undefined ? {} : { sampledGaussian: c.sampledGaussian }) });
-      else known.count += c.count;
-    }
-    this.nonPrivate ||= summary.nonPrivate;
-    this.relation = relation;
-    this.engine = undefined;
-    this.buckets = undefined;
-    this.reduced = undefined;
-    this.cache.clear();
-    this.finals = [];
-    this.gridded ||= containsGriddedDiscreteNoise(event);
-    this.withoutReplacement ||= someEvent(event, (e) => e.kind === 'sampledWithoutReplacement');
-    this.lowerEvents.push({ event: lowerEvent, count });
-    this.lower = undefined;
-    return this;
+    const withoutReplacement = someEvent(event, (e) => e.kind === 'sampledWithoutReplacement');
+    return () => {
+      for (const c of summary.components) {
+        const known = this.merged.get(c.key);
+        if (known === undefined) this.merged.set(c.key, { count: c.count, models: c.models, ...(c.sampledGaussian === undefined ? {} : { sampledGaussian: c.sampledGaussian }) });
+        else known.count += c.count;
+      }
+      this.nonPrivate ||= summary.nonPrivate;
+      this.engine = undefined;
+      this.buckets = undefined;
+      this.reduced = undefined;
+      this.cache.clear();
+      this.finals = [];
+      this.withoutReplacement ||= withoutReplacement;
+      this.lowerEvents.push({ event: lowerEvent, count });
+      this.lower = undefined;
+    };
   }
 
   /**
@@ -334,11 +321,6 @@ export class PldAccountant {
       warnings.push(`no lower bound: the composition of the continuous lower surrogates failed (${error.message})`);
       return undefined;
     }
-  }
-
-  /** The relation of everything composed so far and `event` (neighboring.ts rules); throws on a mix. */
-  private combinedRelation(event: DpEvent): NeighboringRelation {
-    return composedRelation(this.relation, event);
   }
 
   /** The components to compose: what was composed, with long schedules reduced (`bucketComponents`). */
@@ -532,7 +514,7 @@ export class PldAccountant {
   }
 
   /** The smallest epsilon such that the composition is (epsilon, delta)-DP, with epsilonLower. */
-  getEpsilon(delta: number): PldGuarantee {
+  override getEpsilon(delta: number): PldGuarantee {
     requireOpenUnit('delta', delta);
     return this.withProgress(() => {
       if (!this.needsLowerAccountant()) {
@@ -544,9 +526,9 @@ export class PldAccountant {
       // Schedules in buckets: the lower bound comes from the lower accountant only.
       const inner = this.gridded ? this.epsilonOf(nextDown(delta)) : this.epsilonOf(delta);
       const warnings = [...inner.warnings, ...(this.gridded ? [GRIDDED_WARNING] : []), ...this.bucketWarnings()];
-      const above = this.gridded ? nextUp(delta) : delta;
+      const above = this.outwardDelta(delta);
       const lower = above < 1 ? this.lowerBound((l) => l.getEpsilon(above).epsilonLower, warnings) : 0;
-      const epsilon = this.gridded ? nextUp(inner.epsilon) : inner.epsilon;
+      const epsilon = this.outwardEpsilon(inner.epsilon);
       return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { epsilonLower: Math.min(lower, epsilon) }, inner.discretization);
     });
   }
@@ -621,7 +603,7 @@ export class PldAccountant {
   }
 
   /** The smallest delta such that the composition is (epsilon, delta)-DP, with deltaLower. */
-  getDelta(epsilon: number): PldGuarantee {
+  override getDelta(epsilon: number): PldGuarantee {
     requireNonNegative('epsilon', epsilon);
     return this.withProgress(() => {
       if (!this.needsLowerAccountant()) {
@@ -630,11 +612,11 @@ export class PldAccountant {
         return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
       }
       // Gridded discrete noise (module comment): query at nextDown(epsilon), round delta up one ulp.
-      const inner = this.gridded ? this.deltaOf(epsilon > 0 ? nextDown(epsilon) : 0) : this.deltaOf(epsilon);
+      const inner = this.deltaOf(this.inwardEpsilon(epsilon));
       const warnings = [...inner.warnings, ...(this.gridded ? [GRIDDED_WARNING] : []), ...this.bucketWarnings()];
-      const beyond = this.gridded ? nextUp(epsilon) : epsilon;
+      const beyond = this.outwardEpsilon(epsilon);
       const lower = Number.isFinite(beyond) ? this.lowerBound((l) => l.getDelta(beyond).deltaLower, warnings) : 0;
-      const delta = this.gridded ? Math.min(1, nextUp(inner.delta)) : inner.delta;
+      const delta = this.outwardDelta(inner.delta);
       return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { deltaLower: Math.min(lower, delta) }, inner.discretization);
     });
   }

@@ -36,7 +36,7 @@
  * both PLDs; the grid is aligned to the heaviest ones (`grid.ts`, `alignStep`).
  */
 import type { DiscretePld } from './discrete-pld.js';
-import type { PrivacyLossModel } from './loss-model.js';
+import type { PrivacyLossModel } from './models/loss-model.js';
 
 export interface DiscretizedPair {
   readonly pessimistic: DiscretePld;

@@ -10,7 +10,7 @@ import { discretize } from './discretize.js';
 import type { PldComponent } from './event-components.js';
 import { alignStep, chooseValueDiscretization, lossMoments, lossQuantiles } from './grid.js';
 import { saddlePointTilt } from './tilt.js';
-import type { PrivacyLossModel } from './loss-model.js';
+import type { PrivacyLossModel } from './models/loss-model.js';
 import type { ProgressMeter } from '../progress-meter.js';
 
 export interface EngineOptions {

@@ -7,30 +7,32 @@
  * Supported: continuous Gaussian and Laplace, randomized response, objective perturbation
  * (`003` Lemma D.6), Poisson subsampling (add/remove) of a Gaussian or Laplace (or of a
  * non-private release), nested Poisson subsampling (rates multiply), sampling without replacement
- * (replace-one) of a Gaussian, Laplace or non-private release (`without-replacement-model.ts`: the
+ * (replace-one) of a Gaussian, Laplace or non-private release (`models/without-replacement-model.ts`: the
  * symmetrised PLD of Dong, Roth & Su 2022, Thm. 4.2, one model for both orders), compositions. Discrete noise:
  * a gridded discrete Gaussian (`gridNoiseStd`) and a gridded objective perturbation are their
  * continuous surrogates of the smoothing coupling (`../discrete-coupling.ts`: the continuous
  * Gaussian pair at z_eff = z sqrt(1 - 64/s^2), a valid dominating pair up to a factor e^{+-1e-500}
  * that the accountant's final rounding absorbs); the discrete Laplace, an epsilon-DP mechanism
  * with epsilon = 1/z (exact for integer shifts), gets the pure-DP dominating pair
- * (`pure-dp-pair.ts`, Kairouz, Oh & Viswanath 2015). Not supported, with the reason in the error:
+ * (`models/pure-dp-pair.ts`, Kairouz, Oh & Viswanath 2015). Not supported, with the reason in the error:
  * discrete Gaussian noise or objective perturbation whose grid std is not recorded, the relative
  * Gaussian mechanism (RDP-only), sampling without replacement of other releases (no symmetric
  * dominating pair known), private selection, the shuffled-SGD conjecture.
  */
 import { UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate } from '../discrete-coupling.js';
-import { eventKey, flattenPoissonSampling, requireEventDepth, type DpEvent } from '../events.js';
+import type { DpEvent } from '../events/types.js';
+import { requireEventDepth } from '../events/depth.js';
+import { eventKey, flattenPoissonSampling } from '../events/tree.js';
 import { pureEpsilon } from '../pure-dp.js';
-import { gaussianPair, laplacePair, type AdditivePair } from './additive-pair.js';
-import { gaussianLossModel } from './gaussian-model.js';
-import type { PrivacyLossModel } from './loss-model.js';
-import { objectivePerturbationLossModel } from './objective-perturbation.js';
-import { poissonSubsampledModel } from './poisson-model.js';
-import { pureDpLossModels } from './pure-dp-pair.js';
-import { atomicLossModel, randomizedResponseLossModel } from './randomized-response-model.js';
-import { isSymmetricInner, withoutReplacementLossModels } from './without-replacement-model.js';
+import { gaussianPair, laplacePair, type AdditivePair } from './models/additive-pair.js';
+import { gaussianLossModel } from './models/gaussian-model.js';
+import type { PrivacyLossModel } from './models/loss-model.js';
+import { objectivePerturbationLossModel } from './models/objective-perturbation.js';
+import { poissonSubsampledModel } from './models/poisson-model.js';
+import { pureDpLossModels } from './models/pure-dp-pair.js';
+import { atomicLossModel, randomizedResponseLossModel } from './models/randomized-response-model.js';
+import { isSymmetricInner, withoutReplacementLossModels } from './models/without-replacement-model.js';
 
 /** One mechanism with its total count in the composition. */
 export interface PldComponent {
@@ -159,7 +161,7 @@ function subsampledNonPrivate(q: number): { remove: PrivacyLossModel; add?: Priv
  * Gridded discrete noise enters as its continuous surrogate (`continuousSurrogate`).
  * `bound` 'lower' (the accountant's lower-bound pass) replaces the symmetrised PLD of sampling
  * without replacement, an upper bound only, by the attained mixture pair in both orders
- * (`without-replacement-model.ts`, "Lower bounds"); every other mechanism is the same.
+ * (`models/without-replacement-model.ts`, "Lower bounds"); every other mechanism is the same.
  */
 export function pldComponents(event: DpEvent, count = 1, bound: 'upper' | 'lower' = 'upper'): PldEventSummary {
   requireEventDepth(event);

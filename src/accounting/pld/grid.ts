@@ -13,7 +13,7 @@
  * relative accuracy r. The accountant checks the gap it actually gets and refines if needed.
  */
 import { NumericalError } from '../../errors.js';
-import { lossTails, type PrivacyLossModel } from './loss-model.js';
+import { lossTails, type PrivacyLossModel } from './models/loss-model.js';
 
 /** Smallest s with P(s < L < inf) <= tail, and largest s with P(L <= s) <= tail. */
 export function lossQuantiles(model: PrivacyLossModel, tail: number): { low: number; high: number } {

@@ -1,33 +1,33 @@
 /**
  * The Rényi-DP accountant: composes events into an RDP curve on a grid of orders and converts it
  * to (epsilon, delta) with the best valid conversion (Mironov 2017, Prop. 3; Balle et al. 2020,
- * Thm. 21). Interface as dp_accounting's: `supports`, `compose(event, count)`, `getEpsilon(delta)`,
- * `getDelta(epsilon)`. The whole event is validated before the state changes.
+ * Thm. 21). It is an `EventAccountant` (`../accountant.ts`: `supports`, `compose(event, count)`,
+ * `getEpsilon(delta)`, `getDelta(epsilon)`; the whole event is validated before the state changes).
  *
  * Events with gridded discrete noise (`../discrete-coupling.ts`) are partly accounted through the
  * smoothing coupling, whose RDP correction (< 1e-514 at every order) is absorbed by rounding the
  * final epsilon (delta) up by one ulp, as that module's comment proves.
  *
  * The accountant keeps what it composed as a multiset of distinct releases with counts
- * (`../event-multiset.ts`): composing e k times, compose(e, k) and compose(compose([e] * k)) give
+ * (`../events/multiset.ts`): composing e k times, compose(e, k) and compose(compose([e] * k)) give
  * the same curve bit for bit, at the cost of one. Curves of most releases are computed (and
  * checked) in `compose`; Poisson-subsampled Gaussian steps are kept until a query, where many
  * distinct ones (a noise schedule) are bounded together by chords (`sampled-gaussian-schedule.ts`).
  */
 import { DpfitError, InvalidParameterError, NumericalError } from '../../errors.js';
-import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit } from '../../validate.js';
-import { addCompositionAtoms, type CompositionAtom } from '../event-multiset.js';
-import type { DpEvent } from '../events.js';
+import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit } from '../../validate.js';
+import { EventAccountant } from '../accountant.js';
+import { addCompositionAtoms, type CompositionAtom } from '../events/multiset.js';
+import type { DpEvent } from '../events/types.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../guarantee.js';
-import { composedRelation, containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../neighboring.js';
+import { containsConjecture } from '../neighboring.js';
 import { brentMinimize } from '../../math/minimize.js';
-import { containsGriddedDiscreteNoise } from '../discrete-coupling.js';
-import { nextDown, nextUp } from '../float-steps.js';
+import { nextUp } from '../float-steps.js';
 import { deltaFromRdpCurve, epsilonFromRdpCurve, rdpToEpsilon, rdpToLogDelta } from './conversion.js';
 import { checkRdpSupport, rdpOfEvent, sampledGaussianStep, splitAtoms, splitRdp, validateScheduleGrid, type AtomsRdpInfo, type RdpOptions, type SplitAtoms } from './event-rdp.js';
 import { DEFAULT_ORDERS, mergeOrders } from './orders.js';
 import { monotoneEnvelope } from './repeat-and-select.js';
-import { ProgressMeter, type ProgressCallback } from '../progress-meter.js';
+import { ProgressMeter, validateProgressCallback, type ProgressCallback } from '../progress-meter.js';
 import { DEFAULT_SCHEDULE_GRID } from './sampled-gaussian-schedule.js';
 
 export interface RdpAccountantOptions extends RdpOptions {
@@ -63,12 +63,10 @@ function validateOrders(orders: readonly number[], param: string): void {
 
 export const RDP_ACCOUNTANT_OPTIONS = optionNames<RdpAccountantOptions>({ orders: true, extraOrders: true, optimizeOrder: true, onProgress: true, allowConjecture: true, scheduleGrid: true });
 
-export class RdpAccountant {
+export class RdpAccountant extends EventAccountant<PrivacyGuarantee> {
   readonly orders: readonly number[];
   private readonly options: RdpOptions;
-  private relation: NeighboringRelation = 'relativeToSensitivity';
   private conjecture = false;
-  private gridded = false;
   /** Everything composed, as distinct releases with their counts (first appearance first). */
   private readonly atoms = new Map<string, CompositionAtom>();
   /** Curves at `orders` of the releases not kept for the schedule bound, by key. */
@@ -81,36 +79,25 @@ export class RdpAccountant {
   private readonly onProgress: ((done: number, total: number) => void) | undefined;
 
   constructor(options: RdpAccountantOptions = {}) {
+    super();
     rejectUnknownOptions(options, RDP_ACCOUNTANT_OPTIONS, 'RdpAccountant');
     if (options.orders !== undefined) validateOrders(options.orders, 'orders');
     if (options.extraOrders !== undefined) validateOrders(options.extraOrders, 'extraOrders');
     this.orders = Object.freeze(mergeOrders(options.orders ?? DEFAULT_ORDERS, options.extraOrders));
     if (this.orders.length === 0) throw new InvalidParameterError('orders', options.orders, 'a non-empty list of orders > 1');
     validateScheduleGrid(options.scheduleGrid);
-    if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new InvalidParameterError('onProgress', options.onProgress, 'a function (done, total) => void');
+    validateProgressCallback(options.onProgress);
     this.options = { allowConjecture: options.allowConjecture, scheduleGrid: options.scheduleGrid };
     this.optimizeOrder = options.optimizeOrder ?? options.orders === undefined;
     this.onProgress = options.onProgress;
   }
 
-  /** Whether the accountant can handle the event (and all its sub-events). */
-  supports(event: DpEvent): boolean {
-    try {
-      checkRdpSupport(event, this.options);
-      neighboringRelationOf(event);
-      return true;
-    } catch (error) {
-      if (error instanceof DpfitError) return false;
-      throw error;
-    }
+  protected override checkSupport(event: DpEvent): void {
+    checkRdpSupport(event, this.options);
   }
 
-  /** Adds `count` adaptive repetitions of `event`; validates everything before changing state. */
-  compose(event: DpEvent, count = 1): this {
-    requireInteger('count', count, 0);
-    // The count multiplies the releases (no selfCompose wrapper: an event at the depth limit stays within it).
-    checkRdpSupport(event, this.options);
-    const relation = this.combinedRelation(event);
+  /** The distinct releases of `event` x count, with their curves; the commit adds them to the atoms. */
+  protected override prepare(event: DpEvent, count: number): () => void {
     const added = addCompositionAtoms(event, count);
     // Curves of the releases the schedule bound cannot take, computed and checked before any state changes.
     const fresh = new Map<string, Float64Array>();
@@ -122,27 +109,21 @@ export class RdpAccountant {
       }
       fresh.set(atom.key, curve);
     }
-    // Validated: commit.
-    for (const [key, curve] of fresh) this.curves.set(key, curve);
-    for (const atom of added.values()) {
-      const known = this.atoms.get(atom.key);
-      if (known === undefined) this.atoms.set(atom.key, { ...atom });
-      else {
-        const sum = known.count + atom.count;
-        known.count = Number.isSafeInteger(sum) ? sum : nextUp(sum);
+    const conjecture = containsConjecture(event);
+    return () => {
+      for (const [key, curve] of fresh) this.curves.set(key, curve);
+      for (const atom of added.values()) {
+        const known = this.atoms.get(atom.key);
+        if (known === undefined) this.atoms.set(atom.key, { ...atom });
+        else {
+          const sum = known.count + atom.count;
+          known.count = Number.isSafeInteger(sum) ? sum : nextUp(sum);
+        }
       }
-    }
-    this.relation = relation;
-    this.conjecture ||= containsConjecture(event);
-    this.gridded ||= containsGriddedDiscreteNoise(event);
-    this.total = undefined;
-    this.split = undefined;
-    return this;
-  }
-
-  /** The relation of everything composed so far and `event` (neighboring.ts rules); throws on a mix. */
-  private combinedRelation(event: DpEvent): NeighboringRelation {
-    return composedRelation(this.relation, event);
+      this.conjecture ||= conjecture;
+      this.total = undefined;
+      this.split = undefined;
+    };
   }
 
   /** A progress meter over `units` curve computations (undefined when not worth reporting). */
@@ -210,10 +191,10 @@ export class RdpAccountant {
   }
 
   /** The smallest epsilon such that the composition is (epsilon, delta)-DP by this accountant. */
-  getEpsilon(delta: number): PrivacyGuarantee {
+  override getEpsilon(delta: number): PrivacyGuarantee {
     requireOpenUnit('delta', delta);
     // The conversions have slope 1 in the RDP value: one ulp up covers the coupling's correction.
-    const safe = (epsilon: number) => (this.gridded ? nextUp(epsilon) : epsilon);
+    const safe = (epsilon: number) => this.outwardEpsilon(epsilon);
     const best = epsilonFromRdpCurve(this.orders, this.rdpCurve(), delta);
     const refined = this.refine(best.index, (order, rdp) => rdpToEpsilon(order, rdp, delta).epsilon);
     if (refined !== undefined && refined.value < best.epsilon) {
@@ -240,11 +221,11 @@ export class RdpAccountant {
   }
 
   /** The smallest delta such that the composition is (epsilon, delta)-DP by this accountant. */
-  getDelta(epsilon: number): PrivacyGuarantee {
+  override getDelta(epsilon: number): PrivacyGuarantee {
     requireNonNegative('epsilon', epsilon);
-    // Gridded discrete noise: evaluate one ulp below epsilon and round delta up one ulp (discrete-coupling.ts).
-    const at = this.gridded && epsilon > 0 ? nextDown(epsilon) : epsilon;
-    const safe = (delta: number) => (this.gridded ? Math.min(1, nextUp(delta)) : delta);
+    // Gridded discrete noise: evaluate one ulp below epsilon and round delta up one ulp (../discrete-coupling.ts).
+    const at = this.inwardEpsilon(epsilon);
+    const safe = (delta: number) => this.outwardDelta(delta);
     const best = deltaFromRdpCurve(this.orders, this.rdpCurve(), at);
     const refined = this.refine(best.index, (order, rdp) => rdpToLogDelta(order, rdp, at));
     if (refined !== undefined) {

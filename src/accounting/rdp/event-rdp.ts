@@ -19,7 +19,7 @@
  * The whole event is checked (`checkRdpSupport`) before any curve is computed, so an unsupported
  * sub-event raises `UnsupportedEventError` naming it before an accountant changes state.
  *
- * Compositions are multisets (`../event-multiset.ts`): identical sub-events are accounted once and
+ * Compositions are multisets (`../events/multiset.ts`): identical sub-events are accounted once and
  * their curve multiplied by their count, so compose([e] * k) costs and equals selfCompose(e, k).
  * Many distinct Poisson-subsampled Gaussian steps (a noise or sampling schedule) are bounded by
  * chords on a fine grid (`sampled-gaussian-schedule.ts`): a valid upper bound, measured 1e-7 to
@@ -29,9 +29,12 @@
  */
 import { InvalidParameterError, UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate, couplingReducedNoise } from '../discrete-coupling.js';
-import { addCompositionAtoms, type CompositionAtom } from '../event-multiset.js';
-import { flattenPoissonSampling, poissonSampledEvent, requireEventDepth, type DpEvent } from '../events.js';
-import { relativeGaussianRdpOrInfinity } from '../relative-gaussian.js';
+import { addCompositionAtoms, type CompositionAtom } from '../events/multiset.js';
+import type { DpEvent } from '../events/types.js';
+import { poissonSampledEvent } from '../events/constructors.js';
+import { requireEventDepth } from '../events/depth.js';
+import { flattenPoissonSampling } from '../events/tree.js';
+import { relativeGaussianRdpOrInfinity } from './relative-gaussian.js';
 import { gaussianRdp, laplaceRdp, objectivePerturbationRdp, randomizedResponseRdp } from './base-mechanisms.js';
 import { poissonGaussianRdpCurve } from './poisson-gaussian.js';
 import { poissonSubsampledRdp } from './poisson-general.js';
@@ -39,7 +42,7 @@ import type { RdpCurve } from './series.js';
 import { repeatAndSelectRdp } from './repeat-and-select.js';
 import { DEFAULT_SCHEDULE_GRID, SampledGaussianSchedule, type ScheduleStep } from './sampled-gaussian-schedule.js';
 import { shuffledSgdConjectureCoefficient } from './shuffled-conjecture.js';
-import { shuffledLastIterateEventRdp } from '../amplification-by-iteration.js';
+import { shuffledLastIterateEventRdp } from './amplification-by-iteration.js';
 import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from './without-replacement.js';
 
 export interface RdpOptions {

@@ -10,7 +10,7 @@
  *   eps(alpha) = ceil(e/tau) * C alpha / z^2 * sum_{t=1}^{floor(tau n)} 1 / (n - t + 1)^2.
  */
 import { InvalidParameterError } from '../../errors.js';
-import type { ShuffledSgdConjectureEvent } from '../events.js';
+import type { ShuffledSgdConjectureEvent } from '../events/types.js';
 
 /** sum_{m=a}^{b} 1/m^2, exactly for short ranges and by an upper bound (1/a^2 + 1/a - 1/b) beyond. */
 function inverseSquareSum(a: number, b: number): number {

@@ -3,10 +3,11 @@
  * `dpfit account --help`: privacy accounting of DpEvents from the command line.
  */
 import type { Command } from 'commander';
-import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibrate.js';
+import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibration/calibrate.js';
 import { dpsgdScheduleFromEpochs } from '../../accounting/dpsgd-schedule.js';
-import { eventToJson, type DpEvent } from '../../accounting/events.js';
-import { describeEvent } from '../../accounting/event-description.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { eventToJson } from '../../accounting/events/json.js';
+import { describeEvent } from '../../accounting/events/description.js';
 import type { PrivacyGuarantee } from '../../accounting/guarantee.js';
 import { InvalidParameterError } from '../../errors.js';
 import { pureEpsilon } from '../../accounting/pure-dp.js';

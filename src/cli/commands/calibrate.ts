@@ -2,8 +2,8 @@
  * `dpfit calibrate gaussian` and `dpfit calibrate rgm`: the noise for a target (epsilon, delta).
  */
 import type { Command } from 'commander';
-import { calibrateGaussian, type GaussianCalibrationMethod } from '../../accounting/calibrate-gaussian.js';
-import { calibrateRelativeGaussian } from '../../accounting/relative-gaussian.js';
+import { calibrateGaussian, type GaussianCalibrationMethod } from '../../accounting/gaussian/calibrate-gaussian.js';
+import { calibrateRelativeGaussian } from '../../accounting/rdp/relative-gaussian.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { deltaOption } from '../delta-option.js';
 import { deprecatedTargetEpsilonOption, takeTargetEpsilon, targetEpsilonOption, type TargetEpsilonFlags } from '../target-epsilon.js';

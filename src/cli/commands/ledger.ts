@@ -5,7 +5,8 @@
  * budget stored in the file (no budget flags).
  */
 import type { Command } from 'commander';
-import { eventKey, eventToJson } from '../../accounting/events.js';
+import { eventKey } from '../../accounting/events/tree.js';
+import { eventToJson } from '../../accounting/events/json.js';
 import { spentBudget } from '../../federated/budget.js';
 import { PrivacyLedger, type LedgerEntry } from '../../federated/ledger.js';
 import { formatNumber, printResult, type CliIo } from '../io.js';

@@ -2,7 +2,7 @@
  * `dpfit rgm`: the (epsilon, delta) guarantee of the Relative Gaussian Mechanism for given parameters.
  */
 import type { Command } from 'commander';
-import { relativeGaussianCorollary1, relativeGaussianEpsilon } from '../../accounting/relative-gaussian.js';
+import { relativeGaussianCorollary1, relativeGaussianEpsilon } from '../../accounting/rdp/relative-gaussian.js';
 import { InvalidParameterError } from '../../errors.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { deltaOption } from '../delta-option.js';

@@ -10,9 +10,9 @@
  *   dpsgd     selfCompose(poissonSampled(q, gaussian(z)), T)   add/remove-one  (dp-sgd.ts)
  *   shuffled  selfCompose(gaussian(z/2), P) (sampled 1 of n when floor(tau n) = 1)  replace-one  (shuffled-sgd.ts)
  */
-import { calibrateNoiseMultiplier } from '../../accounting/calibrate.js';
-import type { DpEvent } from '../../accounting/events.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../../accounting/gaussian-composition.js';
+import { calibrateNoiseMultiplier } from '../../accounting/calibration/calibrate.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianPrecision } from '../../accounting/gaussian/gaussian-composition.js';
 import { InvalidParameterError } from '../../errors.js';
 import { requirePositive } from '../../validate.js';
 import type { GlmData } from '../glm/types.js';

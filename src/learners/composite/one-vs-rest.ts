@@ -12,7 +12,7 @@
  * precision, or of the RDP curve), which is much tighter than giving each class epsilon/K and
  * delta/K by basic composition. Every class gets the same z and the same event.
  */
-import { selfComposeEvent } from '../../accounting/events.js';
+import { selfComposeEvent } from '../../accounting/events/constructors.js';
 import { InvalidParameterError } from '../../errors.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../../validate.js';
@@ -21,7 +21,7 @@ import { rejectUnknownBaseOptions } from './gradient-method-options.js';
 import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
 import { parseModel, parsePrivacyReport, predictMargins, type FeatureMatrix, type LinearModel } from '../models/model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from '../models/privacy-report.js';
-import { gaussianCompositionEpsilon } from '../../accounting/gaussian-composition.js';
+import { gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 
 export interface OneVsRestModel {
   readonly format: 'dpfit-one-vs-rest-model/1';

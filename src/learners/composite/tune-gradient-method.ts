@@ -9,7 +9,7 @@
  * includes the cost of tuning. Only the learning rate varies between candidates: it changes
  * neither the steps nor the sampling nor the noise, so every run releases the declared event.
  */
-import { repeatAndSelectEvent } from '../../accounting/events.js';
+import { repeatAndSelectEvent } from '../../accounting/events/constructors.js';
 import { truncatedNegativeBinomialGamma } from '../../accounting/rdp/repeat-and-select.js';
 import { InvalidParameterError } from '../../errors.js';
 import { defaultRng } from '../../random/rng.js';

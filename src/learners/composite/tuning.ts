@@ -30,7 +30,9 @@
  *     `perRunEvent` (e.g. compose(trainEvent, laplace(...))); `train` then returns
  *     `{result, score}` and the score is trusted to be covered by the declared event.
  */
-import { eventToJson, repeatAndSelectEvent, type DpEvent } from '../../accounting/events.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { repeatAndSelectEvent } from '../../accounting/events/constructors.js';
+import { eventToJson } from '../../accounting/events/json.js';
 import { neighboringRelationOf } from '../../accounting/neighboring.js';
 import { truncatedNegativeBinomialGamma } from '../../accounting/rdp/repeat-and-select.js';
 import { InvalidParameterError } from '../../errors.js';
@@ -38,10 +40,10 @@ import { samplePoisson } from '../../random/discrete.js';
 import { defaultRng, uniformInt, type Rng } from '../../random/rng.js';
 import { sampleTruncatedNegativeBinomial } from '../../random/truncated-negative-binomial.js';
 import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../../validate.js';
-import type { TrainResult } from '../training.js';
 import type { GlmData } from '../glm/types.js';
 import { evaluate, type FeatureMatrix, type LinearModel } from '../models/model.js';
 import { privacyReport, type PrivacyReport } from '../models/privacy-report.js';
+import type { TrainResult } from '../training.js';
 
 /** The law of the number of runs K (public; chosen before seeing data). */
 export type RunCountDistribution =

@@ -3,11 +3,12 @@
  * DP-SGD, shuffled SGD, federated nodes): its event, its grid and how to add it. The event is a
  * function of public quantities only, so it is known before any data is read.
  */
-import { gaussianEvent, type GaussianEvent } from '../../accounting/events.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../../mechanisms/grid-noise.js';
 import { fillGaussian } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
 import { clippedSumRoundingBound } from '../glm/per-example.js';
+import { gaussianEvent } from '../../accounting/events/constructors.js';
+import { type GaussianEvent } from '../../accounting/events/types.js';
 
 /** The noise one release of a sum of clipped gradients gets: its event, and how to add it. */
 export interface SumNoise {

@@ -13,23 +13,22 @@
  * z = sqrt(T) * analyticGaussianNoiseMultiplier(epsilon, delta). The report also gives what basic
  * composition (`002` Claim 2.3, epsilon <= 1, delta <= 1/2) and the RDP accountant would need.
  */
-import { calibrateNoiseMultiplier } from '../../accounting/calibrate.js';
-import { gaussianEvent, selfComposeEvent } from '../../accounting/events.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian-composition.js';
+import { calibrateNoiseMultiplier } from '../../accounting/calibration/calibrate.js';
+import { gaussianEvent, selfComposeEvent } from '../../accounting/events/constructors.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 import { InvalidParameterError } from '../../errors.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../../validate.js';
-import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 import { clipThresholds } from '../glm/clip-thresholds.js';
-import { storeFeatures, storeLabels } from '../glm/kernels/feature-memory.js';
 import type { GradientSummer } from '../glm/gradient-summer.js';
+import { storeFeatures, storeLabels } from '../glm/kernels/feature-memory.js';
+import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { sumStoredClippedGradients, type ClippedGradientSumOptions } from '../glm/per-example.js';
 import type { GlmData, GlmLoss, StoredGlmData } from '../glm/types.js';
-import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
 import { nonPrivateReport, privacyReport } from '../models/privacy-report.js';
-import type { NoiseOptions, TrainingDiagnostics, TrainResult } from '../training.js';
-import { noiseTarget, requireOwnMethod } from '../training.js';
+import { noiseTarget, requireOwnMethod, type NoiseOptions, type TrainingDiagnostics, type TrainResult } from '../training.js';
+import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 
 export interface DpGdOptions extends NoiseOptions {
   /** `train()`'s name of this learner: only 'dpgd' (so that train()'s options for it pass here unchanged). */

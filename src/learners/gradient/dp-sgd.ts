@@ -13,19 +13,20 @@
  * mechanism (`calibrateDpsgd`: the safe end of the search); the gridded event's accounted
  * multiplier is at least that one, and the report re-accounts it.
  */
-import { calibrateDpsgd } from '../../accounting/calibrate.js';
-import { poissonSampledEvent, selfComposeEvent, type DpEvent } from '../../accounting/events.js';
+import { calibrateDpsgd } from '../../accounting/calibration/calibrate.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { poissonSampledEvent, selfComposeEvent } from '../../accounting/events/constructors.js';
 import { InvalidParameterError } from '../../errors.js';
 import { poissonSubsampleIndices } from '../../random/discrete.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
-import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 import { sumClippedGradients } from '../glm/per-example.js';
 import type { GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
 import { nonPrivateReport, privacyReport } from '../models/privacy-report.js';
 import { type NoiseOptions, noiseTarget, requireOwnMethod, type TrainingDiagnostics, type TrainResult } from '../training.js';
+import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 
 export type Optimizer = 'sgd' | 'momentum' | 'adam';
 export type Schedule = 'constant' | 'inverseSqrt' | 'cosine';

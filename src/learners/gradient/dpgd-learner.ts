@@ -4,7 +4,7 @@
  * releases, out of core and inside a database (`dp-gd.ts`, `gradient/streamed.ts`,
  * `sql-gradient.ts`).
  */
-import { selfComposeEvent } from '../../accounting/events.js';
+import { selfComposeEvent } from '../../accounting/events/constructors.js';
 import { requireInteger } from '../../validate.js';
 import { DEFAULT_DPGD_STEPS, defaultStep } from '../defaults.js';
 import { dpGdStepNoise, trainDpGd, type DpGdOptions, DP_GD_OPTIONS } from './dp-gd.js';

@@ -3,7 +3,7 @@
  * Talwar & Thakurta 2018, FMTT; `004` Sec. 3.3, Thms. 3.5-3.6) provably applies to what the
  * computer computes, for GLM losses with per-example clipping. It is the iteration of
  * `--method shuffled` when the conditions below hold; its last iterate is then accounted by a
- * `shuffledLastIterate` event (`accounting/amplification-by-iteration.ts`) next to plain
+ * `shuffledLastIterate` event (`accounting/rdp/amplification-by-iteration.ts`) next to plain
  * composition, and the smaller proven epsilon is the headline.
  *
  * THE ITERATION. Public: clip norm C, step size eta, L2 strength lambda, projection radius r, a
@@ -51,7 +51,8 @@
  * touched once per epoch): each step releases the lattice point G(theta) + K of sensitivity
  * Delta with discrete noise s, accounted like the other gridded releases (`mechanisms/grid-noise.ts`).
  */
-import { gaussianEvent, shuffledLastIterateEvent, type GaussianEvent, type ShuffledLastIterateEvent } from '../../accounting/events.js';
+import type { GaussianEvent, ShuffledLastIterateEvent } from '../../accounting/events/types.js';
+import { gaussianEvent, shuffledLastIterateEvent } from '../../accounting/events/constructors.js';
 import { InvalidParameterError } from '../../errors.js';
 import { fillDiscreteGaussian } from '../../random/exact.js';
 import type { Rng } from '../../random/rng.js';

@@ -39,26 +39,32 @@
  * partial shuffle, `004` Sec. 4.3) accounted by the RDP accountant with `allowConjecture`. It is
  * NOT a theorem: it is put in `privacy.comparisons.conjecture` and a warning, never in the headline.
  */
-import { calibrateNoiseMultiplier } from '../../accounting/calibrate.js';
+import { calibrateNoiseMultiplier } from '../../accounting/calibration/calibrate.js';
 import { couplingReducedNoise } from '../../accounting/discrete-coupling.js';
-import { gaussianEvent, NON_PRIVATE_EVENT, sampledWithoutReplacementEvent, selfComposeEvent, shuffledSgdConjectureEvent, type DpEvent } from '../../accounting/events.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian-composition.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import {
+  gaussianEvent,
+  NON_PRIVATE_EVENT,
+  sampledWithoutReplacementEvent,
+  selfComposeEvent,
+  shuffledSgdConjectureEvent,
+} from '../../accounting/events/constructors.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../../errors.js';
 import { randomPermutation } from '../../random/discrete.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
-import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 import { checkedRowNormBound } from '../glm/data.js';
 import { sumClippedGradients } from '../glm/per-example.js';
-import type { GlmLoss } from '../glm/types.js';
 import { clipThresholds } from '../glm/clip-thresholds.js';
 import { latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdSettings } from './lattice-sgd.js';
-import type { GlmData } from '../glm/types.js';
+import type { GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
 import { nonPrivateReport, privacyReport } from '../models/privacy-report.js';
 import { type NoiseOptions, noiseTarget, requireOwnMethod, type TrainingDiagnostics, type TrainResult } from '../training.js';
+import { clippedSumNoise, type SumNoise } from './clipped-sum-noise.js';
 
 export interface ShuffledSgdOptions extends NoiseOptions {
   /** `train()`'s name of this learner: only 'shuffled' (so that train()'s options for it pass here unchanged). */

@@ -10,7 +10,8 @@
  * noise (norms, residuals, iteration counts, clipped fractions, metrics) belongs here; those are
  * the data owner's diagnostics.
  */
-import { eventToJson, type DpEvent } from '../../accounting/events.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { eventToJson } from '../../accounting/events/json.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../../accounting/guarantee.js';
 import { neighboringRelationOf, type NeighboringRelation } from '../../accounting/neighboring.js';
 import { rdpEpsilon, type RdpAccountantOptions } from '../../accounting/rdp/accountant.js';

@@ -49,9 +49,9 @@
  * Randomness, in this order: d draws for b, then d draws for the output noise. Neither b nor
  * theta~ (nor any number computed from them) is returned or reported.
  */
-import { ampOutputNoiseMultiplier } from '../../accounting/amp-event.js';
-import { composeEvent } from '../../accounting/events.js';
-import { DEFAULT_AMP_GRAD_TOLERANCE, DEFAULT_AMP_OUTPUT_NOISE_STD } from '../../accounting/select-amp-parameters.js';
+import { ampOutputNoiseMultiplier } from '../../accounting/events/approximate-minima-perturbation.js';
+import { composeEvent } from '../../accounting/events/constructors.js';
+import { DEFAULT_AMP_GRAD_TOLERANCE, DEFAULT_AMP_OUTPUT_NOISE_STD } from '../../accounting/calibration/approximate-minima-perturbation-parameters.js';
 import { InvalidParameterError } from '../../errors.js';
 import { lbfgs } from '../../math/lbfgs.js';
 import { norm2 } from '../../math/linear-algebra.js';
@@ -59,7 +59,6 @@ import { addGaussianGridNoise, planGaussianGrid } from '../../mechanisms/grid-no
 import { fillGaussian } from '../../random/continuous.js';
 import { defaultRng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../../validate.js';
-import type { TrainResult } from '../training.js';
 import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.js';
 import { glmConstants } from '../glm/constants.js';
 import { checkedRowNormBound, checkTheta, validateGlmData } from '../glm/data.js';
@@ -76,6 +75,7 @@ import {
 } from './objective-perturbation.js';
 import { optimizerProgress } from '../glm/optimizer-progress.js';
 import { requireOwnMethod, type TrainingDiagnostics } from '../training.js';
+import type { TrainResult } from '../training.js';
 
 export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
   /** `train()`'s name of this learner: only 'amp' (so that train()'s options for it pass here unchanged). */

@@ -57,12 +57,13 @@ import {
   objectivePerturbationAccountant,
   type AmpOutputParameters,
   type ObjectivePerturbationAccountant,
-} from '../../accounting/calibrate-objective-perturbation.js';
-import { objectivePerturbationFamilyEvent } from '../../accounting/calibrate-objective-perturbation.js';
-import type { DpEvent } from '../../accounting/events.js';
+} from '../../accounting/calibration/calibrate-objective-perturbation.js';
+import { objectivePerturbationFamilyEvent } from '../../accounting/calibration/calibrate-objective-perturbation.js';
+import type { DpEvent } from '../../accounting/events/types.js';
 import { pldEpsilon } from '../../accounting/pld/accountant.js';
-import { selectObjectivePerturbationParameters } from '../../accounting/select-amp-parameters.js';
-import { objectivePerturbationEvent, type ObjectivePerturbationEvent } from '../../accounting/events.js';
+import { selectObjectivePerturbationParameters } from '../../accounting/calibration/approximate-minima-perturbation-parameters.js';
+import type { ObjectivePerturbationEvent } from '../../accounting/events/types.js';
+import { objectivePerturbationEvent } from '../../accounting/events/constructors.js';
 import { CalibrationError, InvalidParameterError, NumericalError } from '../../errors.js';
 import { norm2 } from '../../math/linear-algebra.js';
 import { griddedGaussianEffectiveMultiplier, powerOfTwoAtMost } from '../../mechanisms/grid-noise.js';
@@ -70,7 +71,6 @@ import { fillGaussian } from '../../random/continuous.js';
 import { fillDiscreteGaussian } from '../../random/exact.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../../validate.js';
-import type { TrainResult } from '../training.js';
 import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.js';
 import { glmConstants, mulUp } from '../glm/constants.js';
 import { huberLoss } from '../glm/losses/huber.js';
@@ -84,6 +84,7 @@ import { privacyReport, type ExtraAccountant, type GuaranteeCondition, type Priv
 import { optimizerProgress } from '../glm/optimizer-progress.js';
 import { OBJECTIVE_PERTURBATION_NOT_PRIVATE, requireObjectivePerturbationOptIn } from './objective-perturbation-opt-in.js';
 import { requireOwnMethod, type TrainingDiagnostics } from '../training.js';
+import type { TrainResult } from '../training.js';
 
 /** Privacy options shared by objective perturbation and AMP. */
 export interface ObjectivePerturbationNoiseOptions {

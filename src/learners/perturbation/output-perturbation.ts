@@ -26,14 +26,13 @@
  * App. F.2, convex and C-Lipschitz, so this works for the squared loss too), else the loss's own
  * Lipschitz bound for rows with ||x|| <= rowNormBound (a PUBLIC bound; rows are checked against it).
  */
-import { gaussianEvent } from '../../accounting/events.js';
-import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian-composition.js';
+import { gaussianEvent } from '../../accounting/events/constructors.js';
+import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 import { InvalidParameterError } from '../../errors.js';
 import { addGaussianGridNoise, planGaussianGrid } from '../../mechanisms/grid-noise.js';
 import { fillGaussian } from '../../random/continuous.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../../validate.js';
-import type { TrainResult } from '../training.js';
 import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.js';
 import { glmConstants, mulUp } from '../glm/constants.js';
 import { checkedRowNormBound } from '../glm/data.js';
@@ -45,6 +44,7 @@ import { linearModel } from '../models/model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from '../models/privacy-report.js';
 import { optimizerProgress } from '../glm/optimizer-progress.js';
 import { noiseTarget, requireOwnMethod, type NoiseOptions, type NoiseTarget, type TrainingDiagnostics } from '../training.js';
+import type { TrainResult } from '../training.js';
 
 /** Options shared by both output-perturbation learners. */
 export interface OutputPerturbationCommonOptions extends NoiseOptions {

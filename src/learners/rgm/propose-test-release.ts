@@ -45,7 +45,7 @@
  * costs one grid step of sensitivity, paid in the scale), so the released value is exactly what
  * the pure-DP analysis speaks of (Mironov 2012's attack on textbook Laplace noise does not apply).
  */
-import { type LaplaceEvent } from '../../accounting/events.js';
+import type { LaplaceEvent } from '../../accounting/events/types.js';
 import { InvalidParameterError } from '../../errors.js';
 import { addLaplaceGridNoise, planLaplaceGrid, type LaplaceGridPlan } from '../../mechanisms/grid-noise.js';
 import { choleskyFactor, choleskySolve } from '../../math/linear-algebra.js';

@@ -47,8 +47,9 @@
  * learning rate is that bound with the PUBLIC L = lambda_max(C) R_c^2 + mu (A~ <= R_c^2 C + mu I);
  * the true L = lambda_max(A~) depends on the data and is not checked (the check would leak).
  */
-import { composeEvent, selfComposeEvent, type DpEvent } from '../../accounting/events.js';
-import { calibrateNoiseMultiplier, rdpAtOrder } from '../../accounting/calibrate.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { composeEvent, selfComposeEvent } from '../../accounting/events/constructors.js';
+import { calibrateNoiseMultiplier, rdpAtOrder } from '../../accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { InvalidParameterError } from '../../errors.js';
 import { choleskyFactor, choleskySolve } from '../../math/linear-algebra.js';

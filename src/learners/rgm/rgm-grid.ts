@@ -8,7 +8,7 @@
  * A~ >= rho C (what PTR tests), the projection is post-processing of released values, and it
  * bounds ||theta|| in the error E below.
  */
-import type { RelativeGaussianEvent } from '../../accounting/events.js';
+import type { RelativeGaussianEvent } from '../../accounting/events/types.js';
 import {
   addRelativeGaussianGridNoise,
   griddedRelativeGaussianEvent,

@@ -31,7 +31,8 @@
  * perturbation releases a minimiser; one-vs-rest and tuning release gradient runs; a federated
  * model the coordinator's `000` eq. (79) iterate.
  */
-import { childEvents, type DpEvent } from '../../accounting/events.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { childEvents } from '../../accounting/events/tree.js';
 
 /** The stated grids of a privacy report. */
 export interface StatedGrid {

@@ -83,14 +83,15 @@
  * const result = verifyModel(JSON.parse(readFileSync('model.json', 'utf8')), { source: 'model.json' });
  * result.holds; // true when the claimed (epsilon, delta, guarantee) follow from the event
  */
-import { childEvents, parseEvent, someEvent, type DpEvent } from '../../accounting/events.js';
-import { gaussianCompositionEpsilon } from '../../accounting/gaussian-composition.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { childEvents, someEvent } from '../../accounting/events/tree.js';
+import { parseEvent } from '../../accounting/events/json.js';
+import { gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 import type { GuaranteeKind, PrivacyGuarantee } from '../../accounting/guarantee.js';
 import { containsConjecture, neighboringRelationOf, type NeighboringRelation } from '../../accounting/neighboring.js';
 import { pldEpsilon } from '../../accounting/pld/accountant.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
-import { parseSchema } from '../../data/schema/parse.js';
 import { defaultRng } from '../../random/rng.js';
 import { parseModel, type LinearModel } from '../models/model.js';
 import { localPerNodeSummary, type NodeClaim } from '../models/local-per-node.js';
@@ -100,6 +101,7 @@ import { parseOneVsRestModel, type OneVsRestModel } from '../composite/one-vs-re
 import { ADD_OR_REMOVE_EVENT_KINDS, N_UNUSED_EVENT_KINDS } from '../registry.js';
 import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from '../models/privacy-report.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
+import { parseSchema } from '../../data/schema/parse.js';
 
 /** An (epsilon, delta) guarantee as claimed by a file or as verified. */
 export interface GuaranteeSummary {

@@ -1,5 +1,7 @@
 /**
  * The DpEvent of Approximate Minima Perturbation with gradient clipping (`003` Alg. 1, Thm. 4.1).
+ * AMP in dpfit's names (`ampEvent`, `selectAmpParameters`) is always Approximate Minima
+ * Perturbation, never amplification (`../rdp/amplification-by-iteration.ts`, subsampling).
  *
  * `003` Remark 4.2: Alg. 1 is the adaptive composition of objective perturbation (which releases
  * the exact minimiser theta^P of the perturbed objective, Thm. 3.1/3.2) and a Gaussian mechanism
@@ -16,9 +18,10 @@
  * add/remove-one (objective perturbation's relation, `003` Sec. 2.1), and the Gaussian part is
  * relation-free (its sensitivity bound holds for any two data sets).
  */
-import { InvalidParameterError } from '../errors.js';
-import { optionNames, rejectUnknownOptions, requirePositive } from '../validate.js';
-import { composeEvent, gaussianEvent, objectivePerturbationEvent, type ComposeEvent } from './events.js';
+import { InvalidParameterError } from '../../errors.js';
+import { optionNames, rejectUnknownOptions, requirePositive } from '../../validate.js';
+import type { ComposeEvent } from './types.js';
+import { composeEvent, gaussianEvent, objectivePerturbationEvent } from './constructors.js';
 
 export interface AmpEventParameters {
   /** sigma: std of each coordinate of the objective's linear noise b. */
@@ -53,9 +56,9 @@ export function ampOutputNoiseMultiplier(params: Pick<AmpEventParameters, 'regul
 const AMP_EVENT_PARAMETERS = optionNames<AmpEventParameters>({ noiseStd: true, lipschitz: true, smoothness: true, regularization: true, gradTolerance: true, outputNoiseStd: true });
 
 /**
- * The event of `003` Alg. 1 (see the module comment): objective perturbation composed with the
- * Gaussian release of theta~ - theta^P at sensitivity 2 tau / lambda. Refuses lambda <= beta
- * (Thm. 4.1's condition, via `objectivePerturbationEvent`).
+ * The event of Approximate Minima Perturbation (AMP), `003` Alg. 1 (see the module comment):
+ * objective perturbation composed with the Gaussian release of theta~ - theta^P at sensitivity
+ * 2 tau / lambda. Refuses lambda <= beta (Thm. 4.1's condition, via `objectivePerturbationEvent`).
  *
  * @example
  * ampEvent({noiseStd: 5, lipschitz: Math.SQRT2, smoothness: 0.5, regularization: 20, gradTolerance: 0.01, outputNoiseStd: 0.15})

@@ -1,5 +1,6 @@
 /**
- * Calibration: the inverse problems of accounting (issue "Privacy accounting I", item 4).
+ * Calibration: the inverse problems of accounting. An accountant says what a release costs; a
+ * calibration says how much noise (or how many steps) a target (epsilon, delta) allows.
  *
  * - `calibrateNoiseMultiplier`: the smallest noise multiplier z for which an event shape
  *   `makeEvent(z)` meets a target (epsilon, delta).
@@ -7,17 +8,19 @@
  * - `maxSteps`: the largest number of steps that fits a budget.
  *
  * Searches bracket the answer and run Brent's method (on log z), then return the SAFE end of the
- * final bracket and re-account it: the returned value never overshoots the target (unlike Opacus'
- * tolerance search, issue #346 — ACCOUNTING-NOTES).
+ * final bracket and re-account it: the returned value never overshoots the target (Opacus'
+ * tolerance search can return a noise multiplier whose epsilon is above it: Opacus issue #346,
+ * ACCOUNTING-NOTES).
  */
-import { CalibrationError, InvalidParameterError } from '../errors.js';
-import { brentRoot } from '../math/root-finding.js';
-import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
-import { gaussianEvent, poissonSampledEvent, selfComposeEvent, type DpEvent } from './events.js';
-import type { PrivacyGuarantee } from './guarantee.js';
-import { neighboringRelationOf } from './neighboring.js';
-import { RDP_ACCOUNTANT_OPTIONS, rdpEpsilon, type RdpAccountantOptions } from './rdp/accountant.js';
-import { rdpOfEvent } from './rdp/event-rdp.js';
+import { CalibrationError, InvalidParameterError } from '../../errors.js';
+import { brentRoot } from '../../math/root-finding.js';
+import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../../validate.js';
+import type { DpEvent } from '../events/types.js';
+import { gaussianEvent, poissonSampledEvent, selfComposeEvent } from '../events/constructors.js';
+import type { PrivacyGuarantee } from '../guarantee.js';
+import { neighboringRelationOf } from '../neighboring.js';
+import { RDP_ACCOUNTANT_OPTIONS, rdpEpsilon, type RdpAccountantOptions } from '../rdp/accountant.js';
+import { rdpOfEvent } from '../rdp/event-rdp.js';
 
 /** Accounts an event at delta (the RDP accountant by default; the PLD accountant plugs in here). */
 export type EpsilonFunction = (event: DpEvent, delta: number) => PrivacyGuarantee;

@@ -4,7 +4,7 @@
  * l(x) = log(p(x) / q(x)) is nondecreasing in x (a monotone likelihood ratio), so a loss interval
  * is an x interval. Used directly (Laplace) and inside Poisson subsampling (`poisson-model.ts`).
  */
-import { accountedNoiseMultiplier } from '../extreme-noise.js';
+import { accountedNoiseMultiplier } from '../../extreme-noise.js';
 import { laplaceDistribution, normalDistribution, type TailDistribution } from './interval-mass.js';
 
 export interface AdditivePair {
@@ -33,7 +33,7 @@ export interface AdditivePair {
  * (`003` App. B.1).
  */
 export function gaussianPair(noiseMultiplier: number): AdditivePair {
-  noiseMultiplier = accountedNoiseMultiplier(noiseMultiplier); // pessimistic: ../extreme-noise.ts
+  noiseMultiplier = accountedNoiseMultiplier(noiseMultiplier); // pessimistic: ../../extreme-noise.ts
   const z2 = noiseMultiplier * noiseMultiplier;
   const inverse = (t: number) => z2 * t + 0.5;
   return {

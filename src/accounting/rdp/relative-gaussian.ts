@@ -12,14 +12,14 @@
  *   (epsilon, delta), with the order and baseline sigma to use, or an error when the target is
  *   below what any gamma can reach (`000` Sec. 4.1, "Arbitrary privacy guarantees cannot be achieved").
  */
-import { CalibrationError, InvalidParameterError } from '../errors.js';
-import { brentMinimize } from '../math/minimize.js';
-import { brentRoot } from '../math/root-finding.js';
-import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
-import { couplingReducedNoise } from './discrete-coupling.js';
-import type { RelativeGaussianEvent } from './events.js';
-import type { RdpConversion } from './rdp/conversion.js';
-import { rdpToEpsilon } from './rdp/conversion.js';
+import { CalibrationError, InvalidParameterError } from '../../errors.js';
+import { brentMinimize } from '../../math/minimize.js';
+import { brentRoot } from '../../math/root-finding.js';
+import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
+import { couplingReducedNoise } from '../discrete-coupling.js';
+import type { RelativeGaussianEvent } from '../events/types.js';
+import type { RdpConversion } from './conversion.js';
+import { rdpToEpsilon } from './conversion.js';
 
 export interface RelativeGaussianParams {
   /** Relative sensitivity eta > 0 (`000` Def. 2). */
@@ -35,7 +35,7 @@ export interface RelativeGaussianParams {
   /**
    * The baseline in grid steps when the noise is exact discrete Gaussian on a grid (as in a
    * gridded RelativeGaussianEvent): Thm. 1's condition is then checked with the smoothing
-   * coupling's continuous baseline sigma sqrt(1 - 64/s_b^2) (`discrete-coupling.ts`), so that
+   * coupling's continuous baseline sigma sqrt(1 - 64/s_b^2) (`../discrete-coupling.ts`), so that
    * passing such an event here is never optimistic.
    */
   readonly gridBaselineStd?: number;

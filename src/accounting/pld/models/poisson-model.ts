@@ -8,7 +8,7 @@
  * The two directions have different privacy loss distributions (neither dominates the other for
  * every epsilon). The accountant composes each direction separately and reports the worse
  * (valid because for a fixed pair of neighbouring datasets every step of an adaptive composition
- * is in the same direction); see `compose.ts`.
+ * is in the same direction); see `../compose.ts`.
  *
  * Both losses are monotone in x, so loss cells are x intervals: l_r(x) <= s iff
  * l(x) <= T^{-1}(s) with T(t) = log(1 - q + q e^t) = log1p(q expm1(t)).

@@ -9,7 +9,7 @@
  * and composition adds independent losses (`003` Thm. D.2). A model gives its atoms (loss values
  * with positive probability) and, for a grid of loss values, the P-mass and the Q-mass of the
  * continuous rest of the loss in each cell: the Q-mass is E_P[e^{-L}; cell], which is all the
- * connect-the-dots discretisation needs (see `discretize.ts`).
+ * connect-the-dots discretisation needs (see `../discretize.ts`).
  */
 
 export interface CellMasses {

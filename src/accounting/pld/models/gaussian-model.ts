@@ -7,14 +7,14 @@
  *
  * (`003` Sec. 3.1: "the PLRV determined by N(1, sigma^2) and N(0, sigma^2) is distributed as
  * N(1/(2 sigma^2), 1/sigma^2)"). Its hockey-stick divergence is `003` eq. B.1
- * (`gaussianDelta` in ../gaussian-profile.ts), which the tests use as the exact reference.
+ * (`gaussianDelta` in ../../gaussian/gaussian-profile.ts), which the tests use as the exact reference.
  */
-import { NumericalError } from '../../errors.js';
-import { accountedNoiseMultiplier } from '../extreme-noise.js';
+import { NumericalError } from '../../../errors.js';
+import { accountedNoiseMultiplier } from '../../extreme-noise.js';
 import { intervalMasses, normalDistribution } from './interval-mass.js';
 import type { PrivacyLossModel } from './loss-model.js';
 
-/** The model of noise multiplier z (accounted as min(z, 1e100): `../extreme-noise.ts`). */
+/** The model of noise multiplier z (accounted as min(z, 1e100): `../../extreme-noise.ts`). */
 export function gaussianLossModel(noiseMultiplier: number): PrivacyLossModel {
   const z = accountedNoiseMultiplier(noiseMultiplier);
   const mu = 1 / (2 * z * z);

@@ -19,14 +19,15 @@
  * `InvalidParameterError` naming `regularization` and the smallest lambda that could work,
  * beta / (1 - e^{-epsilon}).
  */
-import { InvalidParameterError, NumericalError } from '../errors.js';
-import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../validate.js';
-import { ampEvent } from './amp-event.js';
+import { InvalidParameterError, NumericalError } from '../../errors.js';
+import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
+import { ampEvent } from '../events/approximate-minima-perturbation.js';
 import { calibrateNoiseMultiplier, type EpsilonFunction } from './calibrate.js';
-import { objectivePerturbationEvent, type DpEvent } from './events.js';
-import type { PrivacyGuarantee } from './guarantee.js';
-import { pldEpsilon } from './pld/accountant.js';
-import { rdpEpsilon } from './rdp/accountant.js';
+import type { DpEvent } from '../events/types.js';
+import { objectivePerturbationEvent } from '../events/constructors.js';
+import type { PrivacyGuarantee } from '../guarantee.js';
+import { pldEpsilon } from '../pld/accountant.js';
+import { rdpEpsilon } from '../rdp/accountant.js';
 
 /** Which accountant calibrates objective perturbation: RDP (`003` Thm. 3.2, Sec. 5) or PLD (Thm. 3.1, App. D). */
 export type ObjectivePerturbationAccountant = 'rdp' | 'pld';

@@ -19,10 +19,10 @@
  * which is what `objectivePerturbationDelta` implements (and what E[(1 - e^{epsilon - omega})_+]
  * equals, as the tests check against numerical integration).
  */
-import { NumericalError } from '../../errors.js';
-import { gaussianDelta } from '../gaussian-profile.js';
-import type { ObjectivePerturbationEvent } from '../events.js';
-import { normalCdf } from '../../math/normal.js';
+import { NumericalError } from '../../../errors.js';
+import { gaussianDelta } from '../../gaussian/gaussian-profile.js';
+import type { ObjectivePerturbationEvent } from '../../events/types.js';
+import { normalCdf } from '../../../math/normal.js';
 import { intervalMasses, type TailDistribution } from './interval-mass.js';
 import type { PrivacyLossModel } from './loss-model.js';
 

@@ -9,9 +9,9 @@
  * moved by a bound on its own rounding error towards the side that makes delta larger: the value
  * returned is an upper bound of the exact delta up to the accuracy of log Phi (1e-14 relative).
  */
-import { log1mExp } from '../math/log-space.js';
-import { normalLogCdf } from '../math/normal.js';
-import { requireNonNegative, requirePositive } from '../validate.js';
+import { log1mExp } from '../../math/log-space.js';
+import { normalLogCdf } from '../../math/normal.js';
+import { requireNonNegative, requirePositive } from '../../validate.js';
 
 /** Pessimistic bound on the rounding error of a sum of three doubles (a few ulps of its terms). */
 function sumRoundingBound(...terms: number[]): number {

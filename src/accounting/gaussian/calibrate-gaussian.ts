@@ -9,9 +9,9 @@
  * - `classical` (`004`, Prop. 2.2; Dwork & Roth 2014, Thm. A.1): z = sqrt(2 log(1.25/delta)) / epsilon,
  *   proved only for epsilon < 1 — larger epsilons are refused.
  */
-import { InvalidParameterError } from '../errors.js';
-import { brentRoot, expandBracket } from '../math/root-finding.js';
-import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';
+import { InvalidParameterError } from '../../errors.js';
+import { brentRoot, expandBracket } from '../../math/root-finding.js';
+import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../../validate.js';
 import { gaussianDelta, gaussianLogDelta } from './gaussian-profile.js';
 
 export type GaussianCalibrationMethod = 'analytic' | 'classical';

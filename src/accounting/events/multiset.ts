@@ -4,8 +4,10 @@
  * cost what `selfCompose(e, k)` costs: one RDP curve (one PLD) times k. Releases are identified by
  * `eventKey` (every field the accountants read, in a fixed order). The walk is iterative.
  */
-import { eventKey, requireEventDepth, type DpEvent } from './events.js';
-import { nextUp } from './float-steps.js';
+import type { DpEvent } from './types.js';
+import { requireEventDepth } from './depth.js';
+import { eventKey } from './tree.js';
+import { nextUp } from '../float-steps.js';
 
 /** One distinct release of a composition and how many times it occurs. */
 export interface CompositionAtom {

@@ -51,7 +51,7 @@
  *    non-private M).
  *
  * 3. From D to a discrete PLD: connect the dots (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi
- *    2022), done by `discretize.ts` on the engine's own grid eps_i = i h. D is convex in x = e^eps
+ *    2022), done by `../discretize.ts` on the engine's own grid eps_i = i h. D is convex in x = e^eps
  *    with D(0) = 1, so the piecewise-linear interpolation of D through (0, 1), (x_i, D(x_i)),
  *    constant D(x_k) beyond x_k, lies above D (chords of a convex function; D is nonincreasing).
  *    It is the profile of the discrete PLD with P-mass w_i = x_i (s_{i+1} - s_i) at loss eps_i
@@ -61,13 +61,13 @@
  *    because the slopes of a convex function's chords increase (and s_k <= 0 = s_{k+1}); the total
  *    P-mass is its value at x = 0, 1; its Q-mass sum_i w_i e^{-eps_i} = -s_0 = (1 - D(x_0)) / x_0
  *    <= 1 since H_x >= 1 - x (take E = everything), the rest of Q sits where P~ = 0 (loss -inf).
- *    `discretize.ts` builds exactly this PLD from the exact P- and Q-masses of the cells of the
+ *    `../discretize.ts` builds exactly this PLD from the exact P- and Q-masses of the cells of the
  *    model below (a spread in e^{-L} that keeps both masses of each cell; the mass below the
  *    lowest point is moved up to it, which leaves H unchanged at x >= x_0 and is the chord from
  *    (0, 1) below; the mass above the top point is split between it and +infinity), which is why
  *    the model supplies those masses rather than values of D: the grid is the engine's own, and
  *    the accountant's tail budget decides the range. The result dominates D at every eps in R, so
- *    the engine's composition (`compose.ts`, pessimistic) stays an upper bound.
+ *    the engine's composition (`../compose.ts`, pessimistic) stays an upper bound.
  *
  * Lower bounds. The composition of (P~, Q~) need not be attained by any pair of datasets, so
  * `epsilonLower` must not come from it: the pair A (and its reverse) IS attained, by neighbours
@@ -76,9 +76,9 @@
  * composition of A, in each order, is a lower bound (`withoutReplacementLowerModels`, used by the
  * accountant's lower-bound pass).
  */
-import type { DpEvent } from '../events.js';
-import { nextDown, nextUp } from '../float-steps.js';
-import { pureEpsilon } from '../pure-dp.js';
+import type { DpEvent } from '../../events/types.js';
+import { nextDown, nextUp } from '../../float-steps.js';
+import { pureEpsilon } from '../../pure-dp.js';
 import { gaussianPair, laplacePair } from './additive-pair.js';
 import { normalizeAtoms, lossTails, type LossAtom, type PrivacyLossModel } from './loss-model.js';
 import { poissonSubsampledModel } from './poisson-model.js';
@@ -170,7 +170,7 @@ export function isSymmetricInner(event: DpEvent): event is DpEvent & { kind: Wit
 
 /**
  * The mixture pair's two directions for `inner` at sampling ratio p: a continuous Gaussian (a
- * gridded one enters as its continuous surrogate, `../discrete-coupling.ts`) or Laplace through
+ * gridded one enters as its continuous surrogate, `../../discrete-coupling.ts`) or Laplace through
  * `poisson-model.ts`; the discrete Laplace (pure epsilon 1/b) and a non-private release through
  * the randomized-response pair of `pure-dp-pair.ts`.
  */

@@ -25,9 +25,9 @@
  * only sigma^2 I plus small terms, against the accumulated noise without feedback), and most of the
  * privacy with it (the tests reproduce it).
  */
-import { InvalidParameterError } from '../errors.js';
-import { symmetricEigen } from '../math/symmetric-eigen.js';
-import { gaussianEvent } from './events.js';
+import { InvalidParameterError } from '../../errors.js';
+import { symmetricEigen } from '../../math/symmetric-eigen.js';
+import { gaussianEvent } from '../events/constructors.js';
 import { gaussianCompositionEpsilon } from './gaussian-composition.js';
 
 export interface AffineStep {

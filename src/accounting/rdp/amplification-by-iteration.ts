@@ -35,11 +35,11 @@
  * floating-point error add a bounded shift per step) and emits a `shuffledLastIterate` event,
  * accounted by `shuffledLastIterateEventRdp` below.
  */
-import { InvalidParameterError } from '../errors.js';
-import type { ShuffledLastIterateEvent } from './events.js';
-import { logSumExp } from '../math/log-space.js';
-import { epsilonFromRdpCurve } from './rdp/conversion.js';
-import { DEFAULT_ORDERS } from './rdp/orders.js';
+import { InvalidParameterError } from '../../errors.js';
+import type { ShuffledLastIterateEvent } from '../events/types.js';
+import { logSumExp } from '../../math/log-space.js';
+import { epsilonFromRdpCurve } from './conversion.js';
+import { DEFAULT_ORDERS } from './orders.js';
 
 export interface LastIterateOptions {
   /** Records per epoch (steps per epoch, batch size one). */

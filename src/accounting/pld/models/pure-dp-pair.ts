@@ -26,7 +26,7 @@ export function pureDpLossModels(epsilon: number, samplingProbability = 1): { re
   const q = samplingProbability;
   const description = `PureDp(epsilon = ${epsilon}${q < 1 ? `, Poisson q = ${q}` : ''})`;
   if (!Number.isFinite(epsilon)) {
-    // No privacy: P and Q disjoint; subsampled, as in the non-private case of event-components.ts.
+    // No privacy: P and Q disjoint; subsampled, as in the non-private case of ../event-components.ts.
     if (q >= 1) return { remove: atomicLossModel(description, [], 1) };
     return {
       remove: atomicLossModel(`${description}, remove direction`, [{ loss: Math.log1p(-q), mass: 1 - q }], q),

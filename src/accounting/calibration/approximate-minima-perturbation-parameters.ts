@@ -1,6 +1,7 @@
 /**
  * Data-independent choice of the regulariser lambda and the noise sigma of objective perturbation
- * and of Approximate Minima Perturbation, as in `003` Sec. 5 ("parameter selection"):
+ * and of Approximate Minima Perturbation (AMP, `../events/approximate-minima-perturbation.ts`), as
+ * in `003` Sec. 5 ("parameter selection"):
  *
  *   "find the smallest possible lambda such that sigma isn't too large": sigma <= f sigma_G, where
  *   sigma_G is the noise of the Gaussian mechanism that is (epsilon, delta)-DP and f = 1.3.
@@ -21,9 +22,9 @@
  * PLD accountant the monotonicity holds only up to its discretisation accuracy (1e-4 relative in
  * epsilon), so "smallest" is then approximate; the returned pair always meets the target.
  */
-import { CalibrationError, InvalidParameterError } from '../errors.js';
-import { brentRoot } from '../math/root-finding.js';
-import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../validate.js';
+import { CalibrationError, InvalidParameterError } from '../../errors.js';
+import { brentRoot } from '../../math/root-finding.js';
+import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../../validate.js';
 import { calibrateNoiseMultiplier } from './calibrate.js';
 import {
   calibrateObjectivePerturbation,
@@ -34,9 +35,9 @@ import {
   type AmpOutputParameters,
   type ObjectivePerturbationAccountant,
 } from './calibrate-objective-perturbation.js';
-import type { DpEvent } from './events.js';
-import { gaussianEvent } from './events.js';
-import { exactGaussianCompositionNoiseMultiplier } from './gaussian-composition.js';
+import type { DpEvent } from '../events/types.js';
+import { gaussianEvent } from '../events/constructors.js';
+import { exactGaussianCompositionNoiseMultiplier } from '../gaussian/gaussian-composition.js';
 
 /** `003` Sec. 5's factor f. */
 export const DEFAULT_NOISE_FACTOR = 1.3;
@@ -169,8 +170,8 @@ export function selectObjectivePerturbationParameters(options: ParameterSelectio
 const SELECT_AMP_PARAMETERS_OPTIONS = optionNames<NonNullable<Parameters<typeof selectAmpParameters>[0]>>({ targetEpsilon: true, delta: true, lipschitz: true, smoothness: true, noiseFactor: true, accountant: true, tolerance: true, gradTolerance: true, outputNoiseStd: true });
 
 /**
- * `003` Sec. 5's parameters for AMP (Alg. 1): tau and sigma_out fixed and data-independent
- * (defaults 0.01 and 0.15, the paper's), then lambda and sigma by
+ * `003` Sec. 5's parameters for AMP, Approximate Minima Perturbation (Alg. 1): tau and sigma_out
+ * fixed and data-independent (defaults 0.01 and 0.15, the paper's), then lambda and sigma by
  * `selectObjectivePerturbationParameters` with the AMP event. `lipschitz` is the clipping norm C
  * (or the loss's smaller L).
  */

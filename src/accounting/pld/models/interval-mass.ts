@@ -6,7 +6,7 @@
  * tails when it straddles the median). Differences of CDF values near 1 would lose everything
  * below 1e-16; these lose only what the tails' own accuracy loses.
  */
-import { normalCdf } from '../../math/normal.js';
+import { normalCdf } from '../../../math/normal.js';
 
 /** A continuous distribution on the real line through its two tails. */
 export interface TailDistribution {

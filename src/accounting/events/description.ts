@@ -2,7 +2,7 @@
  * A short human-readable description of a DpEvent, for titles and progress lines (the JSON form,
  * `eventToJson`, stays the exact one): e.g. "1273 x Poisson-sampled (q = 0.007862) Gaussian (z = 0.95)".
  */
-import type { DpEvent } from './events.js';
+import type { DpEvent } from './types.js';
 
 /** 4 significant digits, no trailing zeros. */
 function num(x: number): string {

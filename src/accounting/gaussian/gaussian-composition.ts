@@ -8,19 +8,21 @@
  *
  * Applies only to compositions of continuous Gaussian events, gridded discrete Gaussian events
  * (`gridNoiseStd` recorded: counted with the smoothing coupling's z_eff = z sqrt(1 - 64/s^2),
- * `discrete-coupling.ts`) and noOps; returns undefined for anything else (a discrete Gaussian
+ * `../discrete-coupling.ts`) and noOps; returns undefined for anything else (a discrete Gaussian
  * without a grid std has a privacy profile this module does not know).
  */
-import { NumericalError } from '../errors.js';
-import { brentRoot } from '../math/root-finding.js';
-import { requireOpenUnit } from '../validate.js';
+import { NumericalError } from '../../errors.js';
+import { brentRoot } from '../../math/root-finding.js';
+import { requireOpenUnit } from '../../validate.js';
 import { analyticGaussianNoiseMultiplier } from './calibrate-gaussian.js';
-import { containsGriddedDiscreteNoise, couplingReducedNoise } from './discrete-coupling.js';
-import { gaussianEvent, requireEventDepth, selfComposeEvent, type DpEvent } from './events.js';
-import { nextDown, nextUp } from './float-steps.js';
+import { containsGriddedDiscreteNoise, couplingReducedNoise } from '../discrete-coupling.js';
+import type { DpEvent } from '../events/types.js';
+import { gaussianEvent, selfComposeEvent } from '../events/constructors.js';
+import { requireEventDepth } from '../events/depth.js';
+import { nextDown, nextUp } from '../float-steps.js';
 import { gaussianDelta, gaussianLogDelta } from './gaussian-profile.js';
-import type { PrivacyGuarantee } from './guarantee.js';
-import { neighboringRelationOf } from './neighboring.js';
+import type { PrivacyGuarantee } from '../guarantee.js';
+import { neighboringRelationOf } from '../neighboring.js';
 
 /**
  * sum of 1/z^2 over the Gaussian releases, or undefined if the event is not a Gaussian composition.
@@ -70,7 +72,7 @@ function precisionOf(event: DpEvent): number | undefined {
 /**
  * The exact epsilon of a Gaussian composition at delta (undefined for other events). With gridded
  * discrete noise it is the continuous surrogate's epsilon at nextDown(delta), rounded up one ulp,
- * which bounds the discrete release's (`discrete-coupling.ts`, "Why one ulp dominates").
+ * which bounds the discrete release's (`../discrete-coupling.ts`, "Why one ulp dominates").
  */
 export function gaussianCompositionEpsilon(event: DpEvent, delta: number): PrivacyGuarantee | undefined {
   requireOpenUnit('delta', delta);
