@@ -162,7 +162,7 @@ export interface ShuffledSgdConjectureEvent {
  * per-step growth of the shift that rounding adds (0 in exact arithmetic). The epoch's RDP is the
  * mixture over positions (`accounting/rdp/amplification-by-iteration.ts`). Several epochs:
  * selfCompose. Its conditions (a convex, smooth loss and a non-expansive step) are checked by
- * the learner that emits it (`learners/lattice-sgd.ts`).
+ * the learner that emits it (`learners/gradient/lattice-sgd.ts`).
  */
 export interface ShuffledLastIterateEvent {
   readonly kind: 'shuffledLastIterate';
