@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkFlagLimits, checkWorkLimits, MAX_STEPS } from '../src/cli/limits.js';
 import { formatDuration, progressBar } from '../src/cli/progress.js';
-import type { TrainFlags } from '../src/cli/commands/train-methods.js';
 import { InvalidParameterError } from '../src/errors.js';
 import { PEOPLE_SCHEMA, peopleFixture, runCli } from './helpers/people.js';
 import { assertFailure, assertUnchanged, snapshot } from './helpers/files.js';
+import type { TrainFlags } from '../src/cli/train-flags.js';
 
 const run = runCli;
 

@@ -23,13 +23,13 @@ import { describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema/parse.js';
-import { METHODS } from '../src/cli/commands/train-methods.js';
 import { defaultMethodOptions } from '../src/learners/registry.js';
 import { PrivateLogisticRegression } from '../src/learners/estimators.js';
 import { train, type TrainOptions } from '../src/learners/train.js';
 import { seededRng } from '../src/random/rng.js';
 import { assertIndistinguishable, observedText } from './helpers/neighbour-diff.js';
 import { runCli } from './helpers/people.js';
+import { METHODS } from '../src/cli/train-flags.js';
 
 /** Seeded rows of a binary task (age, hours) and of a regression (a, b -> score). */
 function classificationRows(n: number, seed: number): string[][] {

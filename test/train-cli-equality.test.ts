@@ -19,7 +19,6 @@ import { Command } from 'commander';
 import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema, schemaToJson } from '../src/data/schema/parse.js';
 import { registerTrain } from '../src/cli/commands/train.js';
-import { learnerFlags, METHODS } from '../src/cli/commands/train-methods.js';
 import { toDpfitJson } from '../src/json-numbers.js';
 import { cliName } from '../src/learners/learner.js';
 import { LEARNERS, TRAIN_METHODS } from '../src/learners/registry.js';
@@ -27,6 +26,7 @@ import { train, type TrainOptions } from '../src/learners/train.js';
 import { sampleGaussian } from '../src/random/continuous.js';
 import { seededRng } from '../src/random/rng.js';
 import { runCli } from './helpers/people.js';
+import { learnerFlags, METHODS } from '../src/cli/train-flags.js';
 
 const SEED = 17;
 const EPSILON = 2;

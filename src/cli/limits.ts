@@ -30,7 +30,7 @@ import { InvalidParameterError } from '../errors.js';
 import { datasetSizeReport } from '../learners/dataset-size.js';
 import { cliName, type RunWork } from '../learners/learner.js';
 import { learnerOfCliName } from '../learners/registry.js';
-import { optionsFromFlags, type TrainFlags } from './commands/train-methods.js';
+import { optionsFromFlags, type TrainFlags } from './train-flags.js';
 
 export const MAX_STEPS = 1e9;
 export const MAX_EPOCHS = 1e6;

@@ -33,8 +33,9 @@ import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
 import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
-import { checkMethodFlags, learnerOfFlags, runTrainingMethod, type MethodResult, type TrainFlags } from './train-methods.js';
+import { type MethodResult, runTrainingMethod } from './train-methods.js';
 import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
+import { checkMethodFlags, learnerOfFlags, type TrainFlags } from '../train-flags.js';
 
 /** Printed on stderr by every run with --seed (the report says so too). */
 const SEED_WARNING =
