@@ -3,7 +3,7 @@
  * post-processing of one of multiplier Z (add independent noise of variance z^2 - Z^2), so an
  * accountant may account z as min(z, Z) and its bound stays an upper bound; at Z = 1e100 the
  * difference in epsilon is below 1e-99. Without the cap, 1 / z^2 underflows to 0 and
- * order / (2 z^2) at order Infinity is NaN (as the event fuzz, test/fuzz-events.test.ts, found).
+ * order / (2 z^2) at order Infinity is NaN (as the event fuzz, test/accounting/events/fuzz.test.ts, found).
  */
 export const MAX_ACCOUNTED_NOISE_MULTIPLIER = 1e100;
 

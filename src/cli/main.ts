@@ -37,7 +37,7 @@ const GROUPS: Readonly<Record<string, () => Promise<readonly Register[]>>> = {
   calculator: async () => [(await import('./commands/calculator.js')).registerCalculator],
 };
 
-/** The group of each top-level command (`test/cli.test.ts` checks it against the full program). */
+/** The group of each top-level command (`test/cli/cli.test.ts` checks it against the full program). */
 export const COMMAND_GROUP: Readonly<Record<string, string>> = {
   demo: 'demo',
   calibrate: 'accounting',

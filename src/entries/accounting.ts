@@ -3,7 +3,7 @@
  * and PLD accountants, RDP-to-(epsilon, delta) conversions, exact Gaussian composition, pure DP,
  * the Relative Gaussian Mechanism's bounds, and the calibrations (noise for a target epsilon).
  * Browser-safe: nothing here imports a Node module (docs/architecture.md, "Package entries";
- * test/package-entries.test.ts walks the import graph). Explicit exports only.
+ * test/package/entries.test.ts walks the import graph). Explicit exports only.
  */
 
 export {

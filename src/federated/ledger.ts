@@ -37,7 +37,7 @@
  * A crash before COMMIT returns grants nothing and leaves nothing; a crash after it leaves the
  * entry on disk although the caller may not have learnt of the grant — the spent budget can only
  * be over-counted, never under-counted. Any error while recording (a full disk, an I/O error) is
- * thrown, never a grant. The kill -9 test (`test/federated-ledger.test.ts`) kills a writer at
+ * thrown, never a grant. The kill -9 test (`test/federated/ledger.test.ts`) kills a writer at
  * random instants and checks that every grant it announced is on disk and that the spent budget
  * never decreases nor exceeds the budget.
  *

@@ -5,7 +5,7 @@
  * PUBLIC rules as on the command line (`defaults.ts`: functions of the public n, d, the schema's
  * bounds, the loss and epsilon), so `train(prepared, { method: 'dpsgd', epsilon: 1, delta: 1e-5 })`
  * trains what `dpfit train --method dpsgd --epsilon 1 --delta 1e-5` trains (the same model and
- * report for the same seed: test/train-cli-equality.test.ts). An option no learner of that method
+ * report for the same seed: test/learners/train-cli-equality.test.ts). An option no learner of that method
  * takes is an error naming it and the closest valid one, never ignored.
  *
  * The result is always `{model, privacy, diagnostics}`; `model` is undefined only when the

@@ -14,7 +14,7 @@
  * where LN2_HI has 32 significant bits so that n LN2_HI is exact for |n| <= 2^21, and x - n LN2_HI
  * is exact (Sterbenz). The Taylor remainder is < |r|^14 / 14! < 5e-18 relative; with the Horner
  * roundings the result is within 4 ulp of e^x (checked against a 100-digit reference in
- * `test/math-exp.test.ts`). 2^n is exact: a table here, the exponent bits in WebAssembly.
+ * `test/math/exp.test.ts`). 2^n is exact: a table here, the exponent bits in WebAssembly.
  *
  * Range: x > 709 gives Infinity (e^709.78 is the largest double), x < -708 gives 0 (e^x < 2^-1021:
  * absolute error below 3.3e-308); NaN gives NaN. In between, n is in [-1022, 1023], so 2^n is a

@@ -21,7 +21,7 @@
  * HAT_MARGIN and both squeezes lowered by SQUEEZE_MARGIN and divided by HAT_MARGIN. Then the
  * same check gives ratio <= 0.986 and squeeze margin >= 0.0059 (PTRS), ratio <= 0.976 and
  * margin >= 0.014 (BTRS), at the cost of about 2% more rejections. (Beyond the checked ranges the
- * ratio's profile in standardised units converges, and the worst cases sit at small parameters.) test/random-discrete.test.ts
+ * ratio's profile in standardised units converges, and the worst cases sit at small parameters.) test/random/discrete.test.ts
  * repeats the check on a grid of parameters.
  */
 import { logBinomialPmf, logPoissonPmf } from './log-pmf.js';

@@ -44,7 +44,7 @@
  * cosh(c dtau / 2) ~ 1 + (c dtau)^2 / 8, with dtau / tau = 1 - 2^(-2/P) = 1.35e-3 at P = 1024, and
  * tends to a relative dtau / (2 tau) = 7e-4 of the RDP where one term dominates (large orders).
  * Measured against the step-by-step sum (1500 steps, z from 0.8 to 1.3, q = 0.01; see
- * test/rdp-schedule.test.ts): +3e-7 (relative) at order 2, +1.4e-6 at 5, +4.5e-5 at 10, +6e-5
+ * test/accounting/rdp/schedule.test.ts): +3e-7 (relative) at order 2, +1.4e-6 at 5, +4.5e-5 at 10, +6e-5
  * at 20, +3e-4 to +7e-4 from order 64 up; epsilon at delta = 1e-5 +1.8e-6 (and +1.9e-7 for the
  * 1e5-step schedule of `npm run bench -- schedule`). Coarser grids are looser where the curve is
  * steep in z (2x at order 7.5 for z ~ 0.7, q = 0.001 on 16 points per doubling), never invalid.

@@ -68,7 +68,7 @@ function queryRefused(query: string, reason: string): InvalidParameterError {
  * statement that it is still 3: a query could call set_config) PostgreSQL >= 12 prints the
  * shortest decimal that reads back to the same double (Ryu), and `Number` reads a decimal as the
  * nearest double (ECMAScript's correctly rounded conversion): the round trip gives the server's
- * double bit for bit, -0, infinities and NaN included (test/sql-attacks.test.ts checks it on
+ * double bit for bit, -0, infinities and NaN included (test/learners/sql/attacks.test.ts checks it on
  * random bit patterns). (node-postgres's binary mode would not help: it decodes every field as
  * UTF-8 text first, which loses bytes.)
  */

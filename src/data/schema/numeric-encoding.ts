@@ -18,7 +18,7 @@
  *   the bins.
  *
  * Privacy: each encoded row is a function of that row and of the schema alone, so replacing one
- * record changes one encoded row (the property `test/data-schema.test.ts` checks), and the bins
+ * record changes one encoded row (the property `test/data/schema/schema.test.ts` checks), and the bins
  * add exactly one 1 per row, so the norm bound stays public (`schemaEncodedNormBound`). The cut
  * points must be chosen WITHOUT the private data — round numbers from domain knowledge (age in
  * five-year census groups, the 35-hour part-time line, powers of ten for dollar amounts). Cut

@@ -23,7 +23,7 @@
  *   optional intercept column.
  *
  * Every output row is a function of that row and the schema alone (`apply.ts`), so replacing one
- * private row changes only that row of the output (the property `test/data-schema.test.ts`
+ * private row changes only that row of the output (the property `test/data/schema/schema.test.ts`
  * checks), and the row-norm bound the learners need follows from the schema (`bounds.ts`,
  * `schemaRowNormBound`), not from data.
  *

@@ -114,7 +114,7 @@ export const CHUNK_ROWS = 32768;
  * other); the worker pool (chunk sums added in chunk order). Float32 storage: a stored
  * value widens to float64 exactly, so the pass is the float64 pass on the widened rows; t and the
  * clamp use those rows, so B still bounds every computed term and the same D applies
- * (`test/glm-kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
+ * (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
  */
 export function clippedSumRoundingBound(rows: number, clipNorm: number, d: number): number {
   const u = Number.EPSILON / 2;

@@ -11,7 +11,7 @@
  * b_D on the grid (up to the optimiser's residual, far below g_b). On 50 rows with d = 3 at a
  * reported epsilon of 0.935 this grid inversion identified the add/remove neighbour in 184 of 200
  * runs, where an attacker against a 0.935-DP release is capped near e^eps / (1 + e^eps) = 72 %
- * (`test/objpert-grid-inversion.test.ts`). So the release is not even the conjecture it used to
+ * (`test/learners/perturbation/grid-inversion.test.ts`). So the release is not even the conjecture it used to
  * be reported as: it is NOT private. `trainAmp` (`003` Alg. 1, Thm. 4.1) adds output noise that
  * hides b and pays for the approximate minimiser: use it.
  *

@@ -14,7 +14,7 @@
  * 1-Lipschitz, and it is not: its weights x_i^T (A~ - rho C)^-1 x_i are measured in the dataset's
  * own metric, which one record can change drastically. With C = I, mu = 0.1, rho = mu - 1e-6,
  * n = 100 rows (1, 0): Delta_+ = n (the weights never sum to n), but replacing one row by (0, 1)
- * gives Delta_+ = 2 (test/learners-rgm-gd.test.ts reproduces this). A Laplace test on Delta_+ can
+ * gives Delta_+ = 2 (test/learners/rgm/rgm-gd.test.ts reproduces this). A Laplace test on Delta_+ can
  * then pass on X and fail on X' with probabilities far apart: not epsilon-DP. `paperDeltaPlus`
  * computes it for comparison only.
  *

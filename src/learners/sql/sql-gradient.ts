@@ -48,7 +48,7 @@
  * statement holding the user's query) with enable_partitionwise_aggregate, no fences and only CASE
  * (postgres_fdw 15 ships neither least/greatest/COALESCE nor subqueries), so that every
  * partition's aggregate is one remote query (`Remote SQL: SELECT sum(...) ... GROUP BY`, checked
- * in test/train-sql.test.ts) and only d + 5 numbers per server cross. Per row the step does one
+ * in test/learners/sql/train-sql.test.ts) and only d + 5 numbers per server cross. Per row the step does one
  * product per sum and, once, the checks below (O(d)); the fenced form's cost per row, spread over
  * the servers (bench/out-of-core-sql.ts).
  *

@@ -25,7 +25,7 @@
  *
  *    by H_x(Y || X) = int (Y - x X)_+ = int (Y - x X) + int (x X - Y)_+ = 1 - x + x H_{1/x}(X || Y).
  *    Both hold at every neighbouring pair and in both orders (D is the profile of the one trade-off
- *    function that bounds every ordered pair). `test/pld-without-replacement.test.ts` checks
+ *    function that bounds every ordered pair). `test/accounting/pld/without-replacement.test.ts` checks
  *    them against direct numerical integration of hockey-sticks of Gaussian mixtures.
  *
  * 2. Which term is the maximum, and a pair whose profile is exactly D. With

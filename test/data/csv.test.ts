@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { CsvParser, parseCsv, type CsvOptions } from '../../src/data/csv.js';
+import { parseLibsvm } from '../../src/data/libsvm.js';
+import { parseDecimalBytes } from '../../src/data/parse-number.js';
+import type { RawTable } from '../../src/data/table.js';
+import { DataFormatError } from '../../src/errors.js';
+
+const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+/** A table as plain values: numeric columns as number arrays (null = missing), text columns as strings. */
+function plain(table: RawTable): Record<string, (number | string | null)[]> {
+  const out: Record<string, (number | string | null)[]> = {};
+  for (const c of table.columns) {
+    if (c.kind === 'numeric') out[c.name] = Array.from(c.values, (v) => (Number.isNaN(v) ? null : v));
+    else out[c.name] = Array.from(c.codes, (k) => (k < 0 ? null : c.levels[k]));
+  }
+  return out;
+}
+
+function throwsData(run: () => unknown, pattern: RegExp): void {
+  assert.throws(run, (error: unknown) => {
+    assert.ok(error instanceof DataFormatError, `expected a DataFormatError, got ${String(error)}`);
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+test('parseDecimalBytes agrees with Number() on the decimal grammar, bit for bit', () => {
+  const check = (text: string): void => {
+    const got = parseDecimalBytes(encode(text), 0, text.length);
+    const expected = Number.isFinite(Number(text)) ? Number(text) : NaN; // overflow is not a number
+    assert.ok(Object.is(got, expected), `${text}: ${got} vs ${expected}`);
+  };
+  for (const text of ['0', '-0', '+7', '.5', '5.', '1e5', '1E-5', '-1.25e3', '0.1', '0.30000000000000004', '9007199254740993', '123456789012345678901234567890', '1e-320', '2.2250738585072014e-308', '1.7976931348623157e308', '000123.4500']) check(text);
+  // Random doubles in their shortest form, in fixed notation with 6 decimals, and random digit strings.
+  fc.assert(
+    fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
+      check(String(x));
+      if (Math.abs(x) < 1e15) check(x.toFixed(6));
+    }),
+    { seed: 42, numRuns: 3000 },
+  );
+  fc.assert(
+    fc.property(fc.stringMatching(/^-?[0-9]{1,25}(\.[0-9]{0,25})?(e-?[0-9]{1,3})?$/), (text) => check(text)),
+    { seed: 7, numRuns: 3000 },
+  );
+  for (const bad of ['', '-', '.', 'e5', '1e', '1e+', 'NaN', 'Infinity', '-Infinity', '0x10', '1_000', '1,5', '1.2.3', ' 1', '1 ', '1e400', '--1']) {
+    assert.ok(Number.isNaN(parseDecimalBytes(encode(bad), 0, bad.length)), bad);
+  }
+});
+
+test('CSV: header, comma-space separators, quotes, CRLF, blank lines, BOM, missing tokens, inferred types', () => {
+  const text = '\ufeffage, sex ,note\r\n39, Male, "a, ""quoted"" word"\r\n\r\n50,Female,?\n   \n7, ?,"two\nlines"\n-1.5e2,"Male",""\n';
+  const table = parseCsv(encode(text), { source: 'people.csv' });
+  assert.equal(table.source, 'people.csv');
+  assert.equal(table.rowCount, 4);
+  assert.deepEqual(plain(table), {
+    age: [39, 50, 7, -150],
+    sex: ['Male', 'Female', null, 'Male'],
+    note: ['a, "quoted" word', null, 'two\nlines', null],
+  });
+  // Each row remembers the line it starts on (blank lines and the quoted newline are counted).
+  assert.deepEqual(Array.from(table.rowLines ?? []), [2, 4, 6, 8]);
+});
+
+test('CSV: declared types, skipped columns, other delimiters, comment lines, header-less files', () => {
+  const declared = parseCsv(encode('a;b;c\n1;x;2\n3;y;4\n'), { delimiter: ';', columnTypes: { a: 'categorical', b: 'skip' } });
+  assert.deepEqual(plain(declared), { a: ['1', '3'], c: [2, 4] });
+  // UCI's adult.test: a comment line first, no header, a trailing dot on labels, a blank last line.
+  const headerless = parseCsv(encode('|1x3 Cross validator\n25, Private, >50K.\n38, ?, <=50K.\n\n'), {
+    header: false,
+    comment: '|',
+    columnNames: ['age', 'workclass', 'income'],
+  });
+  assert.deepEqual(plain(headerless), { age: [25, 38], workclass: ['Private', null], income: ['>50K.', '<=50K.'] });
+  const unnamed = parseCsv(encode('1,2\n3,4\n'), { header: false });
+  assert.deepEqual(plain(unnamed), { column1: [1, 3], column2: [2, 4] });
+  // A missing token that spells a number is honoured in numeric columns.
+  const sentinel = parseCsv(encode('v\n-999\n5\n'), { missing: ['-999'], columnTypes: 'numeric' });
+  assert.deepEqual(plain(sentinel), { v: [null, 5] });
+  // Tabs: a tab delimiter is never trimmed away.
+  assert.deepEqual(plain(parseCsv(encode('a\tb\n1\t\n'), { delimiter: '\t' })), { a: [1], b: [null] });
+});
+
+test('CSV errors name the source, the line and the column', () => {
+  throwsData(() => parseCsv(encode('age,sex\n39,Male\n40\n'), { source: 'ragged.csv' }), /^ragged\.csv, line 3: expected 2 fields as in the header, found 1$/);
+  throwsData(() => parseCsv(encode('age,sex\n39,Male,extra\n'), { source: 'ragged.csv' }), /line 2: expected 2 fields as in the header, found 3/);
+  const lines = ['age,sex', ...Array.from({ length: 1040 }, () => '30,Male'), 'abc,Male'];
+  throwsData(() => parseCsv(encode(lines.join('\n')), { source: 'p.csv', columnTypes: { age: 'numeric' } }), /^p\.csv, line 1042, column 'age': 'abc' is not a number$/);
+  throwsData(() => parseCsv(encode(''), { source: 'empty.csv' }), /^empty\.csv: the file is empty/);
+  throwsData(() => parseCsv(encode('\n\n  \n'), { source: 'blank.csv' }), /the file is empty/);
+  throwsData(() => parseCsv(encode('a,b\n'), { source: 'h.csv' }), /has a header but no data rows/);
+  throwsData(() => parseCsv(encode('a,b\n1,"open\n2,3\n'), { source: 'q.csv' }), /^q\.csv, line 2: a quoted field is not closed/);
+  throwsData(() => parseCsv(encode('a,b\n1,"x"y\n'), { source: 'q.csv' }), /line 2, column 'b': unexpected "y" after a closing quote/);
+  throwsData(() => parseCsv(encode('a,a\n1,2\n')), /column name 'a' appears twice/);
+  throwsData(() => parseCsv(encode('a,b\n1,2\n'), { columnTypes: { c: 'numeric' } }), /column 'c' is not in the header/);
+  throwsData(() => parseCsv(encode('a\n1e999\n'), { columnTypes: 'numeric' }), /'1e999' is not a number/);
+  throwsData(() => parseCsv(encode('a\nNaN\n'), { columnTypes: 'numeric' }), /'NaN' is not a number/);
+});
+
+test('types guessed from the first MiB are confirmed: a column numeric there but text later is read as text', () => {
+  const rows = Array.from({ length: 150_000 }, (_, i) => `${i},${i % 10}`);
+  rows.push('later-text,7');
+  const table = parseCsv(encode(['id,v', ...rows].join('\n')));
+  assert.ok(encode(rows.join('\n')).length > 1 << 20, 'beyond the sample');
+  const id = table.columns[0];
+  assert.equal(id.kind, 'categorical');
+  assert.equal(id.kind === 'categorical' ? id.levels[id.codes[150_000]] : '', 'later-text');
+  assert.equal(id.kind === 'categorical' ? id.levels[id.codes[12]] : '', '12');
+  assert.equal(table.columns[1].kind, 'numeric');
+  // Declared numeric columns are not guesses: the same data is an error there.
+  assert.throws(() => parseCsv(encode(['id,v', ...rows].join('\n')), { columnTypes: { id: 'numeric' } }), /line 150002, column 'id': 'later-text' is not a number/);
+});
+
+/** Feeds `bytes` to a parser in the pieces given by `cuts`, the way the Node reader does. */
+function parseInPieces(bytes: Uint8Array, options: CsvOptions, cuts: number[]): RawTable {
+  const run = (types?: ReturnType<CsvParser['inferredTypes']>): CsvParser => {
+    const parser = new CsvParser(options, types);
+    let buffer = new Uint8Array(0);
+    let offset = 0;
+    const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
+    for (const cut of [...points, bytes.length]) {
+      const next = new Uint8Array(buffer.length + (cut - offset));
+      next.set(buffer, 0);
+      next.set(bytes.subarray(offset, cut), buffer.length);
+      offset = cut;
+      const final = cut === bytes.length;
+      const consumed = parser.consume(next, 0, next.length, final);
+      buffer = next.slice(consumed);
+      if (final) break;
+    }
+    return parser;
+  };
+  const first = run();
+  if (!first.needsInference()) return first.finish();
+  return run(first.inferredTypes()).finish();
+}
+
+test('CSV fed in arbitrary chunks gives the same table as all at once (what streaming relies on)', () => {
+  const cell = fc.oneof(
+    fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((x) => String(x)),
+    fc.integer({ min: -1000, max: 1000 }).map(String),
+    fc.constantFrom('?', '', ' Male', 'Female ', '"a, b"', '"x ""y"" z"', '"two\nlines"', '"three\r\nline\rends"', 'Zürich'),
+  );
+  const csv = fc
+    .tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 8 }))
+    .chain(([cols, rows]) =>
+      fc.tuple(
+        fc.constant(cols),
+        fc.array(fc.array(cell, { minLength: cols, maxLength: cols }), { minLength: rows, maxLength: rows }),
+        fc.constantFrom('\n', '\r\n', '\r'),
+        fc.array(fc.nat(400), { maxLength: 6 }),
+      ),
+    );
+  fc.assert(
+    fc.property(csv, ([cols, rows, eol, cuts]) => {
+      const header = Array.from({ length: cols }, (_, j) => `c${j}`).join(',');
+      const text = [header, ...rows.map((r) => r.join(','))].join(eol) + eol;
+      const bytes = encode(text);
+      const outcome = (read: () => RawTable): unknown => {
+        try {
+          const table = read();
+          return { table: plain(table), lines: Array.from(table.rowLines ?? []) };
+        } catch (error) {
+          return { error: (error as Error).message }; // e.g. every row blank: "no data rows" both ways
+        }
+      };
+      assert.deepEqual(
+        outcome(() => parseInPieces(bytes, { source: 's' }, cuts)),
+        outcome(() => parseCsv(bytes, { source: 's' })),
+      );
+    }),
+    { seed: 2026, numRuns: 400 },
+  );
+});
+
+test('LIBSVM: sparse rows to dense, qid ignored, comments, positive label mapping, errors with line and feature', () => {
+  const text = '# a comment line\n+1 1:0.5 3:1 # trailing comment\n-1 qid:3 2:2\n\n0 \n';
+  const data = parseLibsvm(encode(text), { positiveLabel: 1 });
+  assert.equal(data.n, 3);
+  assert.equal(data.d, 3);
+  assert.deepEqual(Array.from(data.x), [0.5, 0, 1, 0, 2, 0, 0, 0, 0]);
+  assert.deepEqual(Array.from(data.y), [1, 0, 0]);
+  assert.deepEqual(data.featureNames, ['f1', 'f2', 'f3']);
+  const wide = parseLibsvm(encode('2 1:1\n'), { numFeatures: 5 });
+  assert.equal(wide.d, 5);
+  assert.deepEqual(Array.from(wide.y), [2]);
+  throwsData(() => parseLibsvm(encode('1 1:1\n1 2:x\n'), { source: 'a.svm' }), /^a\.svm, line 2, column 'f2': 'x' is not a number$/);
+  throwsData(() => parseLibsvm(encode('1 3:1 2:1\n'), { source: 'a.svm' }), /line 1: feature indices must increase/);
+  throwsData(() => parseLibsvm(encode('1 0:1\n'), { source: 'a.svm' }), /feature index '0' is not an integer >= 1/);
+  throwsData(() => parseLibsvm(encode('1 7:1\n'), { numFeatures: 5 }), /feature index 7 > numFeatures 5/);
+  throwsData(() => parseLibsvm(encode('abc 1:1\n'), { source: 'a.svm' }), /line 1, column 'label': 'abc' is not a number/);
+  throwsData(() => parseLibsvm(encode('1 1=2\n')), /is not an index:value pair/);
+  throwsData(() => parseLibsvm(encode('\n# only comments\n'), { source: 'e.svm' }), /^e\.svm: the file is empty/);
+});
