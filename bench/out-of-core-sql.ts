@@ -6,7 +6,7 @@
  * 1. Out of core: a Parquet file of N x 20 random doubles (written by DuckDB) at least 3x larger
  *    than the cap; `dpfit train --method dpgd --max-memory CAP` runs as a child under
  *    /usr/bin/time, which reports its peak RSS. Equality with the in-memory run is the
- *    job of test/train-out-of-core.test.ts (same model bit for bit on files that fit).
+ *    job of test/learners/gradient/out-of-core.test.ts (same model bit for bit on files that fit).
  * 2. SQL: one DP-GD step's aggregate query in one PostgreSQL server and in two servers joined by a
  *    postgres_fdw partition (throw-away clusters, as the tests start them), and in DuckDB. Two
  *    servers twice: the fenced query (the remote half's rows travel to the coordinator, which

@@ -6,7 +6,7 @@
  * column: R = sqrt(2), so beta = 2/4 = 0.5 and L = min(C, R) = sqrt(2)); a few seeds of noise (an
  * EXPERIMENT, not a release). Objective perturbation without output noise (Newton) is run once
  * per epsilon for comparison, with its research opt-in: it is NOT private (its minimiser identifies
- * the dataset, `test/objpert-grid-inversion.test.ts`), so its column is utility only.
+ * the dataset, `test/learners/perturbation/grid-inversion.test.ts`), so its column is utility only.
  *
  * Needs the data: `node bin/dpfit.js data fetch adult --dir data/adult`.
  * Run: `node --import tsx experiments/adult-amp-check.ts [data/adult] [rdp|pld]`

@@ -9,7 +9,7 @@
  * with seeds 1..SEEDS (seeded noise: an experiment, not a release). RGM (ridge regression, `000`)
  * is run with `--loss linear` and reported as refused when its Thm. 1 floor is above epsilon.
  * objpert runs with its research opt-in `--accept-no-guarantee` and is labelled NOT private: its
- * released minimiser identifies the dataset (`test/objpert-grid-inversion.test.ts`).
+ * released minimiser identifies the dataset (`test/learners/perturbation/grid-inversion.test.ts`).
  *
  * Run: node --import tsx experiments/adult-defaults.ts [--seeds N] (needs data/adult: dpfit data fetch adult)
  */

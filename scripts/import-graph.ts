@@ -2,7 +2,7 @@
  * The import graph of one of dpfit's source modules: every module it reaches through static
  * imports and re-exports, `import type` and dynamic `import('...')` included (a bundler follows a
  * literal dynamic import, and a type-only import puts the module's declarations in a consumer's
- * type graph). Used by test/package-entries.test.ts to hold the browser-safe subpaths
+ * type graph). Used by test/package/entries.test.ts to hold the browser-safe subpaths
  * (`dpfit/accounting`, `dpfit/mechanisms`, ...) to docs/architecture.md's rule: no `node:`
  * module, nothing under src/data/node, src/cli or src/federated.
  *

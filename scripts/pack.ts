@@ -6,7 +6,7 @@
  * for sources the stage does not have).
  *
  * `installPacked` installs such a tarball into an empty project without the network, for
- * test/package-install.test.ts: `npm install TARBALL --offline` would resolve dpfit's dependency
+ * test/package/install.test.ts: `npm install TARBALL --offline` would resolve dpfit's dependency
  * ranges afresh, from whatever registry documents the cache holds, possibly to versions newer than
  * the tarballs `npm ci` downloaded (ENOTCACHED); instead the project gets a lockfile holding dpfit
  * (the tarball, with its integrity) and the non-dev entries of dpfit's own package-lock.json, each
