@@ -2,7 +2,7 @@
  * Accounting speed: epsilon of DP-SGD (z = 1.1, q = 0.01, 1e5 steps, delta = 1e-5) by dpfit's RDP
  * accountant — the whole computation in a fresh accountant each time, no cache — next to Python's
  * dp_accounting RDP accountant measured in the same run when python3 can import it (set
- * DPFIT_DP_ACCOUNTING_PATH to a directory to add to PYTHONPATH). Target (issue 3): under 20 ms.
+ * DPFIT_DP_ACCOUNTING_PATH to a directory to add to PYTHONPATH). Target: under 20 ms.
  *
  * `npm run bench -- accounting`, or standalone: `node --import tsx bench/accounting.ts`.
  */

@@ -1,10 +1,10 @@
 /**
- * The cost of floating-point-safe noise on a whole training run (issue 11): DP-SGD at epsilon 1,
+ * The cost of floating-point-safe noise on a whole training run: DP-SGD at epsilon 1,
  * delta 1e-5, batch 256, 10 epochs (1,272 steps) on UCI Adult's shape (32,561 rows x 146 features,
  * unit rows plus a bias), end to end in-process — calibration, Poisson batches, clipping, noise,
  * accounting — with dpfit's default exact discrete noise on a grid next to the same run with
- * continuous floating-point noise (`continuousNoise: true`), interleaved, medians. The target of
- * the issue: the discrete run within 1.5x of the continuous one.
+ * continuous floating-point noise (`continuousNoise: true`), interleaved, medians. The target:
+ * the discrete run within 1.5x of the continuous one.
  *
  * Uses `data/adult/adult.data` (or `DPFIT_ADULT_DIR`) when present, else a synthetic dataset of
  * the same shape (the timing depends on the shape, not on the values).

@@ -1,5 +1,5 @@
 /**
- * Peak memory of training (issue 16): `dpfit train --method dpgd` on a 2e6 x 20 CSV, measured as
+ * Peak memory of training: `dpfit train --method dpgd` on a 2e6 x 20 CSV, measured as
  * the maximum resident set size of the process (`/usr/bin/time -f %M`), next to the numeric data
  * size n (d + 1) 8 bytes (the features and labels as float64). Target: at most 1.5x. Two builds:
  * the compiled JavaScript that `bin/dpfit.js` runs (compiled by tsc into .bench-cache/dist for

@@ -1,5 +1,5 @@
 /**
- * End to end against Opacus (issue 16): DP-SGD on UCI Adult's encoded rows (or an Adult-shaped
+ * End to end against Opacus: DP-SGD on UCI Adult's encoded rows (or an Adult-shaped
  * synthetic set, as `bench/dpsgd.ts`), logistic regression without a separate bias (the schema's
  * bias column), batch 256 by Poisson sampling, clip norm 1, noise multiplier 1, learning rate 1,
  * 3 epochs: dpfit's `trainDpSgd` in-process next to Opacus' PrivacyEngine on a torch

@@ -1,14 +1,16 @@
 /**
- * Issue 23's out-of-core check at full size (the tests run it on a 38 MB file):
+ * The out-of-core check at full size (the tests run it on a 38 MB file): a run under a memory cap
+ * must train on every row, as the in-memory run does.
  *
  *   node --import tsx bench/out-of-core-equality.ts [--rows N] [--caps 64MiB,256MB] [--steps T] [--format csv|parquet] [--method dpgd|dpsgd] [--dir DIR]
  *
  * Writes N x 20 seeded random numbers and a 0/1 label (DuckDB, `setseed`) as CSV (or Parquet) in
- * DIR (default: a temp dir, removed at the end), then runs `dpfit train --json --seed 1` in
- * memory and with `--max-memory CAP` for each cap, each as a child under /usr/bin/time (peak
- * RSS), and prints per run the rows trained on (from --diagnostics), the time, the peak RSS, and
- * whether stdout and the model file are the in-memory run's byte for byte. Before issue 23's fix,
- * `--max-memory 256MB` on the 2e6-row CSV trained on 165380 rows and printed its report anyway.
+ * DIR (default: a temp dir, removed at the end), then runs `dpfit train --json --seed 1` in memory
+ * and with `--max-memory CAP` for each cap, each as a child under /usr/bin/time (peak RSS), and
+ * prints per run the rows trained on (from --diagnostics), the time, the peak RSS, and whether
+ * stdout and the model file are the in-memory run's byte for byte. Before DuckDB streams were
+ * checked against a count of their rows, `--max-memory 256MB` on the 2e6-row CSV trained on 165380
+ * rows and printed its report anyway.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Issue 16's out-of-core and SQL acceptance, measured (not a timed test):
+ * Out-of-core and SQL training, measured (not a timed test):
  *
  *   node --import tsx bench/out-of-core-sql.ts [--rows N] [--cap SIZE] [--sql-rows N] [--steps T] [--sql-rounds R] [--sql-only]
  *
@@ -13,10 +13,11 @@
  *    sums them) and the aggregate push-down (`--partition-key`: each step UPDATEs every server's
  *    theta table, then each server sums its half from its fenced view's z and ss, asynchronously;
  *    only the sums cross), beside the same form on one server (its view of all rows, one group,
- *    reached through a loopback postgres_fdw server as every partition must be since issue 23)
- *    to separate the form's cost from the split's gain. Each push-down run first locks and checks
- *    the servers' views (`learners/sql/sql-partition-check.ts`): that one-off cost is printed apart.
- *    `--sql-only` skips part 1.
+ *    reached through a loopback postgres_fdw server as every partition must be, so that dpfit's
+ *    view check can read its catalog) to separate the form's cost from the split's gain. Each
+ *    push-down run first locks and checks the servers' views
+ *    (`learners/sql/sql-partition-check.ts`): that one-off cost is printed apart. `--sql-only`
+ *    skips part 1.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';

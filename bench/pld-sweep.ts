@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- pld-sweep` (issue 17's acceptance): PLD epsilon over a seeded log-uniform sweep
- * of q in [1e-4, 1], z in [0.3, 20], steps in [1, 1e5], delta in [1e-12, 1e-2] (PLD_SWEEP_POINTS,
- * default 400, the issue's corners first). At each point: refusals (a throw, or a warning that the
- * bracket could not be narrowed), the relative gap to an independent lower bound (the exact
+ * `npm run bench -- pld-sweep`: PLD epsilon over a seeded log-uniform sweep of q in [1e-4, 1], z in
+ * [0.3, 20], steps in [1, 1e5], delta in [1e-12, 1e-2] (PLD_SWEEP_POINTS, default 400, the points
+ * once refused and the box's corners first). At each point: refusals (a throw, or a warning that
+ * the bracket could not be narrowed), the relative gap to an independent lower bound (the exact
  * Gaussian formula at q = 1, test/helpers/pld-lower-bound.ts otherwise), and the round trip
  * delta(epsilon(d)) <= d on the same accountant. Prints one line per point and a summary.
  */

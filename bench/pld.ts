@@ -4,14 +4,14 @@
  * no cache — next to Python's dp_accounting PLD accountant (its default grid, 1e-4) measured in the
  * same run when python3 can import it (set DPFIT_DP_ACCOUNTING_PATH to a directory to add to
  * PYTHONPATH). dpfit also prints epsilonLower, a rigorous lower bound on the exact epsilon, so
- * the tightness of both upper bounds is visible. Target (issue 4): faster than dp_accounting at
+ * the tightness of both upper bounds is visible. Target: faster than dp_accounting at
  * equal or better tightness.
  *
- * Then noise calibration (issue 16: "PLD noise calibration is 1.0-1.8x slower than
- * dp_accounting's"): the smallest z for DP-SGD at q = 0.01 over 1e3 and 1e4 steps to reach
- * epsilon 1 at delta 1e-5, by dpfit's `calibrateDpsgd` with the PLD accountant (relative
- * tolerance 1e-6, as `dpfit calibrate dpsgd --accountant pld`) and by dp_accounting's
- * `calibrate_dp_mechanism` with its PLD accountant, each timed whole in the same run.
+ * Then noise calibration (once 1.0-1.8x slower than dp_accounting's): the smallest z for DP-SGD at
+ * q = 0.01 over 1e3 and 1e4 steps to reach epsilon 1 at delta 1e-5, by dpfit's `calibrateDpsgd`
+ * with the PLD accountant (relative tolerance 1e-6, as `dpfit calibrate dpsgd --accountant pld`)
+ * and by dp_accounting's `calibrate_dp_mechanism` with its PLD accountant, each timed whole in the
+ * same run.
  *
  * `npm run bench -- pld`, or standalone: `node --import tsx bench/pld.ts`.
  */

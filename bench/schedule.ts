@@ -1,5 +1,5 @@
 /**
- * Long heterogeneous DP-SGD schedules (issue 12): T steps with Poisson sampling q = 0.01 and a
+ * Long heterogeneous DP-SGD schedules: T steps with Poisson sampling q = 0.01 and a
  * noise multiplier that changes at every step, z_t = 0.8 + 0.5 t / T, epsilon at delta = 1e-5.
  *
  * - T = 1e5: dpfit's RDP accountant (chord bounds, `rdp/sampled-gaussian-schedule.ts`; target

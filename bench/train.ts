@@ -1,5 +1,5 @@
 /**
- * Training speed (issues 6 and 16): one DP-GD step — clipped per-example logistic gradients over
+ * Training speed: one DP-GD step — clipped per-example logistic gradients over
  * the full data, summed — over 1e6 x 20 rows, against numpy's best version of the same step and
  * against the memory limit, all measured in one run (rounds interleaved, medians: the machine is
  * shared).
@@ -17,7 +17,7 @@
  * for the float64 and the float32 storage. The two differ by the page size: numpy madvises its
  * arrays onto 2 MiB transparent huge pages (printed), which Node cannot request, and streaming
  * over 4 KiB pages is slower on this machine (a C stream sum over 160 MB: 12.9 ms on 4 KiB pages,
- * 9.0 ms on huge pages). Both ratios are printed. Targets (issue 16): dpfit on one thread faster
+ * 9.0 ms on huge pages). Both ratios are printed. Targets: dpfit on one thread faster
  * than numpy's best float64 on one thread, and within 1.5x of the stream-sum limit of the storage
  * it uses.
  *
@@ -110,7 +110,7 @@ function numpyEnv(threads: number): NodeJS.ProcessEnv {
   return env;
 }
 
-/** A plain JavaScript stream sum (the issue's yardstick), four accumulators. */
+/** A plain JavaScript stream sum (a yardstick beside the SIMD one), four accumulators. */
 function jsStreamSum(a: Float64Array): number {
   let s0 = 0;
   let s1 = 0;

@@ -1,13 +1,13 @@
 /**
- * Test accuracy of private logistic regression on UCI Adult as epsilon falls (issue 6: "accuracy
- * degrades smoothly as epsilon falls"). One fixed configuration chosen before looking at the data
- * (so no tuning cost is hidden): rows from the SHIPPED public schema `adultSchema()` (binned age
- * and hours, log1p + bands for capital gain/loss, unit rows as `003` Sec. 5, then a bias column;
- * not a possibly older `adult.schema.json` in the data directory), DP-SGD with batch 500, 5
- * epochs, clip 1, learning rate 2, DP-GD with 100 steps, clip 1, learning rate 2, and AMP (`003`
- * Alg. 1) with `train()`'s defaults for the schema (its lambda rule of `003` Sec. 5); delta = 1e-5; 5 seeds of noise (the
- * seed drives sampling and noise: an EXPERIMENT, not a release). Tuned learning rates, with and
- * without paying for the tuning, are in `adult-tuning.ts`.
+ * Test accuracy of private logistic regression on UCI Adult as epsilon falls (the claim checked:
+ * accuracy degrades smoothly as epsilon falls). One fixed configuration chosen before looking at
+ * the data (so no tuning cost is hidden): rows from the SHIPPED public schema `adultSchema()`
+ * (binned age and hours, log1p + bands for capital gain/loss, unit rows as `003` Sec. 5, then a
+ * bias column; not a possibly older `adult.schema.json` in the data directory), DP-SGD with batch
+ * 500, 5 epochs, clip 1, learning rate 2, DP-GD with 100 steps, clip 1, learning rate 2, and AMP
+ * (`003` Alg. 1) with `train()`'s defaults for the schema (its lambda rule of `003` Sec. 5);
+ * delta = 1e-5; 5 seeds of noise (the seed drives sampling and noise: an EXPERIMENT, not a release).
+ * Tuned learning rates, with and without paying for the tuning, are in `adult-tuning.ts`.
  *
  * Needs the data: `dpfit data fetch adult --dir data/adult` (or `--from` a local copy).
  * Run: `node --import tsx experiments/adult-epsilon-sweep.ts [data/adult] [--json FILE]`

@@ -1,5 +1,5 @@
 /**
- * UCI Adult: honestly vs dishonestly tuned DP-SGD (issue 6 acceptance; `003` Sec. 5, Table 2).
+ * UCI Adult: honestly vs dishonestly tuned DP-SGD (`003` Sec. 5, Table 2).
  *
  * Prints a markdown table of test accuracy (mean ± sample std over seeds) at epsilon 0.1 / 1 / 8,
  * delta = 1e-5, for each method column, next to `003` Table 2's honest DP-SGD figures, and the
@@ -91,7 +91,7 @@ const GRID_SIZE = 10;
 /** `003` Table 2, honest DP-SGD (the acceptance targets), and dishonest DP-SGD. */
 const PAPER_HONEST: Record<number, number> = { 0.1: 78.32, 1: 82.4, 8: 83.66 };
 const PAPER_DISHONEST: Record<number, number> = { 0.1: 81.61, 1: 83.54, 8: 84.19 };
-/** `003` Table 2, Algorithm 1 (AMP): issue 7's targets. */
+/** `003` Table 2, Algorithm 1 (AMP): the targets of dpfit's AMP. */
 const PAPER_AMP: Record<number, number> = { 0.1: 81.37, 1: 83.18, 8: 83.99 };
 
 function logSpaced(lo: number, hi: number, count: number): number[] {

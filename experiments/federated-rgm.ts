@@ -1,5 +1,5 @@
 /**
- * `000` Figs. 1-2 reproduced with dpfit's federated protocol (issue 13): two data-holding nodes
+ * `000` Figs. 1-2 reproduced with dpfit's federated protocol: two data-holding nodes
  * train ridge regression by `000` eq. (79), each privatising its own gradients, with RGM (each node
  * checks its relative sensitivity by its own Propose-Test-Release test: nothing to tune) against
  * clipped GD at thresholds c/10, c, 10c, and non-private GD. Every run goes through the protocol's

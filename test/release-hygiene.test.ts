@@ -1,13 +1,14 @@
 /**
- * Issue 11: every released bit accounted. Each test re-tries one of the attacks or leaks the
- * issue found on the old main and shows it fails now:
+ * Every released bit accounted: a release says nothing its event does not pay for. Each test
+ * re-tries one of the attacks or leaks found on the old main and shows it fails now:
  *   - the floating-point support attack (Mironov 2012) works on a continuous sampler and finds
  *     nothing on the default (gridded discrete) path;
  *   - model files carry nothing computed from the data or the noise: two runs on the same data and
  *     one on a replace-one neighbour give files identical once the released parameters are removed
  *     (objective perturbation's old ||b|| warning identified the dataset);
  *   - "proven" means proven: seeded noise, zero noise, floating-point noise and objective
- *     perturbation without output noise (its research opt-in: it identifies the dataset, issue 23)
+ *     perturbation without output noise (its research opt-in: its minimiser identifies the dataset,
+ *     test/learners/perturbation/grid-inversion.test.ts)
  *     are labelled so;
  *   - optimiser caps no longer make output perturbation, objective perturbation or AMP release
  *     nothing (a data-dependent failure);
@@ -214,7 +215,7 @@ describe('model files hold only public or accounted values', () => {
 
 describe('"proven" means proven', () => {
   const data = makeLogisticData(300, 3, 23);
-  it('the secure generator and gridded noise: proven (objective perturbation alone: none, its minimiser identifies the dataset, issue 23)', () => {
+  it('the secure generator and gridded noise: proven (objective perturbation alone: none, its minimiser identifies the dataset)', () => {
     for (const options of learnerCases(() => defaultRng())) {
       const { privacy } = train(data, options);
       assert.equal(privacy.guarantee, options.method === 'objpert' ? 'none' : 'proven', options.method);

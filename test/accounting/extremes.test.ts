@@ -1,6 +1,6 @@
 /**
- * Extreme but valid events found by the event fuzz (issue 12), each with the property that makes
- * its answer right rather than merely clean:
+ * Extreme but valid events found by the event fuzz (test/accounting/events/fuzz.test.ts), each with
+ * the property that makes its answer right rather than merely clean:
  *   - noise multipliers whose square overflows (1e160, 1e308) are accounted as 1e100
  *     (`accounting/extreme-noise.ts`): a finite epsilon, never below the true one (more noise is
  *     a post-processing), equal to the z = 1e100 value, and monotone in z;

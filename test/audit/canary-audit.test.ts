@@ -1,8 +1,9 @@
 /**
- * `dpfit audit` (`src/audit`, issue 14): Clopper-Pearson bounds against independent values
- * (scipy.stats.beta.ppf: upper = beta.ppf(1 - a, k + 1, n - k), lower = beta.ppf(a, k, n - k + 1)),
- * the epsilon lower bound's formula, and the audit's power: a deliberately false claim on DP-GD and
- * DP-SGD is refuted, the accountant's true claim is not (seeded training runs: deterministic).
+ * `dpfit audit` (`src/audit`: an empirical lower bound on the epsilon a learner spends):
+ * Clopper-Pearson bounds against independent values (scipy.stats.beta.ppf: upper = beta.ppf(1 - a,
+ * k + 1, n - k), lower = beta.ppf(a, k, n - k + 1)), the epsilon lower bound's formula, and the
+ * audit's power: a deliberately false claim on DP-GD and DP-SGD is refuted, the accountant's true
+ * claim is not (seeded training runs: deterministic).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

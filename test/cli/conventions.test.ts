@@ -1,5 +1,5 @@
 /**
- * Issue 15's conventions on the command line: `train --loss` (with `--model` a deprecated alias
+ * Conventions on the command line: `train --loss` (with `--model` a deprecated alias
  * that says so on one stderr line), one `--delta` default shown in every command's help, and the
  * Opacus form of the schedule (`--epochs`) in `audit`.
  */

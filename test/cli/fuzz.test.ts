@@ -1,5 +1,5 @@
 /**
- * Issue 12: the CLI fuzzed as a careless or hostile user would use it. fast-check draws argument
+ * The CLI fuzzed as a careless or hostile user would use it. fast-check draws argument
  * vectors for every command from a grammar of flags and values — valid, out of range, not
  * numbers, absurdly large, paths that do not exist, are directories, devices or the input files
  * themselves, events that are malformed or deeply nested — with a fixed seed and a bounded number

@@ -1,5 +1,6 @@
 /**
- * The CLI loads only the module of the command it runs (`src/cli/main.ts`, issue 16: start-up).
+ * The CLI loads only the module of the command it runs (`src/cli/main.ts`), so that
+ * start-up does not pay for every command's imports.
  * The table that maps commands to modules must cover every command of the full program, and a
  * command's own group must register it with the same options as the full program.
  */

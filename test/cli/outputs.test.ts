@@ -1,5 +1,6 @@
 /**
- * Issue 12: every path a command writes is checked before any work and written all or nothing.
+ * Every path a command writes is checked before any work (a bad path must not cost a run or its
+ * budget) and written all or nothing.
  * Each bad output — a directory that does not exist, a path under a regular file, a directory,
  * /dev/full, /proc, an immutable file, the input files themselves (by path, symbolic link and
  * hard link), two outputs that are one file — fails with its exit status (2 for a clash of

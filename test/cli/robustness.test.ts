@@ -1,9 +1,9 @@
 /**
- * Issue 12, the CLI parts besides output files (`test/cli/outputs.test.ts`): work limits refused
- * before any work with the flag and the limit named; exit statuses as the design says (2, 3, 4;
- * 1 only for bugs); messages that name the flag as typed and never say "undefined"; flags a
- * method would ignore are refused; predict reads rows without the label column; curve --json
- * without --out; and the progress bar's time left (one bar for several runs).
+ * The CLI against careless or hostile use, besides output files (`test/cli/outputs.test.ts`): work
+ * limits refused before any work with the flag and the limit named; exit statuses as the design
+ * says (2, 3, 4; 1 only for bugs); messages that name the flag as typed and never say "undefined";
+ * flags a method would ignore are refused; predict reads rows without the label column;
+ * curve --json without --out; and the progress bar's time left (one bar for several runs).
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ describe('work limits: refused at once, exit 2, the flag and the limit named, no
     }
   });
 
-  it('dpfit audit: the same limits as train (one constant), refused at once (issue 23: --steps 1e12 used to run forever)', async () => {
+  it('dpfit audit: the same limits as train (one constant), refused at once (--steps 1e12 used to run forever)', async () => {
     const base = ['audit', '--method', 'dpgd', '--epsilon', '1', '--threads', '1'];
     const cases: [string[], RegExp][] = [
       [['--steps', '1e12'], new RegExp(`^dpfit: --steps must be at most ${MAX_STEPS.toExponential().replace('e+', 'e')} \\(dpfit's limit on the steps of one run\\), got 1000000000000$`)],
@@ -72,7 +72,7 @@ describe('work limits: refused at once, exit 2, the flag and the limit named, no
     refuses(flags({ method: 'dpsgd', epochs: 1e6, batchSize: 256 }), 1e6, 1, /^--epochs must be small enough for at most 1e9 steps per run/);
     refuses(flags({ method: 'output', maxIterations: 1e8 }), 1e5, 1, /^--max-iterations must be small enough .*\(max-iterations x rows = 100000000 x 100000 = 1\.000e13\)/);
     checkWorkLimits(flags({ method: 'objpert' }), 1e9); // optimisers bound themselves without --max-iterations
-    // objpert and amp keep n private (issue 23): no limit may depend on it; --max-iterations has its own, from the flags alone.
+    // objpert and amp keep n private: no limit may depend on it; --max-iterations has its own, from the flags alone.
     for (const method of ['objpert', 'amp']) {
       checkWorkLimits(flags({ method, maxIterations: 1e6 }), 1e9);
       assert.throws(() => checkFlagLimits(flags({ method, maxIterations: 1e6 + 1 })), (e: unknown) => e instanceof InvalidParameterError && /^--max-iterations must be at most 1e6 with --method/.test(e.message));
@@ -84,7 +84,7 @@ describe('exit statuses and messages', () => {
   it('output, objpert and amp with --max-iterations 1: a model is released (the certified fallback finishes), exit 0', async () => {
     const f = box();
     for (const method of ['output', 'objpert', 'amp']) {
-      const optIn = method === 'objpert' ? ['--accept-no-guarantee'] : []; // issue 23: objpert alone is refused by default
+      const optIn = method === 'objpert' ? ['--accept-no-guarantee'] : []; // objpert alone is refused by default (its minimiser identifies the dataset)
       const result = await run('train', '--data', f.data, '--schema', f.schema, '--method', method, '--regularization', '1', '--epsilon', '1', '--max-iterations', '1', '--json', ...optIn);
       assert.equal(result.code, 0, `${method}: ${result.stderr}`);
       assert.equal(JSON.parse(result.stdout).model.format, 'dpfit-linear-model/1', method);

@@ -132,7 +132,7 @@ test('dpfit train --method output | output-sgd: Gaussian output perturbation, re
 test('dpfit train --method objpert | amp: 003 learners, add/remove-one, the event re-accounts to <= target', async () => {
   const { data, schema } = fixture();
   for (const method of ['objpert', 'amp']) {
-    // objpert alone needs its research opt-in (issue 23: refused by default, test/learners/perturbation/grid-inversion.test.ts).
+    // objpert alone needs its research opt-in (refused by default: its minimiser identifies the dataset, test/learners/perturbation/grid-inversion.test.ts).
     const optIn = method === 'objpert' ? ['--accept-no-guarantee'] : [];
     const trained = await trainWithDiagnostics('--data', data, '--schema', schema, '--method', method, '--epsilon', '1', '--seed', '2', ...optIn);
     assert.equal(trained.code, 0, trained.stderr);

@@ -1,7 +1,7 @@
 /**
  * `dpfit train --tune --validation V`: V is asserted PUBLIC; the overlap check
  * (`cli/validation-overlap.ts`) gives guarantee none when V is a copy of the training data, however
- * reformatted (issue 23: a copy with its columns reordered, with a constant column added, or with
+ * reformatted (a copy with its columns reordered, with a constant column added, or with
  * one feature moved by 1e-4 used to be `proven`), and leaves `proven` a public sample that shares a
  * few records with the training data by chance, as adult.test shares 0.9 % of its rows with
  * adult.data. The neighbour test: the check's verdict reads the private data, so it may only lower

@@ -1,5 +1,5 @@
 /**
- * `dpfit verify` and the honesty of what `dpfit train` releases (issue 11): a trained model's
+ * `dpfit verify` and the honesty of what `dpfit train` releases: a trained model's
  * claim verifies; every edit of the claim (epsilon, event, guarantee, the privacy block itself)
  * is caught with exit 4; malformed files exit 3; evaluate/predict show the verified guarantee;
  * seeds, zero noise, suggested schemas and validation data that overlap the training data give
@@ -193,7 +193,7 @@ describe('dpfit verify', () => {
     const components = JSON.parse(JSON.stringify(rgmFile));
     components.privacy.deltaComponents.rdp *= 2;
     assert.equal((await run('verify', edited(dir, 'rgm-delta.json', components))).code, 4);
-    // The gradient grid is implied by the event (baselineStd / gridBaselineStd): a doubled one does not hold (issue 23).
+    // The gradient grid is implied by the event (baselineStd / gridBaselineStd): a doubled one does not hold.
     const grid = JSON.parse(JSON.stringify(rgmFile));
     grid.privacy.granularity *= 2;
     grid.privacy.granularities.gradient *= 2;
@@ -208,7 +208,7 @@ describe('dpfit verify', () => {
     const ovr = JSON.parse(readFileSync(ovrOut, 'utf8'));
     ovr.models[0].privacy = ovr.privacy;
     assert.equal((await run('verify', edited(dir, 'ovr-per-class.json', ovr))).code, 4);
-    // objective perturbation (no output noise, its research opt-in: issue 23): none, and claiming "proven" does not hold.
+    // objective perturbation (no output noise, its research opt-in): none, and claiming "proven" does not hold.
     const objOut = join(dir, 'objpert.json');
     assert.equal((await run('train', '--data', data, '--schema', schema, '--method', 'objpert', '--accept-no-guarantee', '--epsilon', '1', '--out', objOut)).code, 0);
     const objpert = JSON.parse(readFileSync(objOut, 'utf8'));
@@ -216,7 +216,7 @@ describe('dpfit verify', () => {
     assert.equal((await run('verify', objOut)).code, 0);
     objpert.privacy.warnings = [];
     for (const claim of ['proven', 'conjecture']) {
-      // 'conjecture' is what such files used to claim: it does not hold either (the grid inversion, issue 23).
+      // 'conjecture' is what such files used to claim: it does not hold either (the grid inversion, test/learners/perturbation/grid-inversion.test.ts).
       objpert.privacy.guarantee = claim;
       const raised = await run('verify', edited(dir, `objpert-${claim}.json`, objpert), '--json');
       assert.equal(raised.code, 4, claim);

@@ -1,5 +1,5 @@
 /**
- * Issue 12: the data readers fuzzed through the CLI with generated data files. Each run writes one
+ * The data readers fuzzed through the CLI with generated data files. Each run writes one
  * file — the people CSV mangled by a few random edits: a field dropped
  * or added, a value replaced by garbage (empty, NaN, 1e999, an unknown category, a lone quote, a
  * NUL byte, 10 kB of text, non-UTF-8 bytes), the header changed, CRLF line ends, a BOM, blank

@@ -1,9 +1,10 @@
 /**
- * `loadDataset(..., {features})` (issue 16, memory): CSV rows encoded chunk by chunk straight into
- * a store must give exactly what encoding the whole table gives — the reference is the existing
- * whole-table path (`applySchema` on `readTable`), tested on its own in data-node/data-schema —
- * for every row transform, the intercept, dropped rows, categorical levels first seen in later
- * chunks, a column type revised after the first MiB, and errors naming the same line.
+ * `loadDataset(..., {features})` (so that a large CSV is not held in memory twice): CSV rows
+ * encoded chunk by chunk straight into a store must give exactly what encoding the whole table
+ * gives — the reference is the existing whole-table path (`applySchema` on `readTable`), tested on
+ * its own in data-node/data-schema — for every row transform, the intercept, dropped rows,
+ * categorical levels first seen in later chunks, a column type revised after the first MiB, and
+ * errors naming the same line.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Rows to predict have no label (issue 12): `schemaCsvOptions(schema, path, { label: 'ignore' })`
+ * Rows to predict have no label: `schemaCsvOptions(schema, path, { label: 'ignore' })`
  * and `applySchema(table, schema, { label: 'ignore' })` read a file with or without the label
  * column — by name with a header, by the field count without one (Adult's layout) — and the
  * features are encoded exactly as with the label; every reader agrees (built-in CSV, DuckDB CSV,

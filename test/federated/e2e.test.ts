@@ -1,5 +1,5 @@
 /**
- * Issue 13, end to end: two `dpfit node serve` processes on loopback and `dpfit federate`.
+ * Federated training end to end: two `dpfit node serve` processes on loopback and `dpfit federate`.
  *   - the model equals the in-process run of the same protocol with the same seeds;
  *   - a wrong token is refused (exit 3, one line), before any node releases anything;
  *   - a node refuses the session that would exceed its budget (exit 4), and still refuses it after

@@ -1,5 +1,5 @@
 /**
- * Federated training in-process (`src/federated`, issue 13): the node runs the same maths as the
+ * Federated training in-process (`src/federated`): the node runs the same maths as the
  * single-machine learners (bit for bit), accounts a whole session before releasing anything,
  * answers each step once, and the coordinator stops cleanly on refusals and malformed answers.
  */

@@ -1,5 +1,5 @@
 /**
- * The node's HTTP surface (`src/federated/http-server.ts`, issue 13): authentication, limits,
+ * The node's HTTP surface (`src/federated/http-server.ts`): authentication, limits,
  * status codes with JSON bodies, and 50 concurrent session requests that together exceed the
  * budget (exactly what fits is granted; the spent epsilon never exceeds the budget).
  */

@@ -1,5 +1,5 @@
 /**
- * The persistent privacy ledger (`src/federated/ledger.ts`, issue 13): grants exactly what fits
+ * The persistent privacy ledger (`src/federated/ledger.ts`): grants exactly what fits
  * the budget (k computed from the accountants, not hard-coded), refuses with a reason, persists
  * across reopen, never lets its budget be raised, serialises concurrent reservations, survives
  * kill -9 without losing an announced grant or exceeding the budget, is locked against a second

@@ -1,5 +1,5 @@
 /**
- * The neighbour test of the federated node's HTTP surface (issue 23; harness:
+ * The neighbour test of the federated node's HTTP surface (harness:
  * test/helpers/neighbour-diff.ts). The adversary is the coordinator of `000` Sec. 6's local model:
  * it sends whatever it likes and sees statuses, bodies and error texts. Two nodes on neighbouring
  * data sets D and D' (one row replaced, n public) behind the real HTTP server get the same scripted
@@ -8,7 +8,7 @@
  * oversized bodies, wrong tokens — and everything they answer must agree but the released gradients
  * (compared by shape and finiteness) and the session ids.
  *
- * D' differs from D in one row, (0.6, 0.6, 0.6, 0.6): before issue 23, theta = (M, -M, M, -M) with
+ * D' differs from D in one row, (0.6, 0.6, 0.6, 0.6): on the earlier code, theta = (M, -M, M, -M) with
  * M = 1.79e308 made that row's margin NaN (the two halves of the dot product overflow to +Inf and
  * -Inf) and the node answered 400 "value[0] must be a finite number" on D' and 200 on D.
  */
@@ -220,7 +220,7 @@ test('neighbours D, D\' behind the node\'s HTTP server: everything the coordinat
   assert.deepEqual(statusOf(/over the node's limit/), [413, 413]);
 });
 
-test('the status-bit attack of issue 23 fails: adversarial theta and clipNorm near 1e306 give the same status and text on D and D\', 10/10', { timeout: 60_000 }, async () => {
+test('the status-bit attack fails: adversarial theta and clipNorm near 1e306 give the same status and text on D and D\', 10/10', { timeout: 60_000 }, async () => {
   // Variant 1 (theta = (M, -M, M, -M)): D and D' of the neighbour test.
   // Variant 2 (clipNorm 1e306, theta = 1e308): 359 rows whose clipped gradients sum just below the
   // largest double, and one zero row (D) or one more such row (D'): the sum overflowed on D' only.

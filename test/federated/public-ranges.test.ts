@@ -1,5 +1,5 @@
 /**
- * The public ranges of the federated node (`src/federated/public-ranges.ts`, issue 23): the ball
+ * The public ranges of the federated node (`src/federated/public-ranges.ts`): the ball
  * every theta is projected onto, the node's data checked against its public bounds at
  * construction, the envelope checks that refuse a plan before the data are read, the depth limit
  * of in-process messages, and the coordinator's projected iterate.

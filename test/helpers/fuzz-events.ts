@@ -1,8 +1,9 @@
 /**
- * fast-check arbitraries for the event fuzz (issue 12): JSON values shaped like DpEvents, mostly
- * well-formed, with numbers drawn from valid values, edge cases and garbage (negative, zero, NaN
- * spelled as a string, 1e308, "Infinity", booleans, null), fields sometimes missing or unknown,
- * nesting sometimes deep. Sizes are kept so that one accounting costs milliseconds.
+ * fast-check arbitraries for the event fuzz (test/accounting/events/fuzz.test.ts): JSON values
+ * shaped like DpEvents, mostly well-formed, with numbers drawn from valid values, edge cases and
+ * garbage (negative, zero, NaN spelled as a string, 1e308, "Infinity", booleans, null), fields
+ * sometimes missing or unknown, nesting sometimes deep. Sizes are kept so that one accounting costs
+ * milliseconds.
  */
 import fc from 'fast-check';
 

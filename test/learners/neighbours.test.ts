@@ -141,7 +141,7 @@ function methodFlags(method: string): string[] {
     case 'rgm':
       return ['--loss', 'linear', '--epsilon', '4', '--rho', '0.2', '--steps', '20'];
     case 'objpert':
-      // Refused without its research opt-in (issue 23: not private); the data layer's pair is what this test is about.
+      // Refused without its research opt-in (not private: its minimiser identifies the dataset); the data layer's pair is what this test is about.
       return ['--accept-no-guarantee'];
     default:
       return [];

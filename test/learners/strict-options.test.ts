@@ -1,5 +1,5 @@
 /**
- * Strict options (issue 24): `train()` and the estimators refuse a key their learner does not
+ * Strict options: `train()` and the estimators refuse a key their learner does not
  * take, naming it and the closest valid option, before anything else (before the data, the
  * target or any other option is looked at); TypeScript refuses such a key in an object literal.
  * Before, `new PrivateLogisticRegression({ epsilon: 1, clipnorm: 0.1, learningrate: 5 })` trained

@@ -1,5 +1,5 @@
 /**
- * One product (issue 24): `train(prepared, { method, epsilon, delta })` and `dpfit train --method M
+ * One product: `train(prepared, { method, epsilon, delta })` and `dpfit train --method M
  * --epsilon E --delta D` go through the same learner registry, so for the same seed they release
  * the same thing. For every method of the registry, on a small fixture whose schema drops a row
  * for a missing value (so the zero rows of `data/dropped-rows.ts` are exercised on both sides):

@@ -18,7 +18,7 @@ test('train(dataset, options): every classification method through one entry poi
     { method: 'shuffled', ...common, clipNorm: 1, epochs: 1, learningRate: 0.05, rng: seededRng(3) },
     { method: 'output', ...common, regularization: 0.01, rowNormBound: 1, rng: seededRng(4) },
     { method: 'outputSgd', ...common, regularization: 0.05, rowNormBound: 1, epochs: 2, batchSize: 100, rng: seededRng(5) },
-    // Objective perturbation alone is refused by default (issue 23: it identifies the dataset); research opt-in.
+    // Objective perturbation alone is refused by default (its minimiser identifies the dataset); research opt-in.
     { method: 'objpert', ...common, rng: seededRng(6), acceptNoGuarantee: true },
     { method: 'amp', ...common, clipNorm: 1, rng: seededRng(7) },
   ];

@@ -1,5 +1,5 @@
 /**
- * The package's entries (issue 24, docs/architecture.md "Package entries"), checked on the
+ * The package's entries (docs/architecture.md "Package entries"), checked on the
  * sources: the browser-safe subpaths import no Node module and nothing Node-only of dpfit's (their
  * whole import graph, type-only and dynamic imports included), every name the root exported
  * before the split is still exported from the subpath the map below names, the root holds exactly
@@ -29,8 +29,8 @@ const NODE_ONLY = [/^src\/data\/node\//, /^src\/cli\//, /^src\/federated\//, /^s
 const ERRORS = ['BudgetExceededError', 'CalibrationError', 'DataFormatError', 'DpfitError', 'InvalidParameterError', 'NumericalError', 'UnknownOptionError', 'UnsupportedEventError'];
 
 /**
- * Where each name the root exported before issue 24 (217 values, 109 types) lives now. The error
- * classes are exported by every entry, the root included.
+ * Where each name the root exported before the split into subpaths (217 values, 109 types) lives
+ * now. The error classes are exported by every entry, the root included.
  */
 const MOVED: Record<Subpath, { values: string[]; types: string[] }> = {
   accounting: {
@@ -130,7 +130,7 @@ describe('package entries', () => {
       values += MOVED[subpath].values.length;
       types += MOVED[subpath].types.length;
     }
-    // The counts issue 24 quotes for the old root: 217 values (7 of them the errors), 109 types;
+    // The old root's counts: 217 values (7 of them the errors), 109 types;
     // UnknownOptionError (strict options) is the one error class added since.
     assert.equal(values + ERRORS.filter((name) => name !== 'UnknownOptionError').length, 217);
     assert.equal(types, 109);

@@ -1,5 +1,5 @@
 /**
- * The packed package as a consumer meets it (issue 24). dpfit is built and packed as `npm pack`
+ * The packed package as a consumer meets it. dpfit is built and packed as `npm pack`
  * would publish it (scripts/pack.ts: a staged copy, the working tree untouched), and the tarball
  * is installed into an empty project offline (`installPacked`: `npm ci --offline` with a lockfile
  * pinning dpfit's dependencies to the versions of its own package-lock.json, whose tarballs

@@ -1,5 +1,5 @@
 /**
- * Issue 12: events nested too deep are refused cleanly (InvalidParameterError naming the path and
+ * Events nested too deep are refused cleanly (InvalidParameterError naming the path and
  * the limit, CLI exit 2 on one line), before any recursion can overflow the stack, by `parseEvent`
  * (also for JSON that is merely deeply nested arrays) and by every public entry point that takes
  * an event built in code. Events up to the limit are accounted as before.

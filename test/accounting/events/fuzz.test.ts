@@ -1,5 +1,5 @@
 /**
- * Issue 12: the event parser and both accountants fuzzed with generated event JSON
+ * The event parser and both accountants fuzzed with generated event JSON
  * (`helpers/fuzz-events.ts`: well-formed trees with valid, edge-case and garbage fields, mangled
  * text), fixed seed, bounded runs. For every input:
  *   - parsing either returns an event or throws a DpfitError (never a TypeError, a RangeError or

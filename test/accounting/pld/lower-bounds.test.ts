@@ -1,13 +1,15 @@
 /**
- * The PLD accountant against independent LOWER bounds (issue 17): lower <= dpfit <= lower (1 + 1e-4).
+ * The PLD accountant against independent LOWER bounds (so that a wrong answer or a loose one
+ * shows): lower <= dpfit <= lower (1 + 1e-4).
  * - Gaussian compositions: the exact formula (Balle & Wang 2018, Thm. 8; a T-fold Gaussian of
  *   multiplier z is one of multiplier z / sqrt(T)), delta(eps) = Phi(-eps/mu + mu/2) - e^eps
  *   Phi(-eps/mu - mu/2), mu = sqrt(T) / z, inverted by bisection.
  * - Randomized response: exact enumeration of the composed loss (multinomial counts).
  * - Poisson-subsampled Gaussians: the numerical lower bound of test/helpers/pld-lower-bound.ts
- *   (contraction to a grid, FFT, no code shared with the accountant), at the issue's refused cases.
- * And the consistency the issue asks for: delta(epsilon(d)) <= d on one accountant, and a curve's
- * points (delta queries on one accountant) equal the point queries made after it.
+ *   (contraction to a grid, FFT, no code shared with the accountant), at the cases it used to
+ *   refuse.
+ * And consistency: delta(epsilon(d)) <= d on one accountant, and a curve's points (delta queries on
+ * one accountant) equal the point queries made after it.
  * The 400-point sweep is `npm run bench -- pld-sweep`.
  */
 import assert from 'node:assert/strict';
@@ -85,8 +87,8 @@ test('randomized response compositions: epsilon within 1e-4 above exact enumerat
 
 test('Poisson-subsampled Gaussians that used to be refused: answered, within 1e-4 above an independent lower bound', () => {
   for (const [steps, q, z, delta] of [
-    [2, 0.004806, 0.413898, 6.33e-7], // issue 17: bracket [6.2324, 15.7987] refused
-    [2, 0.001257, 0.59597, 6.78e-5], // issue 17: bracket [0.064547, 0.065636] refused
+    [2, 0.004806, 0.413898, 6.33e-7], // once refused: its bracket [6.2324, 15.7987] was not narrowed
+    [2, 0.001257, 0.59597, 6.78e-5], // once refused: its bracket [0.064547, 0.065636] was not narrowed
     [14732, 0.01633, 0.3569, 1.06e-11], // pld-sweep #197: [440.55, 470.60] (the add direction's rounding floor), warned
   ] as const) {
     const pld = new PldAccountant().compose(sampled(q, z), steps).getEpsilon(delta);

@@ -1,7 +1,8 @@
 /**
- * Issue 12, PLD side: identical sub-events are one mechanism (compose([e] * k) == selfCompose(e, k)),
- * long noise/sampling schedules are composed in buckets whose upper and lower bounds bracket the
- * exact composition, many distinct Gaussians are merged exactly, and long queries report progress.
+ * Large events on the PLD side (test/accounting/rdp/schedule.test.ts for RDP): identical sub-events
+ * are one mechanism (compose([e] * k) == selfCompose(e, k)), long noise/sampling schedules are
+ * composed in buckets whose upper and lower bounds bracket the exact composition, many distinct
+ * Gaussians are merged exactly, and long queries report progress.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

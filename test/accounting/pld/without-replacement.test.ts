@@ -4,7 +4,8 @@
  * divergences of Gaussian and Laplace mixtures; the symmetrised model's profile against
  * max(H(R || Q), H(Q || R)); its epsilon against independent lower bounds (T = 1: the exact
  * hockey-stick of real subsampled outputs; T = 2..10: the attained pair A composed by direct
- * convolution of a loss rounded down) and against the RDP bound; the issue-14 example; the CLI.
+ * convolution of a loss rounded down) and against the RDP bound; a worked example against RDP
+ * and dp_accounting; the CLI.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -310,7 +311,7 @@ test('PLD epsilon <= RDP epsilon (the bound of rdp/without-replacement.ts) acros
   }
 });
 
-test('issue 14 example (n = 1e4, batch 100, z = 2, 1000 steps, delta = 1e-5): PLD 0.71858, below RDP 0.7435 and dp_accounting 1.4453', () => {
+test('the worked example (n = 1e4, batch 100, z = 2, 1000 steps, delta = 1e-5): PLD 0.71858, below RDP 0.7435 and dp_accounting 1.4453', () => {
   const event = E.selfComposeEvent(E.sampledWithoutReplacementEvent(10000, 100, E.gaussianEvent(2)), 1000);
   const pld = pldEpsilon(event, 1e-5);
   console.log(`issue-14 example: PLD epsilon ${pld.epsilon}, epsilonLower ${pld.epsilonLower}`);
@@ -347,7 +348,7 @@ test('support: gridded discrete Gaussian (coupling), discrete Laplace, noOp insi
   assert.equal(whole, pldEpsilon(E.gaussianEvent(1.3), 1e-5).epsilon);
 });
 
-test('dpfit epsilon --accountant pld answers the issue-14 event itself (no RDP fallback warning)', async () => {
+test('dpfit epsilon --accountant pld answers the event of the worked example itself (no RDP fallback warning)', async () => {
   const event = '{"kind":"selfCompose","count":1000,"event":{"kind":"sampledWithoutReplacement","sourceDatasetSize":10000,"sampleSize":100,"event":{"kind":"gaussian","noiseMultiplier":2}}}';
   const { code, stdout, stderr } = await runCli('epsilon', '--accountant', 'pld', '--delta', '1e-5', '--json', '--event', event);
   assert.equal(code, 0, stderr);

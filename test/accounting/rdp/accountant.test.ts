@@ -86,7 +86,7 @@ test('randomized response and objective perturbation against independent evaluat
 });
 
 test("published DP-SGD values: Opacus' 7.32911117 (order 3.9) with its grid and the improved conversion", () => {
-  // Opacus RDP accountant, z = 1.5, q = 0.04, 2250 steps, delta = 1e-5 (issue 3). dp_accounting, whose
+  // Opacus RDP accountant, z = 1.5, q = 0.04, 2250 steps, delta = 1e-5. dp_accounting, whose
   // fractional orders sum absolute values (ACCOUNTING-NOTES), reports 7.329334702 on the same grid.
   const event = dpsgd(0.04, 1.5, 2250);
   const opacus = rdpEpsilon(event, 1e-5, { orders: OPACUS_ORDERS });
@@ -119,8 +119,8 @@ test('dp_accounting agreement on integer grids (values from dp_accounting run on
     assertClose(result.epsilon, reference, 1e-9);
     assert.ok(result.epsilon >= reference * (1 - 1e-10), `${JSON.stringify(event).slice(0, 60)}: ${result.epsilon} < ${reference}`);
   }
-  // Sampling without replacement of a Gaussian: dpfit's Gaussian-specific bound (issue 14,
-  // rdp/without-replacement.ts) is tighter than dp_accounting's WBK Thm. 27 (1.4825), never above it.
+  // Sampling without replacement of a Gaussian: dpfit's Gaussian-specific bound
+  // (rdp/without-replacement.ts) is tighter than dp_accounting's WBK Thm. 27 (1.4825), never above it.
   const wor = rdpEpsilon(E.selfComposeEvent(E.sampledWithoutReplacementEvent(1000, 10, E.gaussianEvent(1)), 100), 1e-5, { orders: INTEGER_ORDERS });
   assert.ok(wor.epsilon <= 1.482525669114427 && wor.epsilon > 1.3, `${wor.epsilon}`);
   // Laplace b = 2 composed 10 times: dp_accounting 4.990334479 (default grid); dpfit's continuous order is a bit tighter.

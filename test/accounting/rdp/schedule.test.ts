@@ -1,5 +1,5 @@
 /**
- * Issue 12: compositions as multisets (identical sub-events cost and equal selfCompose), and long
+ * Compositions as multisets (identical sub-events cost and equal selfCompose), and long
  * heterogeneous DP-SGD schedules bounded by chords (`rdp/sampled-gaussian-schedule.ts`): the fast
  * path is a valid upper bound (never below the step-by-step sum, at any order) and within its
  * stated tolerance of it. Timings are in `npm run bench -- schedule`, not here.

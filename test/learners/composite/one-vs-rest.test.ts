@@ -66,7 +66,7 @@ describe('one-vs-rest multi-class classification', () => {
     const data = blobs(30, 1);
     const base = { method: 'dpgd' as const, clipNorm: 1, steps: 5, learningRate: 1 };
     assert.throws(() => trainOneVsRest({ ...data, y: data.y.map((v) => (v === 2 ? 3 : v)) }, { classes, base, epsilon: 1, delta: 1e-5 }), /class index/);
-    // Data holding one class only train (issue 23: the refusal was a status one record decides), with the event of data holding every class.
+    // Data holding one class only train (a refusal would be a status that one record decides, leaking it), with the event of data holding every class.
     const oneClass = trainOneVsRest({ ...data, y: new Float64Array(30) }, { classes, base, epsilon: 1, delta: 1e-5 });
     assert.deepEqual(oneClass.privacy.event, trainOneVsRest(data, { classes, base, epsilon: 1, delta: 1e-5 }).privacy.event);
     assert.equal(oneClass.model?.models.length, 3);

@@ -1,10 +1,11 @@
 /**
- * The paths of the clipped-gradient sum (issue 16): per-step norms (the original kernel), cached
- * thresholds with the JavaScript kernels, the WebAssembly SIMD kernels on a feature memory, the
- * worker pool, and float32 storage. They must give the same sums bit for bit — the identity is
- * the test: the reference is the original, independently tested path (`test/learners/glm/per-example.test.ts`
- * checks it against a compensated row-by-row sum) — and float32 storage must clip on the values
- * it actually uses, so that the privacy analysis of the float64 path applies unchanged.
+ * The paths of the clipped-gradient sum (the faster ones exist for training speed): per-step norms
+ * (the original kernel), cached thresholds with the JavaScript kernels, the WebAssembly SIMD
+ * kernels on a feature memory, the worker pool, and float32 storage. They must give the same sums
+ * bit for bit — the identity is the test: the reference is the original, independently tested path
+ * (`test/learners/glm/per-example.test.ts` checks it against a compensated row-by-row sum) — and
+ * float32 storage must clip on the values it actually uses, so that the privacy analysis of the
+ * float64 path applies unchanged.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

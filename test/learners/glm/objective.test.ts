@@ -281,7 +281,7 @@ test('ridge regression through glmObjective: L-BFGS and Newton give (X^T X + lam
   assert.ok(maxRelDiff(viaNewton.x, expected) < 1e-11);
 });
 
-test('objective perturbation on ridge: the minimiser is (X^T X + lambda I)^{-1} (X^T y - b) (issue 7 acceptance shape)', () => {
+test('objective perturbation on ridge: the minimiser is (X^T X + lambda I)^{-1} (X^T y - b) (the normal equations, checked directly)', () => {
   const data = makeData(squaredLoss, 100, 3, 15);
   const lambda = 2;
   const b = Float64Array.of(5, -3, 0.5);

@@ -80,7 +80,7 @@ test('degenerate inputs get clear errors naming the problem', () => {
   for (const [fn, param] of cases) {
     assert.throws(fn, (e: unknown) => e instanceof InvalidParameterError && e.param === param, `expected an error naming ${param}`);
   }
-  // Data holding one class train, with the event of two-class data (issue 23: a refusal one record decides would be a leak).
+  // Data holding one class train, with the event of two-class data (a refusal that one record decides would leak that record).
   const oneClass = trainDpGd({ ...data, y: new Float64Array(100).fill(1) }, { epsilon: 1, delta: 1e-5, clipNorm: 1, steps: 10, learningRate: 1 });
   assert.deepEqual(oneClass.privacy.event, trainDpGd(data, { epsilon: 1, delta: 1e-5, clipNorm: 1, steps: 10, learningRate: 1 }).privacy.event);
 });

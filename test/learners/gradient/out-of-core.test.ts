@@ -181,7 +181,7 @@ describe('out-of-core training', () => {
     }
   });
 
-  it('trains one-class labels as the in-memory path does (issue 23: refusing them was a status one record decides)', async () => {
+  it('trains one-class labels as the in-memory path does (refusing them was a status one record decides)', async () => {
     const path = join(dir, 'one.csv');
     writeFileSync(path, 'age,income,hours,city,y\n30,1,2,Paris,no\n40,1,2,Lyon,no\n');
     const streamed = await openStreamedDataset(path, schema);
@@ -203,10 +203,11 @@ describe('out-of-core training', () => {
 });
 
 /**
- * Issue 23: `train --max-memory 256MB` trained on the first 165380 of 2e6 CSV rows and said
- * nothing. DuckDB's CSV reader holds 32 MB buffers; under the memory_limit dpfit gave it (a
- * quarter of the cap) it could not allocate the second one, and its stream ended like a finished
- * one (`duckdb.ts` `streamChunks`). The wide file below needs a second buffer with few rows.
+ * A stream that ends early must fail, not train on part of the data: `train --max-memory 256MB`
+ * once trained on the first 165380 of 2e6 CSV rows and said nothing. DuckDB's CSV reader holds
+ * 32 MB buffers; under the memory_limit dpfit gave it (a quarter of the cap) it could not allocate
+ * the second one, and its stream ended like a finished one (`duckdb.ts` `streamChunks`). The wide
+ * file below needs a second buffer with few rows.
  */
 describe('out of core under a memory cap DuckDB cannot stream a 32 MB CSV buffer in', () => {
   const sgd = { loss: 'logistic', clipNorm: 1, batchSize: 200, steps: 6, learningRate: 0.5, noiseMultiplier: 1.1, delta: 1e-5 };

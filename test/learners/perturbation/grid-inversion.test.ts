@@ -1,5 +1,5 @@
 /**
- * Issue 23, problem 3: objective perturbation without output noise identifies the neighbour.
+ * Objective perturbation without output noise identifies the neighbour.
  *
  * The attack (grid inversion). The release is theta, the event (lambda, and the noise grid
  * g_b = noiseStd / gridNoiseStd) and the public add/remove pair {D, D'} (D' = D without its first
@@ -117,7 +117,7 @@ function attack(runs: number, options: (seed: number) => TrainOptions): AttackOu
 /** The most a balanced guess can be right against an (epsilon, delta)-DP release. */
 const cap = (epsilon: number): number => Math.exp(epsilon) / (1 + Math.exp(epsilon)) + DELTA;
 
-describe('objective perturbation: the grid inversion attack (issue 23)', () => {
+describe('objective perturbation: the grid inversion attack', () => {
   // The research opt-in: on the old code (which had no opt-in) this is the default path.
   let researchOutcome: AttackOutcome | undefined;
   const research = (): AttackOutcome => (researchOutcome ??= attack(RUNS, (seed) => ({ method: 'objpert', epsilon: 1, delta: DELTA, rng: seededRng(seed), acceptNoGuarantee: true })));

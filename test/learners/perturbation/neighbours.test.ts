@@ -1,8 +1,8 @@
 /**
- * The neighbour test (`helpers/neighbour-diff.ts`) of objective perturbation's two surfaces
- * (issue 23): AMP and the objpert default path, on D and its add/remove neighbour D' (D without
- * its last row: the relation of both learners, `003` Sec. 2.1). Everything the release's
- * adversary observes is compared: the CLI's exit status, its stdout (`--json`), its error text
+ * The neighbour test (`helpers/neighbour-diff.ts`) of objective perturbation's two surfaces: AMP
+ * and the objpert default path, on D and its add/remove neighbour D' (D without its last row:
+ * the relation of both learners, `003` Sec. 2.1). Everything the release's adversary observes
+ * is compared: the CLI's exit status, its stdout (`--json`), its error text
  * and the model file; only theta, the accounted noisy value, is compared by shape. (stderr of a
  * successful run is the data owner's private diagnostics, not part of the release.)
  */
@@ -38,7 +38,7 @@ async function observeTrain(dir: string, data: string, schema: string, args: rea
 
 const RELEASED = { released: ['stdout.model.theta', 'file.theta'] };
 
-describe('objective perturbation surfaces on add/remove neighbours (issue 23)', () => {
+describe('objective perturbation surfaces on add/remove neighbours', () => {
   it('dpfit train --method amp: status, stdout and model file differ only in theta', async () => {
     const { data, neighbour, schema, dir } = neighbours();
     const args = ['--method', 'amp', '--epsilon', '1'];

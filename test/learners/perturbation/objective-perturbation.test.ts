@@ -233,7 +233,7 @@ describe('trainObjectivePerturbation: logistic regression and refusals', () => {
     refused({ ...base, noiseStd: 2 }, 'regularization');
   });
 
-  it('an optimiser cap no longer releases nothing: the certified fallback reaches the tolerance, and the guarantee stays none (issue 23: it was a conjecture)', () => {
+  it('an optimiser cap no longer releases nothing: the certified fallback reaches the tolerance, and the guarantee stays none (it used to say conjecture)', () => {
     for (const optimizer of ['newton', 'lbfgs'] as const) {
       const r = trainObjectivePerturbation(data, { acceptNoGuarantee: true, epsilon: 1, delta: 1e-5, regularization: 5, maxIterations: 1, optimizer, rng: seededRng(1) });
       const b = objectiveNoiseGrid(r.diagnostics.noiseStd, data.d).draw(seededRng(1));

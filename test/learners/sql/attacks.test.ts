@@ -1,5 +1,5 @@
 /**
- * Attacks on the SQL surface (issue 23; docs/threat-model.md): `dpfit train --db ... --query ...`.
+ * Attacks on the SQL surface (docs/threat-model.md): `dpfit train --db ... --query ...`.
  *
  * - The database clients: a --query must run as ONE read-only SQL statement, never as anything a
  *   client program reads (psql meta-commands), never as a second statement after a ')' that closes
@@ -9,7 +9,7 @@
  *   depend on other rows, or that hides behind another view, a SECURITY DEFINER function, a rule
  *   or a trigger, is refused before anything is released; a view cannot be replaced during a run.
  *
- * Every test here fails on the code before issue 23 (psql, no view check): the attack ran.
+ * Every test here fails on the earlier code (--query run through psql, no view check): the attack ran.
  * PostgreSQL servers are throw-away clusters (skipped with the reason when they cannot start).
  */
 import assert from 'node:assert/strict';
@@ -183,7 +183,7 @@ describe('lying views (--partition-key) are refused before anything is released'
   }
   /** The honest view's body around `c` (the liar's column), as an inner fenced relation h. */
   const around = (c: string) => `SELECT ${viewColumns.map((col) => (col === 'c' ? `${c} AS c` : `h.${col}`)).join(', ')} FROM (${honestView.replace(/^CREATE OR REPLACE VIEW \S+ AS /, '')}) AS h`;
-  // The issue's function: IMMUTABLE (PostgreSQL believes it), it counts its calls in the statement:
+  // The lying function: IMMUTABLE (PostgreSQL believes it), it counts its calls in the statement:
   // in each row the d sums call it first (1000 c), the clip check last (c).
   const liar = (name: string, security = '') => `CREATE FUNCTION ${name}(c DOUBLE PRECISION) RETURNS DOUBLE PRECISION LANGUAGE plpgsql IMMUTABLE ${security} AS $$
     DECLARE n INTEGER := coalesce(nullif(current_setting('liar.calls', true), ''), '0')::INTEGER + 1;

@@ -1,5 +1,6 @@
 /**
- * Issue 23, problem 8 (`verify`): files the old `verifyModel` accepted and that do not hold.
+ * `verify` must not vouch for a claim that does not hold: files the old `verifyModel` accepted
+ * and that do not hold.
  *   - a doubled grid: exactly where the event implies the grid (objective perturbation's b, AMP's
  *     objective grid: noiseStd / gridNoiseStd), through theta where theta is the grid value
  *     (output perturbation, AMP's output grid);
@@ -62,7 +63,7 @@ const output = modelFile({ method: 'output', ...common, regularization: 0.05, ro
 const amp = modelFile({ method: 'amp', ...common, clipNorm: 1 });
 const objpert = modelFile({ method: 'objpert', ...common, acceptNoGuarantee: true });
 
-describe('verify: the stated grid (issue 23)', () => {
+describe('verify: the stated grid', () => {
   it('a doubled grid: objective perturbation and AMP against the grid their event implies, output perturbation and AMP through theta', () => {
     refused(objpert, (f) => void (f.privacy.granularity *= 2), /privacy\.granularity = .* is not the grid of the objective noise b the event implies/, 'objpert, doubled granularity');
     refused(amp, (f) => void (f.privacy.granularities.objective *= 2), /privacy\.granularities\.objective = .* is not the grid of the objective noise b/, 'amp, doubled objective grid');
@@ -104,7 +105,7 @@ describe('verify: the stated grid (issue 23)', () => {
 });
 
 
-describe('verify: a federated model carries every node its description names (issue 23)', () => {
+describe('verify: a federated model carries every node its description names', () => {
   it('one node\'s block removed: refused by the node list and by the summary (files written before the list too); dpfit verify exits 4', async () => {
     const clients = ['a', 'b', 'c'].map((name, i) => inProcessClient(new FederatedNode(nodeRows(2000, 60 + i), new InMemoryLedger({ epsilon: 2, delta: 1e-5 }), { name, rng: seededRng(70 + i) })));
     const result = await federate(clients, { method: 'dpgd', steps: 5, regularization: 0.03, clipNorm: 0.5, epsilon: 1, delta: 1e-6 });
