@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { DataFormatError } from '../errors.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';
+import { methodColorScale } from './method-colors.js';
 
 export interface RenderedChart {
   readonly svg: string;
@@ -86,7 +87,7 @@ export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions
   const panels = options.panels ?? [...new Set(rows.map((r) => r.panel))];
   const methods = options.methods ?? [...new Set(rows.map((r) => r.method))];
   const y = (field: string) => ({ field, type: 'quantitative', title: options.yTitle, ...(options.logY ? { scale: { type: 'log' } } : {}) });
-  const color = { field: 'method', type: 'nominal', title: 'method', sort: methods, legend: { orient: 'bottom', columns: 3, labelLimit: 400, symbolOpacity: 1 } };
+  const color = { field: 'method', type: 'nominal', title: 'method', sort: methods, scale: methodColorScale(methods), legend: { orient: 'bottom', columns: 3, labelLimit: 400, symbolOpacity: 1 } };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: options.title,
@@ -138,7 +139,7 @@ export function privacyCurveChart(curves: readonly PrivacyCurve[], options: { ti
     encoding: {
       x: { field: 'epsilon', type: 'quantitative', title: 'epsilon' },
       y: { field: 'delta', type: 'quantitative', title: 'delta(epsilon)', scale: { type: 'log' } },
-      color: { field: 'accountant', type: 'nominal', title: 'accountant', sort: curves.map((c) => c.label), legend: { orient: 'top-right' } },
+      color: { field: 'accountant', type: 'nominal', title: 'accountant', sort: curves.map((c) => c.label), scale: methodColorScale(curves.map((c) => c.label)), legend: { orient: 'top-right' } },
     },
     config: { font: 'DejaVu Sans' },
   };
@@ -174,7 +175,7 @@ export function errorBarChart(rows: readonly ErrorBarRow[], options: ErrorBarOpt
   const series = [...new Set(rows.map((r) => r.series))];
   const domain = options.reference === undefined ? series : [...series, options.reference.label];
   const x = { field: 'x', type: 'quantitative', title: options.xTitle, ...(options.logX ? { scale: { type: 'log' } } : {}) };
-  const color = { field: 'series', type: 'nominal', title: null, scale: { domain }, legend: { orient: 'bottom', labelLimit: 400 } };
+  const color = { field: 'series', type: 'nominal', title: null, scale: methodColorScale(domain), legend: { orient: 'bottom', labelLimit: 400 } };
   const values = rows.map((r) => ({ series: r.series, x: r.x, mean: r.mean, low: r.mean - r.std, high: r.mean + r.std }));
   const layers: object[] = [
     { mark: { type: 'line', point: true, strokeWidth: 1.5 }, encoding: { x, y: { field: 'mean', type: 'quantitative', title: options.yTitle, scale: { zero: false } }, color } },

@@ -1,0 +1,37 @@
+/**
+ * One colour per method across every figure dpfit draws (docs/figures, `dpfit plot`, the
+ * experiments): a series is coloured by the first rule its label matches, so that "RGM" is the
+ * same blue in `000`'s figures as in the README's, and clipping thresholds are shades of one hue
+ * from small (light) to large (dark). A label no rule matches gets a neutral grey.
+ */
+
+/** The rules, in order: the first whose pattern matches a series label gives its colour. */
+export const METHOD_COLOR_RULES: readonly { readonly pattern: RegExp; readonly color: string; readonly what: string }[] = [
+  { pattern: /non-?private|baseline|exact|F\*/i, color: '#222222', what: 'non-private reference' },
+  { pattern: /paper'?s? (mode|settings)|not private/i, color: '#9467bd', what: "a paper's own (not private) settings" },
+  { pattern: /\bRGM\b|relative gaussian/i, color: '#1f77b4', what: 'RGM' },
+  { pattern: /c\s*\/\s*10|c\/10/i, color: '#fdae6b', what: 'clipping at c/10' },
+  { pattern: /10\s*c\b|10c/i, color: '#a63603', what: 'clipping at 10c' },
+  { pattern: /clip/i, color: '#e6550d', what: 'clipping at c' },
+  { pattern: /\bAMP\b|approximate minima/i, color: '#2ca02c', what: 'Approximate Minima Perturbation' },
+  { pattern: /objective perturbation|objpert/i, color: '#98df8a', what: 'objective perturbation' },
+  { pattern: /output/i, color: '#8c564b', what: 'output perturbation' },
+  { pattern: /shuffl/i, color: '#17becf', what: 'SGD with shuffling' },
+  { pattern: /with replacement|poisson|DP-?SGD/i, color: '#d62728', what: 'sampled SGD (DP-SGD)' },
+  { pattern: /DP-?GD/i, color: '#ff7f0e', what: 'DP-GD' },
+  { pattern: /\bPLD\b/i, color: '#1f77b4', what: 'PLD accountant' },
+  { pattern: /\bRDP\b/i, color: '#d62728', what: 'RDP accountant' },
+  { pattern: /Thm\.? 2\.8|Kifer/i, color: '#7f7f7f', what: "Kifer et al.'s bound" },
+];
+
+const NEUTRAL = '#bbbbbb';
+
+/** The colour of a series label (see `METHOD_COLOR_RULES`). */
+export function methodColor(label: string): string {
+  return METHOD_COLOR_RULES.find((rule) => rule.pattern.test(label))?.color ?? NEUTRAL;
+}
+
+/** A vega-lite colour scale for these labels, in this order. */
+export function methodColorScale(labels: readonly string[]): { domain: string[]; range: string[] } {
+  return { domain: [...labels], range: labels.map(methodColor) };
+}
