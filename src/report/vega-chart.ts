@@ -80,7 +80,9 @@ const LINE_BAND_OPTIONS = optionNames<LineBandOptions>({ title: true, xTitle: tr
 
 /**
  * The vega-lite spec of a paper-style figure: one panel per `panel`, one line per `method` (the
- * median over runs) over a shaded min/max band, a shared legend.
+ * median over runs) over a shaded min/max band, a shared legend. On a log axis (`logY`), a point
+ * whose median is not positive is left out and a band's lower edge at or below 0 is drawn from the
+ * median (a log scale has no 0: one such value would leave the whole figure empty).
  */
 export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions): object {
   rejectUnknownOptions(options, LINE_BAND_OPTIONS, 'lineBandChart');
@@ -91,7 +93,7 @@ export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: options.title,
-    data: { values: rows.map((r) => ({ ...r })) },
+    data: { values: (options.logY ? rows.filter((r) => r.median > 0).map((r) => ({ ...r, min: r.min > 0 ? r.min : r.median })) : rows).map((r) => ({ ...r })) },
     facet: { column: { field: 'panel', type: 'nominal', title: null, sort: panels } },
     resolve: { scale: { x: 'independent', y: 'independent' } },
     spec: {

@@ -24,3 +24,15 @@ test('the chart specs carry the method scale, in the legend order', () => {
   const bars = errorBarChart([{ series: 'DP-SGD', x: 1, mean: 0.8, std: 0.01 }], { title: 't', xTitle: 'x', yTitle: 'y', reference: { label: 'non-private', value: 0.85 } }) as { layer: { encoding: { color: { scale: { range: string[] } } } }[] };
   assert.deepEqual(bars.layer[0].encoding.color.scale.range, [methodColor('DP-SGD'), methodColor('non-private')]);
 });
+
+test('a log-scale band chart leaves out points it cannot draw, instead of rendering empty', () => {
+  const rows = [
+    { panel: 'p', method: 'RGM', step: 1, median: 0, min: 0, max: 0 },
+    { panel: 'p', method: 'RGM', step: 2, median: 0.5, min: 0, max: 1 },
+    { panel: 'p', method: 'RGM', step: 3, median: 0.25, min: 0.2, max: 0.3 },
+  ];
+  const spec = lineBandChart(rows, { title: 't', xTitle: 'x', yTitle: 'y', logY: true }) as { data: { values: { step: number; min: number }[] } };
+  assert.deepEqual(spec.data.values.map((v) => [v.step, v.min]), [[2, 0.5], [3, 0.2]]);
+  const linear = lineBandChart(rows, { title: 't', xTitle: 'x', yTitle: 'y' }) as { data: { values: unknown[] } };
+  assert.equal(linear.data.values.length, 3);
+});
