@@ -72,9 +72,10 @@
  * (default DIR experiments/out/federated-rgm, gitignored): prints the tables, writes
  * federated-fig1-<data>.svg/.png, federated-fig2.svg/.png, results.md and results.json.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADULT_SCHEMA_JSON } from '../src/data/adult.js';
+import { ADULT_SCHEMA_JSON, normalizeAdultCopy } from '../src/data/adult.js';
 import { writeFileAtomic } from '../src/data/node/atomic-write.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema/parse.js';
@@ -126,7 +127,14 @@ async function adult(): Promise<Dataset | undefined> {
     return c;
   });
   const schema = parseSchema({ version: 1, provenance: full.provenance, csv: full.csv, columns, rowTransform: 'normalize', intercept: true });
-  const prepared = await loadDataset(join(dir, 'adult.data'), schema);
+  // A copy with an added header line (as /work/shared/datasets/adult) is normalised as `dpfit data fetch` does, into a temporary file.
+  const normalised = normalizeAdultCopy('adult.data', readFileSync(join(dir, 'adult.data')));
+  let path = join(dir, 'adult.data');
+  if (normalised.changes.length > 0) {
+    path = join(mkdtempSync(join(tmpdir(), 'dpfit-adult-')), 'adult.data');
+    writeFileSync(path, normalised.bytes);
+  }
+  const prepared = await loadDataset(path, schema);
   const d = prepared.dataset;
   return { ...d, y: d.y.map((v) => (v > 0 ? 1 : -1)), featureNames: d.featureNames ?? [] };
 }
