@@ -66,6 +66,7 @@ function dpsgdBest(noiseMultiplier: number, rates: number[]): number {
   let best = 0;
   for (const learningRate of rates) {
     const out = train(trainSet, { method: 'dpsgd', loss: 'logistic', clipNorm: R, noiseMultiplier, learningRate, optimizer: 'adam', epochs: 60, batchSize: 256, delta: DELTA, rng: seededRng(7) } as never);
+    if (out.model === undefined) throw new Error("dpsgd returned no model");
     best = Math.max(best, acc(out.model));
   }
   return best;
