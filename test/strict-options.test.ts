@@ -15,6 +15,7 @@ import { ampEvent } from '../src/accounting/events/approximate-minima-perturbati
 import { calibrateDpsgd, calibrateNoiseMultiplier, maxSteps } from '../src/accounting/calibration/calibrate.js';
 import { calibrateGaussian } from '../src/accounting/gaussian/calibrate-gaussian.js';
 import { calibrateObjectivePerturbation } from '../src/accounting/calibration/calibrate-objective-perturbation.js';
+import { kiferObjectivePerturbationDelta, kiferObjectivePerturbationEpsilon } from '../src/accounting/calibration/kifer-objective-perturbation.js';
 import {
   gaussianEvent,
   laplaceEvent,
@@ -152,6 +153,8 @@ const ROWS: readonly Row[] = [
   row('relativeGaussianEpsilon', 'baselinestd', 'baselineStd', (o) => relativeGaussianEpsilon({ ...rgm, ...o }, 1e-8)),
   row('relativeGaussianRdp', 'dimensions', 'dimension', (o) => relativeGaussianRdp({ ...rgm, ...o }, 2)),
   row('ampEvent', 'outputNoise', 'outputNoiseStd', (o) => ampEvent({ ...objpert, gradTolerance: 0.01, outputNoiseStd: 0.15, ...o })),
+  row('kiferObjectivePerturbationEpsilon', 'noiseSd', 'noiseStd', (o) => kiferObjectivePerturbationEpsilon(1e-5, { ...objpert, ...o })),
+  row('kiferObjectivePerturbationDelta', 'regularisation', 'regularization', (o) => kiferObjectivePerturbationDelta(2, { ...objpert, ...o })),
   row('calibrateObjectivePerturbation', 'regularisation', 'regularization', (o) => calibrateObjectivePerturbation({ targetEpsilon: 1, delta: 1e-5, lipschitz: 1, smoothness: 0.25, regularization: 10, ...o })),
   row(
     'calibrateObjectivePerturbation', 'gradTol', 'gradTolerance',

@@ -82,4 +82,6 @@ export type { GaussianCalibration, GaussianCalibrationMethod, GaussianCalibratio
 export { analyticGaussianNoiseMultiplier, calibrateGaussian, classicalGaussianNoiseMultiplier } from '../accounting/gaussian/calibrate-gaussian.js';
 export { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps } from '../accounting/calibration/calibrate.js';
 export { calibrateObjectivePerturbation } from '../accounting/calibration/calibrate-objective-perturbation.js';
+export type { KiferObjectivePerturbationParams } from '../accounting/calibration/kifer-objective-perturbation.js';
+export { kiferObjectivePerturbationDelta, kiferObjectivePerturbationEpsilon } from '../accounting/calibration/kifer-objective-perturbation.js';
 export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/calibration/approximate-minima-perturbation-parameters.js';
