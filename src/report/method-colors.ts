@@ -24,6 +24,8 @@ export const METHOD_COLOR_RULES: readonly { readonly pattern: RegExp; readonly c
   { pattern: /\bPLD\b/i, color: '#1f77b4', what: 'PLD accountant' },
   { pattern: /\bRDP\b/i, color: '#d62728', what: 'RDP accountant' },
   { pattern: /Thm\.? 2\.8|Kifer/i, color: '#7f7f7f', what: "Kifer et al.'s bound" },
+  { pattern: /conjecture|Conj\. ?\d/i, color: '#e7ba52', what: 'a conjectured bound (never a guarantee)' },
+  { pattern: /last iterate|amplification by iteration/i, color: '#bcbd22', what: 'the last-iterate bound (amplification by iteration)' },
   { pattern: /no feedback/i, color: '#6baed6', what: 'last iterate without noise feedback' },
   { pattern: /noise feedback/i, color: '#08519c', what: 'last iterate with noise feedback' },
   { pattern: /composition/i, color: '#e377c2', what: 'a composition bound' },
