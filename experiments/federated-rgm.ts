@@ -86,7 +86,7 @@ import { federate, type FederateOptions } from '../src/federated/coordinator.js'
 import { inProcessClient } from '../src/federated/in-process.js';
 import { FederatedNode, type NodeData } from '../src/federated/node.js';
 import { pencilMinEigenvalue } from '../src/learners/rgm/propose-test-release.js';
-import { allocateFeatures } from '../src/learners/glm/kernels/feature-memory.js';
+import { allocateFeatures, claimSlot, featureMemoryOf, kernelsFor, releaseSlot, WASM_BLOCK } from '../src/learners/glm/kernels/feature-memory.js';
 import { planRgmGd, requireClipMatrix } from '../src/learners/rgm/rgm-gd.js';
 import { choleskyFactor, choleskySolve, solveSpd } from '../src/math/linear-algebra.js';
 import { symmetricEigen } from '../src/math/symmetric-eigen.js';
@@ -496,6 +496,48 @@ function paperClippedSum(p: Dataset, q: { gram: Float64Array; xty: Float64Array 
   const c2 = c * c;
   const mu2th2 = MU * MU * th2;
   let scaleSum = 0;
+  // Margins and the clipped rows' update by dpfit's SIMD kernels when the rows live in a feature memory and a slot is free.
+  const info = featureMemoryOf(x, d);
+  const kernels = info === undefined ? null : kernelsFor(info.memory);
+  const slot = info === undefined || kernels === null ? -1 : claimSlot(info);
+  if (info !== undefined && kernels !== null && slot >= 0) {
+    try {
+      const buffer = info.memory.buffer;
+      const thetaPtr = slot * info.slotBytes;
+      const zPtr = thetaPtr + 16 * d;
+      const cPtr = zPtr + 8 * WASM_BLOCK;
+      const partPtr = cPtr + 16 * WASM_BLOCK;
+      new Float64Array(buffer, thetaPtr, d).set(theta);
+      const z = new Float64Array(buffer, zPtr, WASM_BLOCK);
+      const coef = new Float64Array(buffer, cPtr, WASM_BLOCK);
+      const part = new Float64Array(buffer, partPtr, d);
+      part.fill(0);
+      for (let start = 0; start < n; start += WASM_BLOCK) {
+        const m = Math.min(WASM_BLOCK, n - start);
+        const ptr = info.xOffset + start * d * 8;
+        kernels.margins64(ptr, d, thetaPtr, m, zPtr);
+        let any = false;
+        for (let k = 0; k < m; k++) {
+          const dot = z[k];
+          const r = dot - y[start + k];
+          const g2 = r * r * norm2[start + k] + 2 * r * MU * dot + mu2th2;
+          if (g2 <= c2) {
+            coef[k] = 0;
+            continue;
+          }
+          const s1 = c / Math.sqrt(g2) - 1;
+          coef[k] = s1 * r;
+          scaleSum += s1;
+          any = true;
+        }
+        if (any) kernels.accumulate64(ptr, d, m, cPtr, partPtr);
+      }
+      for (let k = 0; k < d; k++) out[k] += part[k] + MU * theta[k] * scaleSum;
+      return;
+    } finally {
+      releaseSlot(info, slot);
+    }
+  }
   for (let j = 0, o = 0; j < n; j++, o += d) {
     let e = 0;
     let f = 0;
