@@ -68,7 +68,7 @@
  * epsilon 1e-2 and ijcnn1-like at 1e-3, random split.
  *
  * Time (2-CPU machine): the full HIGGS-like run (1e6 rows, 3 seeds, T = 100, --mode both) in
- * ~5 min, ijcnn1-like ~1 min. What makes 1e6 rows fit, without changing what is computed: the
+ * 5.5 min, ijcnn1-like 41 s. What makes 1e6 rows fit, without changing what is computed: the
  * paper-mode clipped sum starts from each node's raw Gram (G theta - X^T y + n mu theta) and
  * corrects only the clipped rows, with the margins and updates by dpfit's SIMD kernels (rows
  * copied into a feature memory), and skips the pass when no row can be clipped; App. C's eta and
