@@ -42,6 +42,7 @@ import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } f
 import { BudgetExceededError, InvalidParameterError } from '../errors.js';
 import { dpGdStepNoise } from '../learners/gradient/dp-gd.js';
 import { type SumNoise } from '../learners/gradient/clipped-sum-noise.js';
+import { clipThresholds } from '../learners/glm/clip-thresholds.js';
 import { sumClippedGradients } from '../learners/glm/per-example.js';
 import { squaredLoss } from '../learners/glm/losses/squared.js';
 import type { GlmData } from '../learners/glm/types.js';
@@ -230,10 +231,12 @@ export class FederatedNode {
           extraDelta: 0,
           start: () => {
             const glm = { x: this.data.x, y: this.data.y, n, d };
+            // Per-row clip thresholds, computed once for the session: the same sums as recomputing the norms per step (`per-example.ts`).
+            const thresholds = clipThresholds(glm, clipNorm);
             return {
               plan,
               gradientOf: (theta, out) => {
-                sumClippedGradients(squaredLoss, glm, theta, { clipNorm, out });
+                sumClippedGradients(squaredLoss, glm, theta, { clipNorm, out, thresholds });
                 noise.add(out, this.rng);
                 for (let j = 0; j < d; j++) out[j] = out[j] / n + mu * theta[j];
                 return out;
