@@ -41,7 +41,7 @@ import { calibrateNoiseMultiplier, rdpAtOrder } from '../accounting/calibration/
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 import { BudgetExceededError, InvalidParameterError } from '../errors.js';
 import { dpGdStepNoise } from '../learners/gradient/dp-gd.js';
-import { type SumNoise } from '../learners/gradient/clipped-sum-noise.js';
+import type { SumNoise } from '../learners/gradient/clipped-sum-noise.js';
 import { clipThresholds } from '../learners/glm/clip-thresholds.js';
 import { sumClippedGradients } from '../learners/glm/per-example.js';
 import { squaredLoss } from '../learners/glm/losses/squared.js';
