@@ -27,7 +27,7 @@ import { localPerNodeSummary } from '../learners/models/local-per-node.js';
 import { projectOntoBall } from '../learners/rgm/rgm-grid.js';
 import { linearModel, type LinearModel } from '../learners/models/model.js';
 import type { GradientAnswer, GradientRequest, NodeInfo, SessionPlan, SessionRequest } from './protocol.js';
-import { type FederatedMethod } from './protocol.js';
+import type { FederatedMethod } from './protocol.js';
 import { defaultThetaRadius, inScale, scaleRange } from './public-ranges.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';
 

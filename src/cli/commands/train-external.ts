@@ -25,7 +25,7 @@ import type { AnyLearner } from '../../learners/registry.js';
 import { completeOptions, LEARNERS } from '../../learners/registry.js';
 import { cliName, type SchemaBounds } from '../../learners/learner.js';
 import type { Rng } from '../../random/rng.js';
-import { type MethodResult } from './train-methods.js';
+import type { MethodResult } from './train-methods.js';
 import { learnerOfFlags, optionsFromFlags, orList, type TrainFlags } from '../train-flags.js';
 
 export interface ExternalFlags {

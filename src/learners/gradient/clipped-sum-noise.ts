@@ -8,7 +8,7 @@ import { fillGaussian } from '../../random/continuous.js';
 import type { Rng } from '../../random/rng.js';
 import { clippedSumRoundingBound } from '../glm/per-example.js';
 import { gaussianEvent } from '../../accounting/events/constructors.js';
-import { type GaussianEvent } from '../../accounting/events/types.js';
+import type { GaussianEvent } from '../../accounting/events/types.js';
 
 /** The noise one release of a sum of clipped gradients gets: its event, and how to add it. */
 export interface SumNoise {
