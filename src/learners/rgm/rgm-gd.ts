@@ -396,6 +396,25 @@ export function noisyRgmGradient(clipped: ClippedData, plan: RgmPlan, theta: Flo
 export const RGM_GD_OPTIONS = optionNames<RgmGdOptions>({ method: true, loss: true, epsilon: true, delta: true, noiseMultiplier: true, steps: true, regularization: true, featureClip: true, bClip: true, clipMatrix: true, rho: true, bNormBound: true, ptrEpsilonFraction: true, ptrDeltaFraction: true, learningRate: true, featureNames: true, rng: true });
 
 /**
+ * What every RGM gradient descent (ridge here, GLMs in `rgm-glm.ts`) checks before the data are
+ * read: n >= 1 rows of d features in row-major Float64Arrays, and either a target epsilon or an
+ * explicit `noiseMultiplier: 0` (no noise, NOT private): RGM calibrates its noise from epsilon.
+ */
+export function checkRgmInput(data: GlmData, options: { readonly epsilon?: number; readonly noiseMultiplier?: number }): { n: number; d: number } {
+  const n = requireInteger('data.n', data.n, 1);
+  const d = requireInteger('data.d', data.d, 1);
+  if (!(data.x instanceof Float64Array) || data.x.length !== n * d) throw new InvalidParameterError('data.x', data.x, `a Float64Array of length n * d = ${n * d}`);
+  if (!(data.y instanceof Float64Array) || data.y.length !== n) throw new InvalidParameterError('data.y', data.y, `a Float64Array of length n = ${n}`);
+  if ((options.epsilon === undefined) === (options.noiseMultiplier === undefined)) {
+    throw new InvalidParameterError('epsilon', options.epsilon, 'given, or noiseMultiplier: 0 given instead (exactly one of the two)');
+  }
+  if (options.noiseMultiplier !== undefined && options.noiseMultiplier !== 0) {
+    throw new InvalidParameterError('noiseMultiplier', options.noiseMultiplier, '0 (RGM-GD calibrates its noise from a target epsilon; 0 means no noise, NOT private)');
+  }
+  return { n, d };
+}
+
+/**
  * Trains ridge regression by RGM gradient descent after a Propose-Test-Release check (file comment).
  * Returns model: undefined when the test rejects (diagnostics.message says so; the test's budget is spent).
  *
@@ -408,16 +427,7 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
   requireOwnMethod(options.method, 'rgm', 'trainRgmGd');
   if (options.loss !== undefined && options.loss !== 'squared') throw new InvalidParameterError('loss', options.loss, "'squared' or absent (RGM trains ridge regression)");
   // ---- validate everything before touching the data or the randomness
-  const n = requireInteger('data.n', data.n, 1);
-  const d = requireInteger('data.d', data.d, 1);
-  if (!(data.x instanceof Float64Array) || data.x.length !== n * d) throw new InvalidParameterError('data.x', data.x, `a Float64Array of length n * d = ${n * d}`);
-  if (!(data.y instanceof Float64Array) || data.y.length !== n) throw new InvalidParameterError('data.y', data.y, `a Float64Array of length n = ${n}`);
-  if ((options.epsilon === undefined) === (options.noiseMultiplier === undefined)) {
-    throw new InvalidParameterError('epsilon', options.epsilon, 'given, or noiseMultiplier: 0 given instead (exactly one of the two)');
-  }
-  if (options.noiseMultiplier !== undefined && options.noiseMultiplier !== 0) {
-    throw new InvalidParameterError('noiseMultiplier', options.noiseMultiplier, '0 (RGM-GD calibrates its noise from a target epsilon; 0 means no noise, NOT private)');
-  }
+  const { n, d } = checkRgmInput(data, options);
   const privateRun = options.epsilon !== undefined;
   const steps = requireInteger('steps', options.steps, 1);
   const regularization = requireNonNegative('regularization', options.regularization);

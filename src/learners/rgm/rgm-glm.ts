@@ -73,10 +73,10 @@ import type { GlmData, GlmLoss } from '../glm/types.js';
 import { linearModel, type LinearModel } from '../models/model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from '../models/privacy-report.js';
 import { requireOwnMethod } from '../training.js';
-import { addRgmGridNoise, projectOntoBall, rgmBaselineSteps, rgmGriddedEvent, type RgmGrid } from './rgm-grid.js';
+import { checkRgmInput } from './rgm-gd.js';
+import { addRgmGridNoise, gammaOf, projectOntoBall, rgmBaselineSteps, rgmGriddedEvent, type RgmGrid } from './rgm-grid.js';
 
 const U = Number.EPSILON / 2;
-const gammaOf = (k: number) => (k * U) / (1 - k * U);
 
 /** The losses App. B.2 is implemented for here (module comment). */
 export const RGM_GLM_LOSSES: readonly string[] = Object.freeze(['logistic']);
@@ -276,16 +276,7 @@ export function trainRgmGlm(data: GlmData, options: RgmGlmOptions): RgmGlmResult
   rejectUnknownOptions(options, RGM_GLM_OPTIONS, 'trainRgmGlm');
   requireOwnMethod(options.method, 'rgm', 'trainRgmGlm');
   const loss = rgmGlmLoss(options.loss);
-  const n = requireInteger('data.n', data.n, 1);
-  const d = requireInteger('data.d', data.d, 1);
-  if (!(data.x instanceof Float64Array) || data.x.length !== n * d) throw new InvalidParameterError('data.x', data.x, `a Float64Array of length n * d = ${n * d}`);
-  if (!(data.y instanceof Float64Array) || data.y.length !== n) throw new InvalidParameterError('data.y', data.y, `a Float64Array of length n = ${n}`);
-  if ((options.epsilon === undefined) === (options.noiseMultiplier === undefined)) {
-    throw new InvalidParameterError('epsilon', options.epsilon, 'given, or noiseMultiplier: 0 given instead (exactly one of the two)');
-  }
-  if (options.noiseMultiplier !== undefined && options.noiseMultiplier !== 0) {
-    throw new InvalidParameterError('noiseMultiplier', options.noiseMultiplier, '0 (RGM-GD calibrates its noise from a target epsilon; 0 means no noise, NOT private)');
-  }
+  const { n, d } = checkRgmInput(data, options);
   const steps = requireInteger('steps', options.steps, 1);
   const featureClip = requirePositive('featureClip', options.featureClip);
   // The strong-convexity condition (and the rest of App. B.2's) is checked here, before the data.
@@ -301,12 +292,9 @@ export function trainRgmGlm(data: GlmData, options: RgmGlmOptions): RgmGlmResult
   const smoothness = loss.curvatureBound * featureClip * featureClip + regularization;
   const learningRate = learningRateOption ?? 1 / ((1 + d * gamma) * smoothness);
 
-  // ---- the data: the label condition (|l'| <= D needs labels in the loss's convention) and the feature bound
+  // ---- the data: the label condition (|l'| <= D, 000 App. B.2's G* = 2 D R, needs labels in the
+  // loss's convention: `dataForLoss` refuses any label but 0/1/-1/+1 and maps them to -1/+1) and the feature bound
   const glmData = dataForLoss(loss, data);
-  for (let i = 0; i < n; i++) {
-    const yi = glmData.y[i];
-    if (loss.labels === 'signed' && yi !== 1 && yi !== -1) throw new InvalidParameterError(`data.y[${i}]`, yi, '-1 or +1 after the class mapping (000 App. B.2: G* = 2 D R needs |l\'| <= D)');
-  }
   const { x, clipped } = clipRows(glmData, featureClip);
 
   const theta = new Float64Array(d);

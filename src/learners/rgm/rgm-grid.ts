@@ -19,7 +19,8 @@ import {
 import type { Rng } from '../../random/rng.js';
 
 const U = Number.EPSILON / 2;
-const gammaOf = (k: number) => (k * U) / (1 - k * U);
+/** Higham's gamma_k = k u / (1 - k u): the relative error bound of k floating-point operations (u = 2^-53). */
+export const gammaOf = (k: number) => (k * U) / (1 - k * U);
 
 export interface RgmGridInput {
   readonly eta: number;
