@@ -42,7 +42,7 @@ function spellings(quoted: string): string[] {
 }
 
 function found(text: string, quoted: string): boolean {
-  const squeezed = text.replace(/\s+/g, '');
+  const squeezed = text.replace(/[\s$]+/g, ''); // spaces and LaTeX's $ removed: '1e$ -8' reads 1e-8
   return spellings(quoted).some((form) => text.includes(form) || squeezed.includes(form.replace(/\s+/g, '')) || text.replace(/(\d),(\d{3})/g, '$1$2').includes(form));
 }
 

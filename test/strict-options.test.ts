@@ -25,7 +25,7 @@ import {
 } from '../src/accounting/events/constructors.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant, rdpDelta, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
-import { calibrateRelativeGaussian, relativeGaussianCorollary1, relativeGaussianEpsilon, relativeGaussianRdp } from '../src/accounting/rdp/relative-gaussian.js';
+import { calibrateRelativeGaussian, relativeGaussianCorollary1, relativeGaussianEpsilon, relativeGaussianRdp, relativeGaussianTcdp } from '../src/accounting/rdp/relative-gaussian.js';
 import { selectAmpParameters, selectObjectivePerturbationParameters } from '../src/accounting/calibration/approximate-minima-perturbation-parameters.js';
 import { auditLearner, auditLearnerParallel, canaryScores } from '../src/audit/canary-audit.js';
 import { parseCsv, CsvParser } from '../src/data/csv.js';
@@ -150,6 +150,7 @@ const ROWS: readonly Row[] = [
   row('maxSteps', 'maxstep', 'maxSteps', (o) => maxSteps(noCall, { targetEpsilon: 1, delta: 1e-5, ...o })),
   row('calibrateRelativeGaussian', 'rRell', 'rRel', (o) => calibrateRelativeGaussian({ eta: 1e-3, dimension: 10, targetEpsilon: 1, delta: 1e-8, ...o })),
   row('relativeGaussianCorollary1', 'gama', 'gamma', (o) => relativeGaussianCorollary1({ ...rgm, ...o }, 1e-8)),
+  row('relativeGaussianTcdp', 'dimensoin', 'dimension', (o) => relativeGaussianTcdp({ ...rgm, ...o })),
   row('relativeGaussianEpsilon', 'baselinestd', 'baselineStd', (o) => relativeGaussianEpsilon({ ...rgm, ...o }, 1e-8)),
   row('relativeGaussianRdp', 'dimensions', 'dimension', (o) => relativeGaussianRdp({ ...rgm, ...o }, 2)),
   row('ampEvent', 'outputNoise', 'outputNoiseStd', (o) => ampEvent({ ...objpert, gradTolerance: 0.01, outputNoiseStd: 0.15, ...o })),

@@ -67,7 +67,7 @@ export { gaussianDelta, gaussianLogDelta } from '../accounting/gaussian/gaussian
 export { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
 export { advancedComposition, pureEpsilon } from '../accounting/pure-dp.js';
 export { totalVariation } from '../accounting/total-variation.js';
-export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams } from '../accounting/rdp/relative-gaussian.js';
+export type { RelativeGaussianCalibration, RelativeGaussianEpsilon, RelativeGaussianParams, TruncatedCdp } from '../accounting/rdp/relative-gaussian.js';
 export {
   calibrateRelativeGaussian,
   relativeGaussianCorollary1,
@@ -75,6 +75,7 @@ export {
   relativeGaussianEpsilonFloor,
   relativeGaussianMaxOrder,
   relativeGaussianRdp,
+  relativeGaussianTcdp,
 } from '../accounting/rdp/relative-gaussian.js';
 
 // Calibration

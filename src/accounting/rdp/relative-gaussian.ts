@@ -4,6 +4,7 @@
  * sensitivity (`000`, Def. 2).
  *
  * - `relativeGaussianRdp`: `000` Thm. 1, eq. (5), with its whole validity domain enforced.
+ * - `relativeGaussianTcdp`: the same theorem as a (rho, omega)-tCDP guarantee (`000` Sec. 4.1).
  * - `relativeGaussianCorollary1`: the closed-form (epsilon, delta) of `000` Cor. 1, or null when its
  *   applicability condition fails.
  * - `relativeGaussianEpsilon`: the tighter epsilon obtained by optimising the order numerically
@@ -125,6 +126,43 @@ export function relativeGaussianRdp(params: RelativeGaussianParams, order: numbe
     );
   }
   return rdpFormula(params.eta, params.gamma, params.dimension, order);
+}
+
+/** A truncated-CDP guarantee (Bun, Dwork, Rothblum, Steinke 2018): RDP epsilon(alpha) <= rho alpha for 1 < alpha < omega. */
+export interface TruncatedCdp {
+  readonly rho: number;
+  readonly omega: number;
+}
+
+/**
+ * `000` Sec. 4.1 ("Truncated Concentrated DP"): Thm. 1 turned into
+ * (rho, omega)-tCDP with rho = eta^2 [1/gamma + d (2+eta)^2 (1+eta)^2], omega = 1 + 1/(2 eta (2+eta)).
+ * Proof (the paper's elimination of alpha): for alpha - 1 < 1/(2 eta (2+eta)) the denominator of
+ * eq. (5) is > 1/2, so eq. (5) <= alpha eta^2 (1/gamma + d (2+eta)^2 (1+eta)^2); omega lies inside
+ * Thm. 1's order domain. tCDP needs the bound at EVERY order in (1, omega), so Thm. 1's baseline
+ * condition must hold down to alpha = 1 (sigma^2 >= gamma R_rel^2 / eta^2); otherwise this refuses.
+ *
+ * `000` App. A.6 prints a second "alternative" form, (eta^2/gamma + eta^2 d (2+eta)^2 / 2, ...):
+ * it drops (1+eta)^2 and halves the d term, so it is NOT implied by Thm. 1 (eq. 5 exceeds it at
+ * orders below omega; `test/accounting/rgm-tcdp.test.ts`), and dpfit does not use it. This form is
+ * never tighter than `relativeGaussianRdp` itself, which the accountants use; it is here for users
+ * whose accountant composes tCDP.
+ */
+export function relativeGaussianTcdp(params: RelativeGaussianParams): TruncatedCdp {
+  rejectUnknownOptions(params, RELATIVE_GAUSSIAN_PARAMS, 'relativeGaussianTcdp');
+  validate(params);
+  const { eta, gamma, dimension: d } = params;
+  if (relativeGaussianMinOrder(params) > 1) {
+    throw new InvalidParameterError(
+      'baselineStd',
+      params.baselineStd,
+      `>= ${relativeGaussianMinBaselineStd(eta, gamma, params.rRel as number, 1)}`,
+      `tCDP needs Thm. 1 at every order in (1, omega), i.e. its baseline condition at alpha = 1 (${conditionNote(params)})`,
+    );
+  }
+  const rho = eta * eta * (1 / gamma + d * (2 + eta) ** 2 * (1 + eta) ** 2);
+  // Round rho up and omega down by a few ulps: both must stay on the safe side of the bound.
+  return Object.freeze({ rho: rho * (1 + 4 * Number.EPSILON), omega: (1 + 1 / (2 * eta * (2 + eta))) * (1 - 4 * Number.EPSILON) });
 }
 
 /** Like `relativeGaussianRdp`, but an order outside the theorem's domain has no bound: Infinity. */
