@@ -144,7 +144,7 @@ export interface TruncatedCdp {
  *
  * `000` App. A.6 prints a second "alternative" form, (eta^2/gamma + eta^2 d (2+eta)^2 / 2, ...):
  * it drops (1+eta)^2 and halves the d term, so it is NOT implied by Thm. 1 (eq. 5 exceeds it at
- * orders below omega; `test/accounting/rgm-tcdp.test.ts`), and dpfit does not use it. This form is
+ * orders below omega; `test/accounting/rdp/rgm-tcdp.test.ts`), and dpfit does not use it. This form is
  * never tighter than `relativeGaussianRdp` itself, which the accountants use; it is here for users
  * whose accountant composes tCDP.
  */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { relativeGaussianMaxOrder, relativeGaussianRdp, relativeGaussianTcdp } from '../../src/accounting/rdp/relative-gaussian.js';
-import { InvalidParameterError } from '../../src/errors.js';
-import { assertClose } from '../helpers/assert-close.js';
+import { relativeGaussianMaxOrder, relativeGaussianRdp, relativeGaussianTcdp } from '../../../src/accounting/rdp/relative-gaussian.js';
+import { InvalidParameterError } from '../../../src/errors.js';
+import { assertClose } from '../../helpers/assert-close.js';
 
 test('000 Sec. 4.1 tCDP form against an independent evaluation', () => {
   // python3: eta = 0.01, gamma = 0.01, d = 5: rho = eta^2 (1/gamma + d (2+eta)^2 (1+eta)^2) = 0.012060653005,
