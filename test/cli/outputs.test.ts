@@ -6,7 +6,7 @@
  * hard link), two outputs that are one file — fails with its exit status (2 for a clash of
  * flags, 3 for what the file system refuses), exactly one stderr line naming the flag, and no
  * file created, removed or changed (temporary files included). We run as root here, so the cases
- * are ones that fail for root too; the chmod case is skipped where permissions are not enforced.
+ * are ones that fail for root too; the chmod case runs the CLI as nobody (setpriv) when we are root.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -109,7 +109,7 @@ describe('train --out / --diagnostics: bad paths fail before any work, one line,
     }
   });
 
-  it('a read-only directory (chmod 555) is refused (skipped where root ignores permissions)', async (t) => {
+  it('a read-only directory (chmod 555) is refused (as root: the CLI runs as nobody, where permissions hold)', async (t) => {
     const box = sandbox();
     chmodSync(box.sub, 0o555);
     try {
@@ -120,12 +120,28 @@ describe('train --out / --diagnostics: bad paths fail before any work, one line,
       } catch {
         // permissions enforced
       }
-      if (!enforced) {
-        t.skip(`permissions are not enforced${isRoot() ? ' for root' : ''}`);
-        return;
+      const args = train(box, '--out', join(box.sub, 'm.json'));
+      const pattern = /--out \S+: cannot be written: cannot create files in the directory \S+ \(EACCES/;
+      let result: { code: number; stdout: string; stderr: string };
+      if (enforced) {
+        result = await run(...args);
+      } else {
+        // Root ignores permissions: run the CLI as an unprivileged user (setpriv, util-linux), for
+        // whom the directory is read-only; the sandbox is made readable to that user.
+        if (!isRoot() || spawnSync('setpriv', ['--version']).status !== 0) {
+          t.skip('permissions are not enforced and setpriv is absent');
+          return;
+        }
+        for (const path of [box.dir, box.data, box.schema]) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+        const child = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', 'test/helpers/dpfit-process.ts', ...args], {
+          cwd: join(import.meta.dirname, '..', '..'),
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        result = { code: child.status ?? -1, stdout: child.stdout, stderr: child.stderr };
       }
       const before = snapshot(box.dir);
-      assertFailure(await run(...train(box, '--out', join(box.sub, 'm.json'))), 3, /--out \S+: cannot be written: cannot create files in the directory \S+ \(EACCES/, 'read-only dir');
+      assertFailure(result, 3, pattern, 'read-only dir');
       assertUnchanged(before, snapshot(box.dir), 'read-only dir');
     } finally {
       chmodSync(box.sub, 0o755);
