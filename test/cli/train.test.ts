@@ -229,3 +229,17 @@ test('dpfit train on a multi-class label: one-vs-rest, the composed event <= tar
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /multi-class/);
 });
+
+test('dpfit train without --out says the model was not saved and how to keep one; with --out, where it went', async () => {
+  const { dir, data, schema } = fixture();
+  const common = ['train', '--data', data, '--schema', schema, '--epsilon', '2', '--method', 'dpgd', '--steps', '5', '--seed', '1'];
+  const unsaved = await run(...common);
+  assert.equal(unsaved.code, 0, unsaved.stderr);
+  assert.match(unsaved.stdout, /^ {2}model {4}not saved: no --out was given \(pass --out FILE to keep a model; training again spends epsilon again\)$/m);
+  const out = join(dir, 'kept.json');
+  const saved = await run(...common, '--out', out);
+  assert.equal(saved.code, 0, saved.stderr);
+  assert.match(saved.stdout, new RegExp(`^  model written to ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
+  assert.doesNotMatch(saved.stdout, /not saved/);
+  assert.ok(existsSync(out));
+});

@@ -409,6 +409,7 @@ the number of rows, which their release keeps private). Rows count only where th
           ...privacy.warnings.map((w) => `  warning  ${w}`),
           outputs.out !== undefined && model !== undefined ? `  model written to ${outputs.out}` : '',
           outputs.out !== undefined && model === undefined ? `  nothing written to ${outputs.out}` : '',
+          outputs.out === undefined && model !== undefined ? '  model    not saved: no --out was given (pass --out FILE to keep a model; training again spends epsilon again)' : '',
         ]
           .filter((line) => line !== '')
           .join('\n');
