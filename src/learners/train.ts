@@ -12,7 +12,7 @@
  * mechanism released nothing (RGM's Propose-Test-Release rejected). `method: 'objpert'`
  * (objective perturbation without output noise) is refused unless `acceptNoGuarantee: true`: its
  * minimiser identifies the dataset, so it has no guarantee (`objective-perturbation-opt-in.ts`);
- * `'amp'` is the private one. `'rgm'` is ridge regression: it needs `loss: 'linear'`.
+ * `'amp'` is the private one. `'rgm'` is ridge regression with `loss: 'squared'` (or a GLM by `000` App. B.2).
  *
  * `data` is either a plain `{x, y, n, d}` or what `loadDataset` returns. With the latter, the
  * schema's PUBLIC bounds fill what the options leave out, exactly as `dpfit train` does: the

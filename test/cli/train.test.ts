@@ -170,7 +170,7 @@ test('dpfit train --method rgm: ridge by RGM gradient descent; a Propose-Test-Re
     return join(dir, name);
   };
   const good = write('good.csv', 30000, false);
-  const trained = await trainWithDiagnostics('--data', good, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '50', '--seed', '3');
+  const trained = await trainWithDiagnostics('--data', good, '--schema', schema, '--loss', 'squared', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '50', '--seed', '3');
   assert.equal(trained.code, 0, trained.stderr);
   const { result, owner } = trained;
   assert.notEqual(result.model, null, JSON.stringify(owner.diagnostics));
@@ -178,7 +178,7 @@ test('dpfit train --method rgm: ridge by RGM gradient descent; a Propose-Test-Re
   assert.ok(owner.metrics.training.mse < 1, `mse ${owner.metrics.training.mse}`);
   const singular = write('singular.csv', 2000, true);
   const out = join(dir, 'never.json');
-  const rejected = await run('train', '--data', singular, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--seed', '4', '--out', out, '--json');
+  const rejected = await run('train', '--data', singular, '--schema', schema, '--loss', 'squared', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--seed', '4', '--out', out, '--json');
   assert.equal(rejected.code, 0, rejected.stderr);
   const report = JSON.parse(rejected.stdout);
   assert.equal(report.model, null);

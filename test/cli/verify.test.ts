@@ -180,7 +180,7 @@ describe('dpfit verify', () => {
       ],
     });
     const rgmOut = join(dir, 'rgm.json');
-    const rgm = await run('train', '--data', rgmData, '--schema', rgmSchema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '20', '--out', rgmOut, '--json');
+    const rgm = await run('train', '--data', rgmData, '--schema', rgmSchema, '--loss', 'squared', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '20', '--out', rgmOut, '--json');
     assert.equal(rgm.code, 0, rgm.stderr);
     const rgmFile = JSON.parse(readFileSync(rgmOut, 'utf8'));
     assert.notEqual(JSON.parse(rgm.stdout).model, null, 'PTR passed');

@@ -164,7 +164,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
-    .option('--loss <L>', 'logistic | linear | huber | smoothedHinge', 'logistic')
+    .option('--loss <L>', 'logistic | squared | huber | smoothedHinge (the name the model file records; linear: the old name of squared)', 'logistic')
     // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
     .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
     // The learners of the registry, each with what it releases (the family folders' `*-learner.ts` files).
@@ -193,7 +193,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--output-noise-std <S>', 'amp: std of the output noise (default 0.15, 003 Sec. 5)', parseNumberFlag('--output-noise-std'))
     .option('--accountant <A>', "objpert/amp only: calibrate with 'rdp' (default, 003 Sec. 5) or 'pld' (tighter); other methods report their own accountant")
     .option('--accept-no-guarantee', 'objpert only, and required by it: release objective perturbation without output noise, which has NO guarantee (guarantee none; research on 003 Thm. 3.1/3.2); use --method amp for a private model')
-    .option('--parameter-norm-bound <P>', 'objpert with --loss linear: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
+    .option('--parameter-norm-bound <P>', 'objpert with --loss squared: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
     .option('--feature-clip <RC>', 'rgm: rows clipped to norm RC (default: the schema row-norm bound)', parseNumberFlag('--feature-clip'))
     .option('--b-clip <B>', 'rgm: x_i y_i clipped to norm B (default RC times the label bound)', parseNumberFlag('--b-clip'))
     .option('--rho <RHO>', "rgm: proposed lower bound on the Gram matrix's smallest eigenvalue (default 000 Prop. 3, Gaussian features)", parseNumberFlag('--rho'))
@@ -250,6 +250,11 @@ the number of rows, which their release keeps private). Rows count only where th
     )
     .action(async (flags: TrainFlags & ExternalFlags & { model?: string }, command: Command) => {
       takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'model', flag: '--model' }, { key: 'loss', flag: '--loss' }, command, io, '--model names a model FILE in evaluate and predict');
+      if (flags.loss === 'linear') {
+        // One name per loss: the model file has always said 'squared'.
+        io.stderr("dpfit: --loss linear is deprecated: use --loss squared (the name the model file records)\n");
+        flags.loss = 'squared';
+      }
       const schemaPath = requireSchemaFlag(flags.schema);
       if (flags.encodingSql === true) {
         io.stdout(await encodingSqlText(await readSchemaFile(schemaPath), flags));

@@ -282,12 +282,13 @@ function lossDerivativeSql(lossName: string): string {
     const ys = `CASE WHEN y = 1 THEN ${sqlNumber(1)} ELSE ${sqlNumber(-1)} END`;
     return `-(${ys}) / (${sqlNumber(1)} + exp(least(greatest((${ys}) * z, ${sqlNumber(-700)}), ${sqlNumber(700)})))`;
   }
-  if (lossName === 'linear') return 'z - y';
-  throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
+  if (lossName === 'squared' || lossName === 'linear') return 'z - y';
+  throw new InvalidParameterError('--loss', lossName, '"logistic" or "squared" for the SQL push-down');
 }
 
 /** The losses of the partitioned push-down, by the code dpfit writes into the theta tables. */
-const LOSS_CODES: Readonly<Record<string, number>> = { logistic: 0, linear: 1 };
+/** The loss codes of the SQL view ('linear', the old name of 'squared', is read as it). */
+const LOSS_CODES: Readonly<Record<string, number>> = { logistic: 0, squared: 1 };
 
 /**
  * The aggregate query of one DP-GD step: per row the margin z = f . theta, the loss derivative,
@@ -445,8 +446,8 @@ ${catalogs(foreignServer, value)}`,
 /** The UPDATE that sets every server's theta, clip constant, loss and step nonce (through the coordinator's T_servers). */
 export function thetaUpdateSql(thetaTable: string, theta: Float64Array, lossName: string, clipNorm: number, nonce: number): string {
   const name = thetaTableName(thetaTable);
-  const code = LOSS_CODES[lossName];
-  if (code === undefined) throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
+  const code = LOSS_CODES[lossName === 'linear' ? 'squared' : lossName];
+  if (code === undefined) throw new InvalidParameterError('--loss', lossName, '"logistic" or "squared" for the SQL push-down');
   if (!Number.isSafeInteger(nonce)) throw new InvalidParameterError('nonce', nonce, 'a safe integer');
   return `UPDATE ${name}_servers SET ${Array.from(theta, (v, j) => `t${j} = ${sqlNumber(v)}`).join(', ')}, k = ${sqlNumber(clipNorm * CLIP_SAFETY)}, loss = ${code}, nonce = ${nonce}`;
 }
