@@ -243,3 +243,23 @@ test('dpfit train without --out says the model was not saved and how to keep one
   assert.doesNotMatch(saved.stdout, /not saved/);
   assert.ok(existsSync(out));
 });
+
+test('dpfit predict: every classifier prints its label (the schema value); a logistic model adds its probability', async () => {
+  const { dir, data, schema } = fixture();
+  const common = ['train', '--data', data, '--schema', schema, '--epsilon', '2', '--method', 'dpgd', '--steps', '10', '--seed', '1'];
+  const logistic = join(dir, 'logistic.json');
+  const hinge = join(dir, 'hinge.json');
+  assert.equal((await run(...common, '--out', logistic)).code, 0);
+  assert.equal((await run(...common, '--loss', 'smoothedHinge', '--out', hinge)).code, 0);
+  const byLogistic = JSON.parse((await run('predict', '--model', logistic, '--data', data, '--json')).stdout);
+  const byHinge = JSON.parse((await run('predict', '--model', hinge, '--data', data, '--json')).stdout);
+  for (const result of [byLogistic, byHinge]) {
+    assert.equal(result.predictions.length, 1500);
+    assert.ok(result.predictions.every((label: unknown) => label === 'yes' || label === 'no'));
+  }
+  assert.equal(byHinge.probabilities, undefined, 'a smoothed-hinge classifier has no probabilities');
+  assert.equal(byLogistic.probabilities.length, 1500);
+  byLogistic.predictions.forEach((label: string, i: number) => assert.equal(label === 'yes', byLogistic.probabilities[i] >= 0.5));
+  const text = await run('predict', '--model', hinge, '--data', data);
+  assert.deepEqual(text.stdout.trim().split('\n'), byHinge.predictions);
+});

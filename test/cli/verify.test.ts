@@ -294,7 +294,8 @@ describe('evaluate and predict show the verified guarantee', () => {
     const predicted = await run('predict', '--model', out, '--data', data);
     assert.equal(predicted.code, 0);
     assert.equal(predicted.stdout.trim().split('\n').length, 600, 'stdout is the data');
-    assert.ok(predicted.stdout.trim().split('\n').every((line) => Number.isFinite(Number(line))));
+    // A logistic model: the schema's label value, a tab, the probability of the positive class.
+    assert.ok(predicted.stdout.trim().split('\n').every((line) => /^(yes|no)\t(0|1|0?\.\d+(e-\d+)?)$/.test(line) && (line.startsWith('yes') === Number(line.split('\t')[1]) >= 0.5)), predicted.stdout.slice(0, 200));
     assert.match(predicted.stderr, /verified/);
     const edited = JSON.parse(readFileSync(out, 'utf8'));
     edited.privacy.epsilon = 0.001;

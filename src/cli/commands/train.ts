@@ -13,7 +13,7 @@ import { isSuggestedSchema, parseSchema, schemaToJson } from '../../data/schema/
 import type { Schema } from '../../data/schema/types.js';
 import { SUGGESTION_WARNING } from '../../data/schema/suggest.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { evaluate, predict, type LinearModel } from '../../learners/models/model.js';
+import { evaluate, predict, predictMargins, type LinearModel } from '../../learners/models/model.js';
 import { accuracy, meanSquaredError } from '../../eval/metrics.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
 import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/models/privacy-report.js';
@@ -137,6 +137,12 @@ function requireSchemaFlag(schema: string | undefined): string {
     );
   }
   return schema;
+}
+
+/** The schema's names of a binary label's classes (the first value of each list), or 1 and 0. */
+function binaryLabelValues(schema: Schema): [string | number, string | number] {
+  const label = labelColumn(schema);
+  return [label?.positive?.[0] ?? 1, label?.negative?.[0] ?? 0];
 }
 
 /** The accuracy of always predicting the most frequent label (labels 0/1, or class indices). */
@@ -470,7 +476,7 @@ Example:
 
   program
     .command('predict')
-    .description('predictions of a saved model (probabilities for binary classification, class names for one-vs-rest models)')
+    .description("predictions of a saved model: every classifier's label (the schema's class value), a logistic model's probability beside it, a regression's value")
     .requiredOption('--model <FILE>', 'a model written by dpfit train --out')
     .requiredOption('--data <FILE>', "data with the schema's feature columns (the label column may be absent; when present it is not read)")
     .option('--schema <FILE>', "schema (default: the model's embedded schema)")
@@ -478,7 +484,10 @@ Example:
     .addHelpText(
       'after',
       `
-stdout holds only the predictions; the model's verified privacy claim is one line on stderr (a
+stdout holds only the predictions, one line per input row: the label for a classifier (the
+schema's first positive or negative value, or 1/0), then a tab and the probability of the positive
+class for a logistic model; the value for a regression. With --json: {predictions, probabilities
+(logistic), privacy}. The model's verified privacy claim is one line on stderr (a
 WARNING when it does not hold), and the "privacy" field with --json.
 
 Example:
@@ -487,7 +496,8 @@ Example:
     .action(async (flags: { model: string; data: string; schema?: string; json?: boolean }) => {
       const { model, verification } = loadModelFile(flags.model, '--model');
       // The label column is not needed (and not read when present): rows to predict have none.
-      const prepared = await loadDataset(flags.data, await schemaFor(model, flags.schema), { label: 'ignore' });
+      const schema = await schemaFor(model, flags.schema);
+      const prepared = await loadDataset(flags.data, schema, { label: 'ignore' });
       // One prediction per input row: a schema that drops rows with missing values would shift every line after them.
       const dropped = prepared.privateDiagnostics.droppedRows;
       if (dropped > 0) {
@@ -499,7 +509,18 @@ Example:
         printResult(io, Boolean(flags.json), { predictions: classes, privacy: verification }, () => classes.join('\n'));
         return;
       }
-      const predictions = Array.from(predict(model, prepared.dataset));
-      printResult(io, Boolean(flags.json), { predictions, privacy: verification }, () => predictions.map((p) => formatNumber(p, 8)).join('\n'));
+      if (model.task === 'regression') {
+        const predictions = Array.from(predict(model, prepared.dataset));
+        printResult(io, Boolean(flags.json), { predictions, privacy: verification }, () => predictions.map((p) => formatNumber(p, 8)).join('\n'));
+        return;
+      }
+      // Every classifier prints its label; a logistic model also its probability of the positive class.
+      const [positive, negative] = binaryLabelValues(schema);
+      const margins = predictMargins(model, prepared.dataset);
+      const predictions = Array.from(margins, (z) => (z >= 0 ? positive : negative));
+      const probabilities = model.loss.name === 'logistic' ? Array.from(predict(model, prepared.dataset)) : undefined;
+      printResult(io, Boolean(flags.json), { predictions, ...(probabilities === undefined ? {} : { probabilities }), privacy: verification }, () =>
+        predictions.map((label, i) => (probabilities === undefined ? String(label) : `${label}\t${formatNumber(probabilities[i] as number, 8)}`)).join('\n'),
+      );
     });
 }
