@@ -5,6 +5,7 @@
  * report, checked as `dpfit verify` checks a model file. The data are generated from a fixed seed
  * (they are fake and public); the privacy noise comes from the secure generator.
  */
+import { dpfitCommand } from '../invocation.js';
 import type { Command } from 'commander';
 import { syntheticDataset } from '../../data/synthetic.js';
 import { trainDpSgd } from '../../learners/gradient/dp-sgd.js';
@@ -91,7 +92,7 @@ export function registerDemo(program: Command, io: CliIo): void {
           `  randomness       ${privacy.randomness}${privacy.granularity === undefined ? '' : `; exact discrete noise on the grid ${privacy.granularity}`}`,
           ...privacy.warnings.map((w) => `  warning          ${w}`),
           '',
-          'Next: dpfit --help, dpfit epsilon dpsgd --help, dpfit calibrate gaussian --help',
+          `Next: ${['--help', 'epsilon dpsgd --help', 'calibrate gaussian --help'].map((args) => `${dpfitCommand()} ${args}`).join(', ')}`,
         ].join('\n'),
       );
     });
