@@ -123,8 +123,10 @@ export interface CompositeRuns<O> {
 export interface Learner<M extends string, O extends { readonly delta: number }, R extends TrainOutcome = TrainOutcome> {
   /** Its one name: `train({method})`; `dpfit train --method` takes its kebab-case (`cliName`). */
   readonly method: M;
-  /** What `dpfit train --help` says it releases (after its name in `--method`). */
+  /** What `dpfit train --help` says it releases (after its name in `--method`), in words, without paper tags. */
   readonly summary: string;
+  /** Where its algorithm and guarantee come from (papers by tag, e.g. `003 Alg. 1`): `train --help`'s references. */
+  readonly reference: string;
   /** The neighbouring relation its guarantee holds under. */
   readonly relation: 'replaceOne' | 'addOrRemoveOne';
   /**

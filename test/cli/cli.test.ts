@@ -43,7 +43,6 @@ test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
     ['calibrate', 'gaussian', '--epsilon', 'NaN', '--delta', '1e-5'],
     ['calibrate', 'gaussian', '--epsilon', '2', '--delta', '1e-5', '--method', 'classical'],
     ['calibrate', 'gaussian', '--delta', '1e-5'],
-    ['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.01', '--delta', '1e-8'],
     ['rgm', '--eta', '0', '--gamma', '1', '--dimension', '3', '--delta', '1e-5'],
     ['rgm', '--eta', '0.1', '--gamma', '1', '--dimension', '2.5', '--delta', '1e-5'],
     ['no-such-command'],
@@ -57,6 +56,11 @@ test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
     assert.match(stderr, /^dpfit: /);
     assert.doesNotMatch(stderr, /\bat .*\.ts:\d+/, 'no stack trace');
   }
+  // A privacy target no noise can reach is a calibration refusal: exit 4, one line, the floor rounded up.
+  const unreachable = await run('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.01', '--delta', '1e-8');
+  assert.equal(unreachable.code, 4, unreachable.stderr);
+  assert.equal(unreachable.stdout, '');
+  assert.match(unreachable.stderr, /^dpfit: targetEpsilon 0\.01 cannot be reached: .* above 0\.05411 whatever gamma \(000 Sec\. 4\.1\)\n$/);
   const named = await run('calibrate', 'gaussian', '--epsilon', '1', '--delta', '2');
   assert.match(named.stderr, /delta must be in \(0, 1\), got 2/);
 });

@@ -12,7 +12,8 @@ import { clipNormFromBounds, learnerOptions, type GradientLearner } from '../lea
 
 export const dpgd: GradientLearner<'dpgd', DpGdOptions> = {
   method: 'dpgd',
-  summary: 'full batch, replace-one',
+  summary: 'noisy gradient descent on the full data set',
+  reference: 'the Gaussian mechanism on clipped gradient sums, composed over steps (RDP or PLD)',
   relation: 'replaceOne',
   datasetSize: 'records',
   options: learnerOptions(DP_GD_OPTIONS),

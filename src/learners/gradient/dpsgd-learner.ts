@@ -10,7 +10,8 @@ import { clipNormFromBounds, learnerOptions, publicCount, type GradientLearner }
 
 export const dpsgd: GradientLearner<'dpsgd', DpSgdOptions> = {
   method: 'dpsgd',
-  summary: 'Poisson batches, add/remove-one',
+  summary: 'noisy SGD on Poisson-sampled batches',
+  reference: 'Abadi et al. 2016; subsampled-Gaussian accounting (RDP or PLD)',
   relation: 'addOrRemoveOne',
   datasetSize: 'declaredOrRecords',
   eventKinds: ['poissonSampled'],
