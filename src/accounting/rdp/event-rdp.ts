@@ -29,6 +29,7 @@
  */
 import { InvalidParameterError, UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate, couplingReducedNoise } from '../discrete-coupling.js';
+import { accountedNoiseMultiplier } from '../extreme-noise.js';
 import { addCompositionAtoms, type CompositionAtom } from '../events/multiset.js';
 import type { DpEvent } from '../events/types.js';
 import { poissonSampledEvent } from '../events/constructors.js';
@@ -126,7 +127,7 @@ export function sampledGaussianStep(event: DpEvent): { q: number; z: number } | 
   if (!inner.discrete) z = inner.noiseMultiplier;
   else if (inner.gridNoiseStd !== undefined && inner.gridNoiseStd >= 1024) z = couplingReducedNoise(inner.noiseMultiplier, inner.gridNoiseStd);
   else return undefined;
-  return z > 0 && z < Infinity ? { q, z } : undefined;
+  return z > 0 && z < Infinity ? { q, z: accountedNoiseMultiplier(z) } : undefined;
 }
 
 /** What `atomsRdp` did, for the accountant's warnings. */
