@@ -26,6 +26,7 @@ export type {
   LaplaceEvent,
   NoOpEvent,
   NonPrivateEvent,
+  NonUniformSampledEvent,
   ObjectivePerturbationEvent,
   PoissonSampledEvent,
   RandomizedResponseEvent,
@@ -41,6 +42,7 @@ export {
   laplaceEvent,
   NO_OP_EVENT,
   NON_PRIVATE_EVENT,
+  nonUniformSampledEvent,
   objectivePerturbationEvent,
   poissonSampledEvent,
   randomizedResponseEvent,
@@ -59,6 +61,7 @@ export { neighboringRelationOf } from '../accounting/neighboring.js';
 // Accountants and conversions
 export { RdpAccountant, rdpDelta, rdpEpsilon } from '../accounting/rdp/accountant.js';
 export { DEFAULT_ORDERS } from '../accounting/rdp/orders.js';
+export { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from '../accounting/rdp/non-uniform-sampling.js';
 export type { RdpConversion } from '../accounting/rdp/conversion.js';
 export { rdpToEpsilon, rdpToEpsilonImproved, rdpToEpsilonMironov } from '../accounting/rdp/conversion.js';
 export type { PldAccountantOptions, PldDiscretization, PldGuarantee } from '../accounting/pld/accountant.js';

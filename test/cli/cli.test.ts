@@ -164,3 +164,33 @@ test('dpfit curve writes an SVG (vega-lite) with the RDP curve above the PLD cur
   assert.equal((svg.match(/class="mark-line role-mark/g) ?? []).length, 2);
   for (const text of ['RDP (upper bound)', 'PLD (upper bound)', 'delta(epsilon) of 10 x Gaussian (z = 3)']) assert.ok(svg.includes(`>${text}<`), text);
 });
+
+test('dpfit epsilon --event nonUniformSampled (004 Thm. 4.2): the README example, uniform weights as sampling without replacement, refusals in one line', async () => {
+  const nonUniform = (c: number) => `{"kind":"selfCompose","count":1000,"event":{"kind":"nonUniformSampled","maxWeight":${c},"event":{"kind":"gaussian","noiseMultiplier":1}}}`;
+  // The README's example: 1000 steps, one record each with weights <= 0.002, z = 1.
+  const result = JSON.parse((await run('epsilon', '--delta', '1e-5', '--json', '--event', nonUniform(0.002))).stdout);
+  assertClose(result.epsilon, 0.8304744418046465, 1e-9);
+  assert.equal(result.neighboringRelation, 'replaceOne');
+  assert.equal(result.guarantee, 'proven');
+  // c = 1/n: the same number as one record of n = 1000 sampled uniformly without replacement.
+  const uniform = JSON.parse((await run('epsilon', '--delta', '1e-5', '--json', '--event', nonUniform(0.001))).stdout);
+  const withoutReplacement = '{"kind":"selfCompose","count":1000,"event":{"kind":"sampledWithoutReplacement","sourceDatasetSize":1000,"sampleSize":1,"event":{"kind":"gaussian","noiseMultiplier":1}}}';
+  assert.equal(uniform.epsilon, JSON.parse((await run('epsilon', '--delta', '1e-5', '--json', '--event', withoutReplacement)).stdout).epsilon);
+  assert.ok(uniform.epsilon < result.epsilon);
+  // PLD has no dominating pair for it: RDP answers, with the PLD accountant's reason.
+  const pld = JSON.parse((await run('epsilon', '--delta', '1e-5', '--json', '--accountant', 'pld', '--event', nonUniform(0.002))).stdout);
+  assert.equal(pld.epsilon, result.epsilon);
+  assert.match(pld.warnings.join(' '), /004 Thm\. 4\.2.*accounted by RDP instead/);
+  for (const event of [
+    '{"kind":"nonUniformSampled","maxWeight":1,"event":{"kind":"gaussian","noiseMultiplier":1}}',
+    '{"kind":"nonUniformSampled","maxWeight":0,"event":{"kind":"gaussian","noiseMultiplier":1}}',
+    '{"kind":"nonUniformSampled","maxWeight":0.01,"event":{"kind":"poissonSampled","samplingProbability":0.5,"event":{"kind":"gaussian","noiseMultiplier":1}}}',
+  ]) {
+    const { code, stdout, stderr } = await run('epsilon', '--delta', '1e-5', '--event', event);
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '');
+    assert.equal(stderr.trim().split('\n').length, 1, stderr);
+    assert.match(stderr, /004 Thm\. 4\.2/);
+  }
+  assert.match((await run('account', '--help')).stdout, /nonUniformSampled/);
+});

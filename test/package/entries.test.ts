@@ -61,7 +61,10 @@ const MOVED: Record<Subpath, { values: string[]; types: string[] }> = {
 
 /** Names added to a subpath since the split (not in the old root's counts above). */
 const ADDED: Partial<Record<Subpath, { values: string[]; types: string[] }>> = {
-  accounting: { values: ['kiferObjectivePerturbationDelta', 'kiferObjectivePerturbationEpsilon'], types: ['KiferObjectivePerturbationParams'] },
+  accounting: {
+    values: ['kiferObjectivePerturbationDelta', 'kiferObjectivePerturbationEpsilon', 'nonUniformSampledEvent', 'nonUniformSampledRdp', 'nonUniformSampledGaussianRdpCurve'],
+    types: ['KiferObjectivePerturbationParams', 'NonUniformSampledEvent'],
+  },
 };
 
 /** The root: what a newcomer needs first (docs/architecture.md, "Package entries"). */
