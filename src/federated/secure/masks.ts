@@ -25,7 +25,7 @@
  * own masks. A peer key that is not a valid X25519 point, or one whose shared secret is all zero
  * (a low-order point), is refused.
  */
-import { createCipheriv, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, type KeyObject } from 'node:crypto';
+import { createCipheriv, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, type KeyObject } from 'node:crypto';
 import { InvalidParameterError } from '../../errors.js';
 
 export const MASK_PROTOCOL = 'dpfit-secagg/1';
@@ -36,10 +36,18 @@ export interface MaskKeys {
   readonly privateKey: KeyObject;
 }
 
-/** A fresh X25519 key pair. */
+/** A fresh X25519 key pair (the platform's CSPRNG). */
 export function newMaskKeys(): MaskKeys {
   const { publicKey, privateKey } = generateKeyPairSync('x25519');
   const jwk = publicKey.export({ format: 'jwk' });
+  return { publicKey: jwk.x as string, privateKey };
+}
+
+/** The key pair of a given 32-byte private key: for reproducible tests only (a node always uses `newMaskKeys`). */
+export function maskKeysFromPrivate(raw: Buffer): MaskKeys {
+  if (raw.length !== 32) throw new InvalidParameterError('raw', raw.length, '32 bytes');
+  const privateKey = createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d: raw.toString('base64url'), x: '' }, format: 'jwk' });
+  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
   return { publicKey: jwk.x as string, privateKey };
 }
 
@@ -76,7 +84,13 @@ export function pairSecrets(keys: MaskKeys, peers: readonly unknown[], expected:
     } catch {
       throw new InvalidParameterError(`request.peers[${j}]`, key, 'a valid X25519 public key');
     }
-    const secret = diffieHellman({ privateKey: keys.privateKey, publicKey: peer });
+    let secret: Buffer;
+    try {
+      secret = diffieHellman({ privateKey: keys.privateKey, publicKey: peer });
+    } catch {
+      // OpenSSL refuses a derivation whose result is all zero (a low-order point).
+      secret = Buffer.alloc(32);
+    }
     if (secret.every((b) => b === 0)) throw new InvalidParameterError(`request.peers[${j}]`, key, 'a key of full order (its shared secret is zero)');
     return secret;
   });
