@@ -7,12 +7,12 @@
  * the step releases nothing; the caller stops the run.
  */
 import { DpfitError } from '../../errors.js';
-import type { GradientAnswer, GradientRequest } from '../protocol.js';
 import { readResidues, unmaskSum } from './masks.js';
 
+/** What a step needs of a node client (`coordinator.ts`'s NodeClient, the protocol's messages, structurally). */
 export interface SecureStepClient {
   readonly label: string;
-  gradient(request: GradientRequest): Promise<GradientAnswer>;
+  gradient(request: { session: string; step: number; theta: readonly number[]; peers: readonly string[] }): Promise<{ readonly session: string; readonly step: number; readonly masked?: readonly string[] }>;
 }
 
 export type SecureStepResult = { readonly sum: Float64Array } | { readonly failed: string; readonly cause: unknown };
