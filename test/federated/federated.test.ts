@@ -95,7 +95,7 @@ test('each step is answered once and never beyond T; unknown sessions and bad th
   const a = node(rows(2000, 6), 'a', { epsilon: 5, delta: 1e-5 });
   const plan = await a.openSession({ method: 'dpgd', steps: 2, regularization: 0, clipNorm: 1, epsilon: 1, delta: 1e-6 }, 'test');
   const theta = [0, 0, 0, 0];
-  assert.equal(a.gradient({ session: plan.session, step: 0, theta }).gradient.length, D);
+  assert.equal(a.gradient({ session: plan.session, step: 0, theta }).gradient?.length, D);
   assert.throws(() => a.gradient({ session: plan.session, step: 0, theta }), (e: unknown) => e instanceof NodeRefusal && e.status === 409 && /already answered/.test(e.message));
   assert.throws(() => a.gradient({ session: plan.session, step: 2, theta }), (e: unknown) => e instanceof NodeRefusal && e.status === 409 && /beyond/.test(e.message));
   assert.throws(() => a.gradient({ session: '0'.repeat(32), step: 0, theta }), (e: unknown) => e instanceof NodeRefusal && e.status === 404);

@@ -86,6 +86,7 @@ interface ServeFlags {
   tlsKey?: string;
   tlsCert?: string;
   seed?: number;
+  allowSecureAggregation?: boolean;
 }
 
 export function registerNode(program: Command, io: CliIo): void {
@@ -106,6 +107,7 @@ export function registerNode(program: Command, io: CliIo): void {
     .option('--tls-key <FILE>', 'serve HTTPS with this private key (with --tls-cert)')
     .option('--tls-cert <FILE>', 'serve HTTPS with this certificate (with --tls-key)')
     .option('--seed <N>', 'seed the noise (reproducible runs for tests; NOT private: every report says guarantee none)', parseIntegerFlag('--seed'))
+    .option('--allow-secure-aggregation', "accept dpgd sessions with secure aggregation (dpfit federate --aggregation secure): this node then adds only a share of the noise, and its guarantee rests on the coordinator following the protocol and on the other nodes adding theirs")
     .addHelpText(
       'after',
       `
@@ -125,6 +127,13 @@ the coordinator's threshold, Gaussian noise), nonprivate (only with --budget-eps
 The coordinator is not trusted: every request is checked against public ranges and every theta
 is projected onto a public ball before the data are read, so no answer's status depends on a
 record. The rows must meet the schema's bounds (row norm, label), checked at start-up.
+
+Secure aggregation (--allow-secure-aggregation, dpgd only): the node masks its clipped gradient
+sum, with a noise SHARE, so that the coordinator can read only the sum over the session's K nodes.
+The guarantee it accounts counts the shares of K - 1 - T nodes (T: the coordinator's --collusion)
+and holds against a coordinator that follows the protocol, together with up to T + 1 other nodes;
+against a coordinator that breaks it (relays its own keys, invents nodes) only this node's own
+share protects it, which the plan reports too. Without the flag such sessions are refused (400).
 
 Binary labels are used as -1/+1 (ridge regression on +-1 targets, as 000 does).
 Stop the node with Ctrl-C (SIGINT) or SIGTERM.
@@ -153,7 +162,7 @@ Example:
         // ---- the data
         const data = await loadNodeData(flags.data, schema);
         const name = flags.name ?? flags.data.replace(/^.*[\\/]/, '');
-        const federated = new FederatedNode(data, ledger, { name, schema: schemaToJson(schema), ...(rng === undefined ? {} : { rng }) });
+        const federated = new FederatedNode(data, ledger, { name, schema: schemaToJson(schema), ...(rng === undefined ? {} : { rng }), ...(flags.allowSecureAggregation === true ? { secureAggregation: true } : {}) });
         server = await startNodeServer(federated, { host, port, token, ...(tls === undefined ? {} : { tls }), log: (line) => log(`dpfit node ${name}: ${line}\n`) });
         const spent = await ledger.spent();
         log(
