@@ -147,7 +147,7 @@ describe('exit statuses and messages', () => {
       [['epsilon', 'dpsgd', '--sampling-probability', '0.1', '--noise-multiplier', '-1', '--steps', '10', '--delta', '1e-5'], /^dpfit: --noise-multiplier must be/],
       [['calibrate', 'dpsgd', '--sampling-probability', '0.1', '--steps', '0', '--epsilon', '1', '--delta', '1e-5'], /^dpfit: --steps must be/],
       // --delta has a default (1e-5, test/cli/conventions.test.ts); a bad one is named as typed.
-      [['epsilon', '--event', '{"kind":"gaussian","noiseMultiplier":1}', '--delta', '2'], /^dpfit: --delta must be in \(0, 1\), got 2$/],
+      [['epsilon', '--event', '{"kind":"gaussian","noiseMultiplier":1}', '--delta', '2'], /^dpfit: --delta must be in \(0, 0\.1\], got 2 \(delta is the probability that the guarantee fails outright/],
       [['epsilon', '--delta', '1e-5'], /^dpfit: --event is required/],
       [['calibrate', 'gaussian', '--epsilon', '0', '--delta', '1e-5'], /^dpfit: --epsilon must be/],
     ];
