@@ -62,7 +62,7 @@ test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
   assert.equal(unreachable.stdout, '');
   assert.match(unreachable.stderr, /^dpfit: targetEpsilon 0\.01 cannot be reached: .* above 0\.05411 whatever gamma \(000 Sec\. 4\.1\)\n$/);
   const named = await run('calibrate', 'gaussian', '--epsilon', '1', '--delta', '2');
-  assert.match(named.stderr, /delta must be in \(0, 1\), got 2/);
+  assert.match(named.stderr, /--delta must be in \(0, 0\.1\], got 2/);
 });
 
 test('--help teaches and exits 0; the demo prints a privacy report', async () => {

@@ -15,6 +15,7 @@ import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
 import { readTokenFile } from './node.js';
+import { MAX_DELTA, parseDeltaFlag } from '../delta-option.js';
 
 interface FederateFlags {
   nodes: string;
@@ -70,7 +71,7 @@ export function registerFederate(program: Command, io: CliIo): void {
     .requiredOption('--token-file <FILE>', 'a file holding the bearer token the nodes expect')
     .requiredOption('--method <M>', `${FEDERATED_METHODS.join(' | ')}`)
     .option('--epsilon <E>', "each node's target epsilon for the whole run (with --rdp-order: its Renyi DP at that order)", parseNumberFlag('--epsilon'))
-    .option('--delta <D>', "each node's target delta for the whole run", parseNumberFlag('--delta'))
+    .option('--delta <D>', `each node's target delta for the whole run, in (0, ${MAX_DELTA}]`, parseDeltaFlag('--delta'))
     .requiredOption('--steps <T>', 'gradient steps (each node answers each step once)', parseIntegerFlag('--steps'))
     .option('--regularization <MU>', 'mu of the ridge objective, on the average loss (000 App. C: 0.03)', parseNumberFlag('--regularization'), 0.03)
     .option('--clip-norm <C[,C...]>', 'dpgd: the per-example gradient clipping norm, one for all nodes or one per node', parseNumberListFlag('--clip-norm'))

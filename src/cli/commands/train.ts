@@ -25,7 +25,7 @@ import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { loadModelFile, type AnyModel } from '../model-file.js';
 import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_SUM_OBJECTIVE_ITERATIONS, MAX_TUNE_MEAN, sci } from '../limits.js';
-import { deltaOption } from '../delta-option.js';
+import { deltaAboveOneOverN, deltaOption } from '../delta-option.js';
 import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { progressBar } from '../progress.js';
 import { OVERLAP_SHARE, RESOLUTION, overlaps, validationOverlap } from '../validation-overlap.js';
@@ -364,6 +364,9 @@ export function registerTrain(program: Command, io: CliIo): void {
       if (suggested) conditions.push({ level: 'none', reason: SUGGESTED_SCHEMA_REASON });
       if (overlap !== undefined && overlaps(overlap)) conditions.push({ level: 'none', reason: OVERLAP_REASON });
       const privacy = withConditions(withDatasetSize(result.privacy, datasetSizeReport(learner.method, rowCount, flags.datasetSize)), conditions);
+      // A delta above 1/n (n public: the report's datasetSize) allows publishing a record: said on stderr.
+      const deltaWarning = deltaAboveOneOverN(flags.delta, privacy.datasetSize);
+      if (deltaWarning !== undefined) io.stderr(`dpfit: ${deltaWarning}\n`);
       const model = result.model === undefined ? undefined : releasedModel(result.model, privacy, schema);
 
       // The data owner's diagnostics: computed from the private data, not part of the release.

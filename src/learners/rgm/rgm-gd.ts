@@ -51,7 +51,7 @@ import type { DpEvent } from '../../accounting/events/types.js';
 import { composeEvent, selfComposeEvent } from '../../accounting/events/constructors.js';
 import { calibrateNoiseMultiplier, rdpAtOrder } from '../../accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
-import { CalibrationError, InvalidParameterError } from '../../errors.js';
+import { CalibrationError, InvalidParameterError, dataValueError } from '../../errors.js';
 import { ceilSignificant, floorSignificant } from '../../math/decimal-rounding.js';
 import { choleskyFactor, choleskySolve } from '../../math/linear-algebra.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
@@ -187,11 +187,11 @@ export function clipAndAggregate(data: GlmData, cFactor: Float64Array, featureCl
   for (let i = 0; i < n; i++) {
     for (let k = 0; k < d; k++) {
       const v = x[i * d + k];
-      if (!Number.isFinite(v)) throw new InvalidParameterError(`data.x[${i * d + k}]`, v, 'a finite number');
+      if (!Number.isFinite(v)) throw dataValueError(`data.x[${i * d + k}]`, 'a finite number');
       row[k] = v;
     }
     const yi = y[i];
-    if (!Number.isFinite(yi)) throw new InvalidParameterError(`data.y[${i}]`, yi, 'a finite number');
+    if (!Number.isFinite(yi)) throw dataValueError(`data.y[${i}]`, 'a finite number');
     choleskySolve(cFactor, d, row, solved);
     let q = 0;
     for (let k = 0; k < d; k++) q += row[k] * solved[k];

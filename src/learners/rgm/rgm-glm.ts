@@ -64,7 +64,7 @@ import type { DpEvent } from '../../accounting/events/types.js';
 import { selfComposeEvent } from '../../accounting/events/constructors.js';
 import { calibrateNoiseMultiplier } from '../../accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
-import { CalibrationError, InvalidParameterError } from '../../errors.js';
+import { CalibrationError, InvalidParameterError, dataValueError } from '../../errors.js';
 import { ceilSignificant, floorSignificant } from '../../math/decimal-rounding.js';
 import { planRelativeGaussianGrid } from '../../mechanisms/relative-gaussian-grid.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
@@ -217,7 +217,7 @@ function clipRows(data: GlmData, featureClip: number): { x: Float64Array; clippe
     let s = 0;
     for (let k = 0; k < d; k++) {
       const v = x[i * d + k];
-      if (!Number.isFinite(v)) throw new InvalidParameterError(`data.x[${i * d + k}]`, v, 'a finite number');
+      if (!Number.isFinite(v)) throw dataValueError(`data.x[${i * d + k}]`, 'a finite number');
       s += v * v;
     }
     const norm = Math.sqrt(s);
