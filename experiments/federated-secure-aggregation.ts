@@ -10,7 +10,7 @@
  *   node --import tsx experiments/federated-secure-aggregation.ts
  */
 import { syntheticDataset } from '../src/data/synthetic.js';
-import { InMemoryLedger } from '../src/federated/budget.js';
+import { InMemoryLedger } from '../src/accounting/budget/rule.js';
 import { federate, type FederateOptions } from '../src/federated/coordinator.js';
 import { inProcessClient } from '../src/federated/in-process.js';
 import { FederatedNode, type NodeData } from '../src/federated/node.js';

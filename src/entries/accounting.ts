@@ -89,3 +89,9 @@ export { calibrateObjectivePerturbation } from '../accounting/calibration/calibr
 export type { KiferObjectivePerturbationParams } from '../accounting/calibration/kifer-objective-perturbation.js';
 export { kiferObjectivePerturbationDelta, kiferObjectivePerturbationEpsilon } from '../accounting/calibration/kifer-objective-perturbation.js';
 export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/calibration/approximate-minima-perturbation-parameters.js';
+
+// A privacy budget across releases (in memory; dpfit/node's PrivacyLedger keeps one in a file)
+export type { BudgetCheck, PrivacyBudgetOptions, SpendOptions } from '../accounting/budget/privacy-budget.js';
+export { PrivacyBudget, remainingBudget } from '../accounting/budget/privacy-budget.js';
+export type { Budget, BudgetEntry, BudgetLedger, LedgerDecision, SpentBudget } from '../accounting/budget/rule.js';
+export { decideBudget, InMemoryLedger, spentBudget } from '../accounting/budget/rule.js';

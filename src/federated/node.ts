@@ -50,7 +50,7 @@ import { nonPrivateReport, privacyReport } from '../learners/models/privacy-repo
 import { gaussianFeatureRho } from '../learners/rgm/propose-test-release.js';
 import { clipAndAggregate, noisyRgmGradient, planRgmGd, requireClipMatrix, ridgeGradient, runRgmPtr, type ClippedData, type RgmGdPrivacyReport, type RgmPlan } from '../learners/rgm/rgm-gd.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import type { BudgetLedger } from './budget.js';
+import type { BudgetLedger } from '../accounting/budget/rule.js';
 import { defaultThetaRadius, dpgdEnvelope, MAX_SCALE, projectIntoBall, requireDataWithinBounds, rgmEnvelope } from './public-ranges.js';
 import { FEDERATED_METHODS, PROTOCOL, parseGradientRequest, parseSessionRequest, type GradientAnswer, type NodeInfo, type SessionPlan, type SessionRequest } from './protocol.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';

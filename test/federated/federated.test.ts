@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { syntheticDataset, twoPartySplit } from '../../src/data/synthetic.js';
 import { InvalidParameterError } from '../../src/errors.js';
-import { InMemoryLedger } from '../../src/federated/budget.js';
+import { InMemoryLedger } from '../../src/accounting/budget/rule.js';
 import { federate, type NodeClient } from '../../src/federated/coordinator.js';
 import { inProcessClient } from '../../src/federated/in-process.js';
 import { FederatedNode, NodeRefusal, type NodeData } from '../../src/federated/node.js';
@@ -144,7 +144,7 @@ test('the coordinator stops cleanly: a refusing node, a failed PTR, a malformed 
 });
 
 test('the budget rule refuses a negative or NaN extra delta (it would lower the sum and grant more than the budget)', async () => {
-  const { InMemoryLedger: Ledger } = await import('../../src/federated/budget.js');
+  const { InMemoryLedger: Ledger } = await import('../../src/accounting/budget/rule.js');
   const { gaussianEvent } = await import('../../src/accounting/events/constructors.js');
   const ledger = new Ledger({ epsilon: 10, delta: 1e-6 });
   for (const extraDelta of [-1e-6, Number.NaN, 1]) {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InvalidParameterError } from '../../src/errors.js';
-import { InMemoryLedger } from '../../src/federated/budget.js';
+import { InMemoryLedger } from '../../src/accounting/budget/rule.js';
 import { federate } from '../../src/federated/coordinator.js';
 import { inProcessClient } from '../../src/federated/in-process.js';
 import { FederatedNode, type NodeData } from '../../src/federated/node.js';

@@ -118,7 +118,9 @@ calibrates its noise from public quantities, checks in its ledger that everythin
 released plus this session stays within --budget-epsilon/--budget-delta, records the session
 (committed to disk) and only then reads its data. Refused sessions get HTTP 403 and release
 nothing. The ledger survives restarts and crashes: the spent budget never goes down
-(dpfit ledger show --ledger FILE lists it).
+(dpfit ledger show FILE lists it, also while the node runs; GET /budget with the token answers
+the same object). The node does not hold the file: other processes (dpfit train --ledger FILE,
+another node) may share the budget, and every reservation is decided on what is on disk.
 
 Mechanisms (000 Sec. 6, App. C): rgm (the Relative Gaussian Mechanism with this node's own
 Propose-Test-Release check: no knowledge of other nodes needed), dpgd (per-example clipping at
@@ -163,7 +165,7 @@ Example:
         const data = await loadNodeData(flags.data, schema);
         const name = flags.name ?? flags.data.replace(/^.*[\\/]/, '');
         const federated = new FederatedNode(data, ledger, { name, schema: schemaToJson(schema), ...(rng === undefined ? {} : { rng }), ...(flags.allowSecureAggregation === true ? { secureAggregation: true } : {}) });
-        server = await startNodeServer(federated, { host, port, token, ...(tls === undefined ? {} : { tls }), log: (line) => log(`dpfit node ${name}: ${line}\n`) });
+        server = await startNodeServer(federated, { host, port, token, ...(tls === undefined ? {} : { tls }), log: (line) => log(`dpfit node ${name}: ${line}\n`), budget: () => ledger.summary() });
         const spent = await ledger.spent();
         log(
           `dpfit node ${name}: serving ${data.n} rows x ${data.d} features on ${server.url} (budget epsilon ${flags.budgetEpsilon}, delta ${flags.budgetDelta}; spent so far epsilon ${spent.epsilon} over ${spent.entries} session(s)); Ctrl-C stops\n`,

@@ -34,10 +34,12 @@ import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
 import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
-import { type MethodResult, runTrainingMethod } from './train-methods.js';
+import { type MethodResult, reserveTrainingRun, runTrainingMethod } from './train-methods.js';
 import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 import { checkMethodFlags, learnerOfFlags, type TrainFlags } from '../train-flags.js';
 import { trainHelpAfter, trainHelpConfiguration } from '../help/train-help.js';
+import { type LedgerFlags, withLedgerOptions } from '../ledger-flags.js';
+import { plannableMethods, requirePlannedEvent } from '../../learners/train.js';
 
 /** Printed on stderr by every run with --seed (the report says so too). */
 const SEED_WARNING =
@@ -177,11 +179,20 @@ Limits (exit 2, before any work): at most ${sci(MAX_STEPS)} steps per run (--ste
 gradients in all (one run's, x the classes of one-vs-rest, x the --tune mean); --tune at most
 ${sci(MAX_TUNE_MEAN)}; --max-iterations at most ${sci(MAX_SUM_OBJECTIVE_ITERATIONS)} for objpert and amp (their limit cannot use
 the number of rows, which their release keeps private). Rows count only where they are public
-(--dataset-size for dpsgd when given). A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).`;
+(--dataset-size for dpsgd when given). A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).
+
+A budget across runs (--ledger FILE, or $DPFIT_LEDGER): the run's event is computed from public
+values (the flags, the schema and --dataset-size, required with --ledger) and reserved in FILE
+before any data are read; a run that would bring everything in FILE over its budget is refused
+with exit 4 and nothing is read. A run that fails after its reservation keeps it (a failure the
+data decide could tell something). --ledger works with --method ${plannableMethods().map(cliName).join(' and ')} in memory or
+with --max-memory (not yet with --db, --tune or a multi-class label). dpfit ledger show FILE
+prints what was spent.
+  $ dpfit train --data adult.data --schema adult.schema.json --method dpgd --epsilon 0.5 \\
+      --dataset-size 32561 --ledger owner.ledger --budget-epsilon 3 --budget-delta 1e-5 --out m1.json`;
 
 export function registerTrain(program: Command, io: CliIo): void {
-  program
-    .command('train')
+  withLedgerOptions(program.command('train'))
     .description('train a private linear model and report what it cost')
     .option('--data <FILE>', 'training data (CSV, Parquet or LIBSVM; or --db)')
     .option('--db <URL>', 'train from a database: postgres://... (PostgreSQL) or duckdb:FILE (opened read-only, no file access); --query runs as one read-only statement; with --method dpgd the gradient sums run inside it')
@@ -249,7 +260,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--help-all', 'every flag (databases, out-of-core data) and the rules in full')
     .configureHelp(trainHelpConfiguration)
     .addHelpText('after', (context) => trainHelpAfter(context.command, TRAIN_RULES))
-    .action(async (flags: TrainFlags & ExternalFlags & { model?: string }, command: Command) => {
+    .action(async (flags: TrainFlags & ExternalFlags & LedgerFlags & { model?: string }, command: Command) => {
       if ((flags as { helpAll?: boolean }).helpAll === true) {
         command.outputHelp(); // through the program's configured output (io.stdout), with the text after the options
         return;
@@ -302,6 +313,8 @@ export function registerTrain(program: Command, io: CliIo): void {
           : optInFlag !== undefined
             ? `, NOT private: ${optInFlag}`
             : '';
+      // A budget across runs: the run's event, from public values, reserved before any data are read (cli/ledger-flags.ts).
+      const planned = await reserveTrainingRun(flags, schema, rng);
       // DP-GD's full passes: features in shared memory, sums on all CPUs (glm/parallel-clipped-sum.ts).
       const parallelSums = learner.options.includes('gradientSummer');
       // --db / --max-memory: trained in the database or out of core, or rows read through the engine (train-external.ts).
@@ -357,6 +370,7 @@ export function registerTrain(program: Command, io: CliIo): void {
         overlapFound = overlap;
       }
       const overlap = overlapFound;
+      if (planned !== undefined) requirePlannedEvent(result.privacy.event, planned);
       const rowCount = prepared?.dataset.n ?? (trained?.rows as number);
       const width = prepared?.dataset.d ?? (trained?.d as number);
       // What the CLI knows and the learner does not: conditions that void the guarantee.

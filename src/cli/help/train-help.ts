@@ -12,7 +12,7 @@ import { LEARNERS } from '../../learners/registry.js';
 import { cliName } from '../../learners/learner.js';
 
 /** What every run may take: always shown. */
-const COMMON = ['data', 'schema', 'label', 'loss', 'method', 'epsilon', 'delta', 'seed', 'out', 'diagnostics', 'json', 'helpAll', 'help'];
+const COMMON = ['data', 'schema', 'label', 'loss', 'method', 'epsilon', 'delta', 'seed', 'out', 'diagnostics', 'json', 'ledger', 'budgetEpsilon', 'budgetDelta', 'helpAll', 'help'];
 /** Honest learning-rate tuning (the learners whose runs compose). */
 const TUNING = ['tune', 'tuneLearningRates', 'validation', 'metric'];
 

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { syntheticDataset } from '../../../src/data/synthetic.js';
 import { InvalidParameterError } from '../../../src/errors.js';
-import { InMemoryLedger, spentBudget } from '../../../src/federated/budget.js';
+import { InMemoryLedger, spentBudget } from '../../../src/accounting/budget/rule.js';
 import { parseEvent } from '../../../src/accounting/events/json.js';
 import { federate, type FederateOptions, type NodeClient } from '../../../src/federated/coordinator.js';
 import { inProcessClient } from '../../../src/federated/in-process.js';

@@ -21,7 +21,7 @@ import { parseEvent } from '../../../src/accounting/events/json.js';
 import { neighboringRelationOf } from '../../../src/accounting/neighboring.js';
 import { gaussianCompositionEpsilon } from '../../../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
-import { InMemoryLedger } from '../../../src/federated/budget.js';
+import { InMemoryLedger } from '../../../src/accounting/budget/rule.js';
 import { federate } from '../../../src/federated/coordinator.js';
 import { inProcessClient } from '../../../src/federated/in-process.js';
 import { FederatedNode } from '../../../src/federated/node.js';
