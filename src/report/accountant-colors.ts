@@ -15,7 +15,7 @@ export type AccountantKey = 'rdp' | 'pld' | 'exactGaussian' | 'pure' | 'lowerBou
 
 /** The colour of each accountant. */
 export const ACCOUNTANT_COLORS: Readonly<Record<AccountantKey, string>> = {
-  rdp: '#882255',
+  rdp: '#ee3377',
   pld: '#332288',
   exactGaussian: '#44aa99',
   pure: '#aa4499',
