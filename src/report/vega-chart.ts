@@ -166,7 +166,7 @@ export function privacyCurveChart(curves: readonly PrivacyCurve[], options: { ti
     encoding: {
       x: { field: 'epsilon', type: 'quantitative', title: 'epsilon' },
       y: { field: 'delta', type: 'quantitative', title: 'delta(epsilon)', scale: { type: 'log' }, axis: logAxisLabels(values.map((v) => v.delta)) },
-      color: { field: 'accountant', type: 'nominal', title: 'accountant', sort: curves.map((c) => c.label), scale: methodColorScale(curves.map((c) => c.label)), legend: { orient: 'top-right' } },
+      color: { field: 'accountant', type: 'nominal', title: 'accountant', sort: curves.map((c) => c.label), scale: methodColorScale(curves.map((c) => c.label)), legend: { orient: 'top-right', labelLimit: 400 } },
     },
     config: READABLE_TEXT,
   };
