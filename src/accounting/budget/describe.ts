@@ -4,35 +4,17 @@
  * a privacy loss, so it is rounded UP (the reader never sees less than was or would be spent);
  * the budget is printed as stored (`String`, exact).
  */
+import { ceilSignificant, floorSignificant } from '../../math/decimal-rounding.js';
 import type { Budget, SpentBudget } from './rule.js';
 
-/** x rounded to `digits` significant decimal digits towards +Infinity (`up`) or -Infinity, as text. */
-function formatDirected(x: number, digits: number, up: boolean): string {
-  if (!Number.isFinite(x) || x === 0 || Math.abs(x) < 1e-290) return String(x);
-  const exponent = Math.floor(Math.log10(Math.abs(x)));
-  const scale = 10 ** (digits - 1 - exponent);
-  let units = up ? Math.ceil(x * scale) : Math.floor(x * scale);
-  // x * scale and units / scale are rounded binary operations: step on until the text is on the safe side of x.
-  let text = Number((units / scale).toPrecision(digits)).toString();
-  while (up ? Number(text) < x : Number(text) > x) {
-    units += up ? 1 : -1;
-    text = Number((units / scale).toPrecision(digits)).toString();
-  }
-  return text;
-}
-
-/**
- * The smallest number with at most `digits` significant decimal digits that is >= x, as text
- * (Infinity and 0 as they are): what a spent or needed epsilon prints as. Written beside the
- * ledger's rule so that its messages stay pessimistic.
- */
+/** x rounded UP to `digits` significant decimal digits, as text: what a spent or needed epsilon prints as. */
 export function formatUp(x: number, digits = 4): string {
-  return formatDirected(x, digits, true);
+  return String(ceilSignificant(x, digits));
 }
 
-/** The largest number with at most `digits` significant decimal digits that is <= x, as text: what a remaining budget prints as. */
+/** x rounded DOWN to `digits` significant decimal digits, as text: what a remaining budget prints as. */
 export function formatDown(x: number, digits = 4): string {
-  return formatDirected(x, digits, false);
+  return String(floorSignificant(x, digits));
 }
 
 /** The one line of a refusal (no trailing period): spent, needed, the total with it, the budget. */
