@@ -1,7 +1,7 @@
 /**
  * One colour per method across every figure dpfit draws (docs/figures, `dpfit plot`, the
  * experiments): a series is coloured by the first rule its label matches, so that "RGM" is the
- * same blue in `000`'s figures as in the README's, and clipping thresholds are shades of one hue
+ * same blue in `000`'s figures as in the docs', and clipping thresholds are shades of one hue
  * from small (light) to large (dark). A label no rule matches gets a neutral grey.
  */
 
