@@ -1,7 +1,7 @@
 /**
  * One colour per method across every figure dpfit draws (docs/figures, `dpfit plot`, the
  * experiments): a series is coloured by the first rule its label matches, so that "RGM" is the
- * same blue in `000`'s figures as in the README's, and clipping thresholds are shades of one hue
+ * same blue in `000`'s figures as in the docs', and clipping thresholds are shades of one hue
  * from small (light) to large (dark). A label that names an accountant or a bound ("RDP (upper
  * bound)", "lower bound", "Conj. 1") takes the accountant's colour (`accountant-colors.ts`, shared
  * with the calculator page) before any method rule is tried. A label nothing matches gets a

@@ -86,6 +86,12 @@ test('--help teaches and exits 0; the demo prints a privacy report', async () =>
   assert.ok(report.verification.verified.epsilon <= report.privacy.epsilon);
   // The embedded task is easy: the private model is within a few points of the non-private one.
   assert.ok(report.metrics.accuracy > report.baselineMetrics.accuracy - 0.05, `${report.metrics.accuracy} vs ${report.baselineMetrics.accuracy}`);
+  // ...and it has learnt something: the majority class (printed beside the accuracy) is far below.
+  assert.ok(report.majorityBaseline >= 0.5 && report.majorityBaseline < 1, `${report.majorityBaseline}`);
+  assert.ok(report.metrics.accuracy > report.majorityBaseline + 0.1, `${report.metrics.accuracy} vs majority ${report.majorityBaseline}`);
+  const text = await run('demo');
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^ {2}test accuracy +[\d.]+ private +vs [\d.]+ non-private \(L-BFGS\), [\d.]+ majority class$/m);
 });
 
 test('dpfit epsilon / delta / rdp / epsilon dpsgd / calibrate dpsgd --json', async () => {

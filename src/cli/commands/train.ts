@@ -14,7 +14,7 @@ import type { Schema } from '../../data/schema/types.js';
 import { SUGGESTION_WARNING } from '../../data/schema/suggest.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { evaluate, predict, predictMargins, type LinearModel } from '../../learners/models/model.js';
-import { accuracy, meanSquaredError } from '../../eval/metrics.js';
+import { accuracy, majorityBaseline, meanSquaredError } from '../../eval/metrics.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
 import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/models/privacy-report.js';
 import { describeVerification, type ModelVerification } from '../../learners/verification/verify-model.js';
@@ -146,13 +146,6 @@ function requireSchemaFlag(schema: string | undefined): string {
 function binaryLabelValues(schema: Schema): [string | number, string | number] {
   const label = labelColumn(schema);
   return [label?.positive?.[0] ?? 1, label?.negative?.[0] ?? 0];
-}
-
-/** The accuracy of always predicting the most frequent label (labels 0/1, or class indices). */
-function majorityBaseline(y: ArrayLike<number>): number {
-  const counts = new Map<number, number>();
-  for (let i = 0; i < y.length; i++) counts.set(y[i], (counts.get(y[i]) ?? 0) + 1);
-  return y.length === 0 ? 0 : Math.max(...counts.values()) / y.length;
 }
 
 /** The rules `train --help-all` prints in full. */
