@@ -29,6 +29,8 @@ export function duckDbMessage(error: unknown): string {
   const kind = /^([A-Za-z][A-Za-z ]*? Error):/.exec(first)?.[1];
   if (kind !== undefined && DUCKDB_SAFE.test(kind)) return `${first} (DuckDB)`;
   if (/^Invalid Input Error: No magic bytes found at end of file/.test(first)) return 'is not a Parquet file (no magic bytes at its end) (DuckDB)';
+  // A fixed text about the engine's own settings (names an option, never a value of the rows).
+  if (/^Invalid Input Error: Cannot change configuration option "[a-z_]+" - the configuration has been locked$/.test(first)) return `${first} (DuckDB)`;
   return `DuckDB stopped (${kind ?? 'an error'}; its text is not shown: it can quote the data)`;
 }
 
