@@ -14,17 +14,11 @@ import { DEFAULT_ORDERS } from '../../../src/accounting/rdp/orders.js';
 import { totalVariation } from '../../../src/accounting/total-variation.js';
 import { InvalidParameterError, UnsupportedEventError } from '../../../src/errors.js';
 import { assertClose } from '../../helpers/assert-close.js';
+import { gaussianCurve, laplaceCurve, mechanismCurve } from '../../helpers/base-rdp-curves.js';
 
-/** Gaussian mechanism, L2 sensitivity 1: alpha / (2 z^2), Infinity at alpha = Infinity. */
-const gaussian = (z: number) => (order: number) => order / (2 * z * z);
-
-/** Laplace mechanism, scale b, L1 sensitivity 1 (Mironov 2017, Prop. 6); pure DP: eps(Infinity) = 1/b. */
-const laplace = (b: number) => (order: number) =>
-  order === Infinity
-    ? 1 / b
-    : Math.log((order / (2 * order - 1)) * Math.exp((order - 1) / b) + ((order - 1) / (2 * order - 1)) * Math.exp(-order / b)) / (order - 1);
-
-const mechanism = (name: string, param: number) => (name === 'gauss' ? gaussian(param) : laplace(param));
+const gaussian = gaussianCurve;
+const laplace = laplaceCurve;
+const mechanism = mechanismCurve;
 
 /*
  * References: an independent mpmath 1.3 evaluation (mp.dps = 60; binomial, exp, log, expm1 on
