@@ -9,6 +9,7 @@ import { logBinomial } from '../../math/gamma.js';
 import { requireProbability } from '../../validate.js';
 import { accountedNoiseMultiplier } from '../extreme-noise.js';
 import { gaussianRdp } from './base-mechanisms.js';
+import { logAlternatingMoment, logGaussianPearsonMoments } from './gaussian-moments.js';
 import {
   evaluateBaseRdp,
   interpolateIntegerOrders,
@@ -123,6 +124,16 @@ export function withoutReplacementRdp(samplingRatio: number, baseRdp: RdpCurve, 
  * g = sqrt(p^2 - p) with p in {4/3, 2, 4} (p = 4/3: the equilateral triangle of side 2 Delta/sqrt 3).
  * Step 7 (odd j). Cauchy-Schwarz: E|D|^j <= sqrt(E D^(j-1) E D^(j+1)) <= sqrt(zeta_(j-1) zeta_(j+1)).
  * Step 8 (generic). |X - Y|^j <= X^j + Y^j gives zeta_j <= 2 e^((j-1) eps(j)), eps(j) = j t^2 / 2.
+ * Step 9 (WBK 2019 Thm. 27). Wang, Balle & Kasiviswanathan, arXiv:1808.00087 Thm. 27 (what
+ * dp_accounting's `_compute_rdp_sample_wor_gaussian` implements) bounds the same ternary moments of
+ * the Gaussian by the binary ones: zeta_j <= 4 B_j for even j and 4 sqrt(B_(j-1) B_(j+1)) for odd j,
+ * B_j = E[(L_x - 1)^j] (|x| = Delta) = sum_i C(j, i) (-1)^(j-i) e^((i-1) eps(i)), the j-th forward
+ * difference at 0 of e^((i-1) eps(i)), and zeta_2 <= min{4 (e^eps(2) - 1), 2 e^eps(2)}. Its terms
+ * bound the same zeta_j as steps 3-8 (the ternary |chi|^j divergence of WBK's Thm. 9, which
+ * steps 1-3 re-derive), so each zeta_j takes the minimum of all; Thm. 27 is then never tighter than
+ * the result at any order, nor is steps 1-8 alone (the whole sum is increasing in each zeta_j).
+ * Odd j through step 7 from the even minima gives 4 sqrt(B_(j-1) B_(j+1)) or better. B_j is
+ * evaluated without cancellation where the alternating sum has none left (gaussian-moments.ts).
  * Each zeta_j bound is the minimum of those that apply. The alternating sum T_j is evaluated in
  * log space with a bound on its rounding error added; where that error exceeds half the sum (heavy
  * cancellation) the bound is not used (never rounded down).
@@ -130,33 +141,9 @@ export function withoutReplacementRdp(samplingRatio: number, baseRdp: RdpCurve, 
 const GAUSSIAN_MENU: readonly number[] = [4 / 3, 2, 4];
 /** Largest j for which the alternating sums T_j are tried (cost O(j) each, cached per curve). */
 const MAX_TERNARY_MOMENT = 1024;
+/** The binary moments B_j (step 9) are computed for j up to the next of these that a call needs. */
+const PEARSON_CHUNK = 64;
 const U = Number.EPSILON;
-
-/** log T_j(Sigma) for Sigma = [[P, G], [G, P]] (even j), rounded up; Infinity when unreliable. */
-function logAlternatingMoment(j: number, P: number, G: number): number {
-  const logs = new Float64Array(j + 1);
-  const eta = new Float64Array(j + 1);
-  let max = -Infinity;
-  for (let a = 0; a <= j; a++) {
-    const b = j - a;
-    const logC = logBinomial(j, a);
-    const pPart = (P * (a * (a - 1) + b * (b - 1))) / 2;
-    const gPart = a * b * G;
-    logs[a] = logC + pPart + gPart;
-    eta[a] = 16 * U * (Math.abs(pPart) + Math.abs(gPart) + 4) + 80 * U * Math.abs(logC);
-    if (logs[a] > max) max = logs[a];
-  }
-  if (!Number.isFinite(max)) return Infinity;
-  let sum = 0;
-  let err = 0;
-  for (let a = 0; a <= j; a++) {
-    const v = Math.exp(logs[a] - max);
-    sum += (j - a) % 2 === 0 ? v : -v;
-    err += v * (Math.expm1(eta[a] + 16 * U * (Math.abs(max) + 1)) + (j + 4) * U);
-  }
-  if (!(sum > 2 * err)) return Infinity;
-  return max + Math.log(sum + err) + 4 * U * (Math.abs(max) + 2);
-}
 
 /**
  * The RDP curve of M o SampleWithoutReplacement (ratio m / n, replace-one) for the Gaussian
@@ -180,12 +167,21 @@ export function withoutReplacementGaussianRdpCurve(samplingRatio: number, noiseM
   const logGamma = Math.log(gamma);
   const generic = (j: number): number => LOG2 + ((j - 1) * j * t2) / 2;
   const cache = new Map<number, number>();
+  // log B_j (step 9), computed for j up to `pearsonOrder`, extended by chunks as orders need it.
+  let pearson: Float64Array = new Float64Array(0);
+  const logPearson = (j: number): number => {
+    if (j >= pearson.length) {
+      const order = Math.min(MAX_TERNARY_MOMENT, Math.ceil((j + 1) / PEARSON_CHUNK) * PEARSON_CHUNK);
+      pearson = logGaussianPearsonMoments(t2, order);
+    }
+    return pearson[j];
+  };
   const evenMoment = (j: number): number => {
     let best = generic(j);
-    if (j === 2) return Math.min(best, LOG2 + t2 / 2 + logExpm1(t2 / 2));
+    if (j === 2) return Math.min(best, LOG2 + t2 / 2 + logExpm1(t2 / 2), LOG4 + logExpm1(t2));
     if (j > MAX_TERNARY_MOMENT || !Number.isFinite(t2)) return best;
     for (const p of GAUSSIAN_MENU) best = Math.min(best, logAlternatingMoment(j, p * t2, Math.sqrt(p * p - p) * t2));
-    return best;
+    return Math.min(best, LOG4 + logPearson(j));
   };
   /** log of an upper bound on zeta_j (steps 4, 6, 7, 8), cached. */
   const zeta = (j: number): number => {
