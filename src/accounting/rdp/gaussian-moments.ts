@@ -31,9 +31,10 @@ export function logAlternatingMoment(j: number, P: number, G: number, maxRelativ
 }
 
 /**
- * The alternating sum T_j behind `logAlternatingMoment`, for Sigma = [[P1, G], [G, P2]]: `log` (rounded up, Infinity when the
- * error bound exceeds `maxRelativeError` of the sum) and `logScale`, the largest log-term: exp
- * of a log-term x carries a relative error ~ EPS |x| that no evaluation in doubles avoids.
+ * The alternating sum T_j behind `logAlternatingMoment`, for Sigma = [[P1, G], [G, P2]]: `log`
+ * (rounded up; Infinity when the error bound exceeds `maxRelativeError` of the sum, or half of
+ * it), the bound's `relativeError`, and `logScale`, the largest log-term: exp of a log-term x
+ * carries a relative error ~ EPS |x| that no evaluation in doubles avoids.
  */
 function alternatingMoment(
   j: number,
@@ -42,17 +43,55 @@ function alternatingMoment(
   G: number,
   maxRelativeError: number,
 ): { log: number; logScale: number; relativeError: number } {
+  if (j > MAX_PRODUCT_ROW) return alternatingMomentByLogs(j, P1, P2, G, maxRelativeError);
+  // T_j = 2^BINOMIAL_SHIFT e^M sum_a (-1)^(j-a) [C(j, a) 2^-BINOMIAL_SHIFT] e^(x_a - M), x_a the
+  // exponent of term a and M the largest; C(j, a) by products (relative error <= 2 min(a, b) EPS).
+  const x = new Float64Array(j + 1);
+  let maxX = -Infinity;
+  for (let a = 0; a <= j; a++) {
+    const b = j - a;
+    x[a] = (P1 * a * (a - 1) + P2 * b * (b - 1)) / 2 + a * b * G;
+    if (x[a] > maxX) maxX = x[a];
+  }
+  if (!Number.isFinite(maxX)) return { log: Infinity, logScale: maxX, relativeError: Infinity };
+  let sum = 0;
+  let err = 0;
+  let c = BINOMIAL_SCALE;
+  const common = 16 * U * (Math.abs(maxX) + 1) + (j + 8) * U;
+  for (let a = 0; a <= j; a++) {
+    const b = j - a;
+    const v = c * Math.exp(x[a] - maxX);
+    sum += b % 2 === 0 ? v : -v;
+    // relative error of v: both exponents (16 EPS of their magnitude each), C(j, a)
+    // (2 min(a, b) EPS), this product and the summation ((j + 8) EPS); e^y - 1 <= 2y for y <= 1.
+    const eta = 16 * U * (Math.abs((P1 * a * (a - 1) + P2 * b * (b - 1)) / 2) + Math.abs(a * b * G) + 4) + 2 * U * Math.min(a, b);
+    err += v * 2 * (eta + common);
+    c = (c / (a + 1)) * b; // C(j, a + 1) 2^-BINOMIAL_SHIFT, finite for j <= 1029
+  }
+  const relativeError = sum > 0 ? err / sum : Infinity;
+  if (!(relativeError <= Math.min(0.5, maxRelativeError))) return { log: Infinity, logScale: maxX, relativeError };
+  const log = maxX + BINOMIAL_SHIFT * Math.LN2 + Math.log(sum + err);
+  return { log: log + 4 * U * (Math.abs(log) + Math.abs(maxX) + 2), logScale: maxX + j * Math.LN2, relativeError };
+}
+
+/** The binomials are carried as C(j, a) 2^-BINOMIAL_SHIFT so that their sum 2^j stays finite. */
+const BINOMIAL_SHIFT = 64;
+const BINOMIAL_SCALE = 2 ** -BINOMIAL_SHIFT;
+/** Rows whose binomials all fit a double (C(1029, 514) < 2^1024) are built by products. */
+const MAX_PRODUCT_ROW = 1029;
+
+/** `alternatingMoment` with the binomials as logs (`logBinomial`), for rows beyond MAX_PRODUCT_ROW. */
+function alternatingMomentByLogs(j: number, P1: number, P2: number, G: number, maxRelativeError: number): { log: number; logScale: number; relativeError: number } {
   const logs = new Float64Array(j + 1);
   const eta = new Float64Array(j + 1);
-  const logBinomials = binomialRow(j);
   let max = -Infinity;
   for (let a = 0; a <= j; a++) {
     const b = j - a;
-    const logC = logBinomials[a];
+    const logC = logBinomial(j, a);
     const pPart = (P1 * a * (a - 1) + P2 * b * (b - 1)) / 2;
     const gPart = a * b * G;
     logs[a] = logC + pPart + gPart;
-    eta[a] = 16 * U * (Math.abs(pPart) + Math.abs(gPart) + 4) + 80 * U * (Math.abs(logC) + Math.min(a, b));
+    eta[a] = 16 * U * (Math.abs(pPart) + Math.abs(gPart) + 4) + 80 * U * Math.abs(logC);
     if (logs[a] > max) max = logs[a];
   }
   if (!Number.isFinite(max)) return { log: Infinity, logScale: max, relativeError: Infinity };
@@ -64,31 +103,8 @@ function alternatingMoment(
     err += v * (Math.expm1(eta[a] + 16 * U * (Math.abs(max) + 1)) + (j + 4) * U);
   }
   const relativeError = sum > 0 ? err / sum : Infinity;
-  if (!(relativeError <= maxRelativeError)) return { log: Infinity, logScale: max, relativeError };
+  if (!(relativeError <= Math.min(0.5, maxRelativeError))) return { log: Infinity, logScale: max, relativeError };
   return { log: max + Math.log(sum + err) + 4 * U * (Math.abs(max) + 2), logScale: max, relativeError };
-}
-
-/** Rows whose binomials all fit a double (C(1029, 514) < 2^1024) are built by products. */
-const MAX_PRODUCT_ROW = 1000;
-
-/**
- * log C(j, a) for a = 0..j. Up to MAX_PRODUCT_ROW by the products C(j, a+1) = C(j, a) (j-a)/(a+1)
- * from both ends (relative error <= 2 min(a, j-a) EPS, so the log's absolute error is below
- * EPS (2 min(a, j-a) + |log C| + 1)); beyond, `logBinomial` (relative error ~1e-15).
- */
-function binomialRow(j: number): Float64Array {
-  const row = new Float64Array(j + 1);
-  if (j > MAX_PRODUCT_ROW) {
-    for (let a = 0; a <= j; a++) row[a] = logBinomial(j, a);
-    return row;
-  }
-  let c = 1;
-  for (let a = 0; 2 * a <= j; a++) {
-    row[a] = Math.log(c);
-    row[j - a] = row[a];
-    c = (c * (j - a)) / (a + 1);
-  }
-  return row;
 }
 
 /**
@@ -210,7 +226,8 @@ function positiveSeries(t2: number, J: number): Float64Array {
     mant[0] = 0;
     mant[1] = 0;
     steps = n + 1;
-    if (steps % 8 === 0 || steps === maxSteps) {
+    // the last row converges last (its lambda is the largest): test it alone first
+    if ((steps % 8 === 0 && rowConverged(J - (J % 2), steps, logLambda, sums, sumExps)) || steps === maxSteps) {
       tails = tailBounds(J, steps, logLambda);
       if (converged(J, sums, sumExps, tails)) break;
     }
@@ -258,6 +275,15 @@ function tailBounds(J: number, steps: number, logLambda: Float64Array): Float64A
     tails[j] = ratio < 1 ? spread + first * logLambda[j] - logFactorial - Math.log1p(-ratio) + Math.LN2 : Infinity;
   }
   return tails;
+}
+
+function rowConverged(j: number, steps: number, logLambda: Float64Array, sums: Float64Array, sumExps: Int32Array): boolean {
+  if (!(sums[j] > 0)) return false;
+  const first = steps + 1;
+  const ratio = Math.exp(logLambda[j]) / (first + 1);
+  if (!(ratio < 1)) return false;
+  const tail = j * Math.log1p(Math.exp((-2 * first) / j)) + first * logLambda[j] - logGamma(first + 1) - Math.log1p(-ratio) + Math.LN2;
+  return tail <= Math.log(sums[j]) + sumExps[j] * Math.LN2 - TAIL_LOG_MARGIN;
 }
 
 function converged(J: number, sums: Float64Array, exps: Int32Array, tails: Float64Array): boolean {

@@ -146,28 +146,35 @@ const PEARSON_CHUNK = 64;
 const U = Number.EPSILON;
 
 /**
- * The RDP curve of M o SampleWithoutReplacement (ratio m / n, replace-one) for the Gaussian
- * mechanism of noise multiplier z (RDP alpha / (2 z^2)): at integer orders the bound derived
- * above (steps 1-8), at fractional orders its interpolation by convexity
- * (`interpolateIntegerOrders`), never above the base curve; orders above `MAX_SERIES_ORDER`
- * and Infinity give the base curve. The ternary-moment bounds zeta_j are computed once per curve
- * (O(J^2) for orders up to J <= 1024, then O(order) per order).
- *
- * @example withoutReplacementGaussianRdpCurve(0.01, 2)(13)
+ * Which bounds on the ternary moments zeta_j the Gaussian curve uses: `minimum` (the default) the
+ * least of all; `derived` steps 4-8 alone; `thm27` WBK 2019 Thm. 27 alone (step 9 with step 7 for
+ * odd j, and step 8) — the last two for comparisons: both are valid, never below `minimum`.
  */
-export function withoutReplacementGaussianRdpCurve(samplingRatio: number, noiseMultiplier: number): RdpCurve {
-  const gamma = requireProbability('samplingRatio', samplingRatio);
-  if (typeof noiseMultiplier !== 'number' || !(noiseMultiplier > 0)) {
-    throw new InvalidParameterError('noiseMultiplier', noiseMultiplier, '> 0 (Infinity allowed)');
+export type WithoutReplacementGaussianBound = 'minimum' | 'derived' | 'thm27';
+const WITHOUT_REPLACEMENT_GAUSSIAN_BOUNDS: readonly string[] = ['minimum', 'derived', 'thm27'];
+
+/** Recently used ternary-moment tables, by t^2 (they depend on nothing else): a curve is rebuilt
+ * for every trial order of the accountant's order refinement. */
+const MOMENT_TABLES = new Map<string, (j: number) => number>();
+const MOMENT_TABLES_KEPT = 8;
+
+/**
+ * j -> log of an upper bound on zeta_j for the Gaussian with t^2 = `t2` (steps 4, 6-9), each
+ * computed once and kept (a table per t2, the last MOMENT_TABLES_KEPT t2 values kept).
+ */
+function ternaryMomentBounds(t2: number, bound: WithoutReplacementGaussianBound): (j: number) => number {
+  const key = `${bound}:${t2}`;
+  const known = MOMENT_TABLES.get(key);
+  if (known !== undefined) {
+    MOMENT_TABLES.delete(key);
+    MOMENT_TABLES.set(key, known);
+    return known;
   }
-  const z = accountedNoiseMultiplier(noiseMultiplier);
-  const t2 = 1 / (z * z);
-  const base = (order: number): number => gaussianRdp(z, order);
-  if (gamma === 0) return () => 0;
-  const logGamma = Math.log(gamma);
+  const derived = bound !== 'thm27';
+  const thm27 = bound !== 'derived';
   const generic = (j: number): number => LOG2 + ((j - 1) * j * t2) / 2;
   const cache = new Map<number, number>();
-  // log B_j (step 9), computed for j up to `pearsonOrder`, extended by chunks as orders need it.
+  // log B_j (step 9), computed for j up to a multiple of PEARSON_CHUNK, extended as orders need.
   let pearson: Float64Array = new Float64Array(0);
   const logPearson = (j: number): number => {
     if (j >= pearson.length) {
@@ -178,12 +185,14 @@ export function withoutReplacementGaussianRdpCurve(samplingRatio: number, noiseM
   };
   const evenMoment = (j: number): number => {
     let best = generic(j);
-    if (j === 2) return Math.min(best, LOG2 + t2 / 2 + logExpm1(t2 / 2), LOG4 + logExpm1(t2));
+    if (j === 2) {
+      if (derived) best = Math.min(best, LOG2 + t2 / 2 + logExpm1(t2 / 2));
+      return thm27 ? Math.min(best, LOG4 + logExpm1(t2)) : best;
+    }
     if (j > MAX_TERNARY_MOMENT || !Number.isFinite(t2)) return best;
-    for (const p of GAUSSIAN_MENU) best = Math.min(best, logAlternatingMoment(j, p * t2, Math.sqrt(p * p - p) * t2));
-    return Math.min(best, LOG4 + logPearson(j));
+    if (derived) for (const p of GAUSSIAN_MENU) best = Math.min(best, logAlternatingMoment(j, p * t2, Math.sqrt(p * p - p) * t2));
+    return thm27 ? Math.min(best, LOG4 + logPearson(j)) : best;
   };
-  /** log of an upper bound on zeta_j (steps 4, 6, 7, 8), cached. */
   const zeta = (j: number): number => {
     let value = cache.get(j);
     if (value === undefined) {
@@ -197,6 +206,37 @@ export function withoutReplacementGaussianRdpCurve(samplingRatio: number, noiseM
     }
     return value;
   };
+  MOMENT_TABLES.set(key, zeta);
+  if (MOMENT_TABLES.size > MOMENT_TABLES_KEPT) MOMENT_TABLES.delete(MOMENT_TABLES.keys().next().value as string);
+  return zeta;
+}
+
+/**
+ * The RDP curve of M o SampleWithoutReplacement (ratio m / n, replace-one) for the Gaussian
+ * mechanism of noise multiplier z (RDP alpha / (2 z^2)): at integer orders the bound above with
+ * each zeta_j the least of steps 4-9 (`bound` chooses; see WithoutReplacementGaussianBound), at
+ * fractional orders its interpolation by convexity (`interpolateIntegerOrders`: Thm. 27, like
+ * Thm. 9, is proven at integer orders only), never above the base curve; orders above
+ * `MAX_SERIES_ORDER` and Infinity give the base curve. The ternary-moment bounds zeta_j are
+ * computed once per t^2 (O(J^2) for orders up to J <= 1024, kept for the last 8 values of t^2),
+ * then each order costs O(order).
+ *
+ * @example withoutReplacementGaussianRdpCurve(0.01, 2)(13)
+ */
+export function withoutReplacementGaussianRdpCurve(samplingRatio: number, noiseMultiplier: number, bound: WithoutReplacementGaussianBound = 'minimum'): RdpCurve {
+  const gamma = requireProbability('samplingRatio', samplingRatio);
+  if (typeof noiseMultiplier !== 'number' || !(noiseMultiplier > 0)) {
+    throw new InvalidParameterError('noiseMultiplier', noiseMultiplier, '> 0 (Infinity allowed)');
+  }
+  if (!WITHOUT_REPLACEMENT_GAUSSIAN_BOUNDS.includes(bound)) {
+    throw new InvalidParameterError('bound', bound, `one of ${WITHOUT_REPLACEMENT_GAUSSIAN_BOUNDS.join(', ')}`);
+  }
+  const z = accountedNoiseMultiplier(noiseMultiplier);
+  const t2 = 1 / (z * z);
+  const base = (order: number): number => gaussianRdp(z, order);
+  if (gamma === 0) return () => 0;
+  const logGamma = Math.log(gamma);
+  const zeta = ternaryMomentBounds(t2, bound);
   const integerBound = (alpha: number): number => {
     const terms: number[] = [];
     let maxWeight = 0;
