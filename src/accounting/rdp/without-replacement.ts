@@ -2,7 +2,9 @@
  * Rényi DP amplification by sampling WITHOUT replacement (a uniformly random subset of m of the
  * n records, gamma = m / n), replace-one adjacency: Wang, Balle & Kasiviswanathan 2019,
  * "Subsampled Rényi Differential Privacy and Analytical Moments Accountant" (AISTATS), Thm. 9.
- * The thesis `004` Thm. 3.2 is its special case eps(Infinity) = Infinity.
+ * The thesis `004` Thm. 3.2 is its special case eps(Infinity) = Infinity. For a Gaussian base
+ * mechanism, the least of a bound derived here and WBK's Gaussian-specific Thm. 27 (arXiv
+ * version), moment by moment (`withoutReplacementGaussianRdpCurve`).
  */
 import { InvalidParameterError } from '../../errors.js';
 import { logBinomial } from '../../math/gamma.js';
