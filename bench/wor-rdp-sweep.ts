@@ -87,7 +87,7 @@ function rng(seed: number): () => number {
   };
 }
 
-function sweepPoints(total: number): Point[] {
+export function sweepPoints(total: number): Point[] {
   const random = rng(29);
   const logUniform = (a: number, b: number) => Math.exp(Math.log(a) + random() * (Math.log(b) - Math.log(a)));
   const points: Point[] = [{ n: 1144, m: 162, z: 2.325976, count: 2, delta: 7.83e-9, orders: DP_ACCOUNTING_ORDERS }];
