@@ -61,7 +61,7 @@ export { neighboringRelationOf } from '../accounting/neighboring.js';
 // Accountants and conversions
 export { RdpAccountant, rdpDelta, rdpEpsilon } from '../accounting/rdp/accountant.js';
 export { DEFAULT_ORDERS } from '../accounting/rdp/orders.js';
-export { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from '../accounting/rdp/non-uniform-sampling.js';
+export { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from '../accounting/rdp/subsampling/non-uniform-sampling.js';
 export type { RdpConversion } from '../accounting/rdp/conversion.js';
 export { rdpToEpsilon, rdpToEpsilonImproved, rdpToEpsilonMironov } from '../accounting/rdp/conversion.js';
 export type { PldAccountantOptions, PldDiscretization, PldGuarantee } from '../accounting/pld/accountant.js';

@@ -38,15 +38,15 @@ import { requireEventDepth } from '../events/depth.js';
 import { flattenPoissonSampling } from '../events/tree.js';
 import { relativeGaussianRdpOrInfinity } from './relative-gaussian.js';
 import { gaussianRdp, laplaceRdp, objectivePerturbationRdp, randomizedResponseRdp } from './base-mechanisms.js';
-import { poissonGaussianRdpCurve } from './poisson-gaussian.js';
-import { poissonSubsampledRdp } from './poisson-general.js';
+import { poissonGaussianRdpCurve } from './subsampling/poisson-gaussian.js';
+import { poissonSubsampledRdp } from './subsampling/poisson-general.js';
 import type { RdpCurve } from './series.js';
 import { repeatAndSelectRdp } from './repeat-and-select.js';
 import { DEFAULT_SCHEDULE_GRID, SampledGaussianSchedule, type ScheduleStep } from './sampled-gaussian-schedule.js';
 import { shuffledSgdConjectureCoefficient } from './shuffled-conjecture.js';
 import { shuffledLastIterateEventRdp } from './amplification-by-iteration.js';
-import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from './without-replacement.js';
-import { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from './non-uniform-sampling.js';
+import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from './subsampling/without-replacement.js';
+import { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from './subsampling/non-uniform-sampling.js';
 
 export interface RdpOptions {
   /** Account `shuffledSgdConjecture` events (results are then a conjecture, not a guarantee). */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { logAlternatingMoment, logGaussianPearsonMoments } from '../../../src/accounting/rdp/gaussian-moments.js';
+import { logAlternatingMoment, logGaussianPearsonMoments } from '../../../src/accounting/rdp/subsampling/gaussian-moments.js';
 import { logFactorial } from '../../../src/math/gamma.js';
 
 /*

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { poissonGaussianRdp } from '../../../src/accounting/rdp/poisson-gaussian.js';
-import { poissonSubsampledRdp } from '../../../src/accounting/rdp/poisson-general.js';
+import { poissonGaussianRdp } from '../../../src/accounting/rdp/subsampling/poisson-gaussian.js';
+import { poissonSubsampledRdp } from '../../../src/accounting/rdp/subsampling/poisson-general.js';
 import { rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
 import { gaussianRdp } from '../../../src/accounting/rdp/base-mechanisms.js';
 import { gaussianEvent, sampledWithoutReplacementEvent, selfComposeEvent } from '../../../src/accounting/events/constructors.js';
-import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from '../../../src/accounting/rdp/without-replacement.js';
+import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from '../../../src/accounting/rdp/subsampling/without-replacement.js';
 import { InvalidParameterError } from '../../../src/errors.js';
 import { assertClose } from '../../helpers/assert-close.js';
 import { gaussianCurve, laplaceCurve, mechanismCurve } from '../../helpers/base-rdp-curves.js';

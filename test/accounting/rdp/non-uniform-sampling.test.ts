@@ -9,7 +9,7 @@ import { pureEpsilon } from '../../../src/accounting/pure-dp.js';
 import { RdpAccountant, rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
 import { gaussianRdp } from '../../../src/accounting/rdp/base-mechanisms.js';
 import { rdpCurveOf, rdpOfEvent } from '../../../src/accounting/rdp/event-rdp.js';
-import { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from '../../../src/accounting/rdp/non-uniform-sampling.js';
+import { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from '../../../src/accounting/rdp/subsampling/non-uniform-sampling.js';
 import { DEFAULT_ORDERS } from '../../../src/accounting/rdp/orders.js';
 import { totalVariation } from '../../../src/accounting/total-variation.js';
 import { InvalidParameterError, UnsupportedEventError } from '../../../src/errors.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { poissonGaussianRdp, poissonGaussianRdpCurve } from '../../../src/accounting/rdp/poisson-gaussian.js';
+import { poissonGaussianRdp, poissonGaussianRdpCurve } from '../../../src/accounting/rdp/subsampling/poisson-gaussian.js';
 import { DEFAULT_ORDERS } from '../../../src/accounting/rdp/orders.js';
 import { InvalidParameterError } from '../../../src/errors.js';
 import { assertClose } from '../../helpers/assert-close.js';

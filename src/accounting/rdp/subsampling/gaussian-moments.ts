@@ -18,7 +18,7 @@
  * Thm. 27 comes out up to e^700 too large, or 6e-5 too small, there). B_j is evaluated as a sum
  * of POSITIVE terms instead (`positiveSeries`), with a proven tail bound.
  */
-import { logBinomial, logGamma } from '../../math/gamma.js';
+import { logBinomial, logGamma } from '../../../math/gamma.js';
 
 const U = Number.EPSILON;
 

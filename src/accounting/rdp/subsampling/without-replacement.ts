@@ -6,11 +6,11 @@
  * mechanism, the least of a bound derived here and WBK's Gaussian-specific Thm. 27 (arXiv
  * version), moment by moment (`withoutReplacementGaussianRdpCurve`).
  */
-import { InvalidParameterError } from '../../errors.js';
-import { logBinomial } from '../../math/gamma.js';
-import { requireProbability } from '../../validate.js';
-import { accountedNoiseMultiplier } from '../extreme-noise.js';
-import { gaussianRdp } from './base-mechanisms.js';
+import { InvalidParameterError } from '../../../errors.js';
+import { logBinomial } from '../../../math/gamma.js';
+import { requireProbability } from '../../../validate.js';
+import { accountedNoiseMultiplier } from '../../extreme-noise.js';
+import { gaussianRdp } from '../base-mechanisms.js';
 import { logAlternatingMoment, logGaussianPearsonMoments } from './gaussian-moments.js';
 import {
   evaluateBaseRdp,
@@ -20,7 +20,7 @@ import {
   rdpFromLogExcessTerms,
   requireOrder,
   type RdpCurve,
-} from './series.js';
+} from '../series.js';
 
 const LOG2 = Math.LN2;
 const LOG4 = 2 * Math.LN2;

@@ -48,8 +48,8 @@
  * single records (any event's curve under replace-one does). c >= 1/n is implied by sum w_i = 1;
  * the event does not record n, so it cannot be checked here.
  */
-import { requireOpenUnit } from '../../validate.js';
-import type { RdpCurve } from './series.js';
+import { requireOpenUnit } from '../../../validate.js';
+import type { RdpCurve } from '../series.js';
 import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from './without-replacement.js';
 
 /**

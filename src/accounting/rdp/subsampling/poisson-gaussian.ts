@@ -20,10 +20,10 @@
  * then log(A) would leave 5 correct digits. Both series below are rewritten so that the O(1)
  * parts cancel analytically, using E_{mu0}[1 + alpha q (r - 1)] = 1.
  */
-import { normalLogCdf } from '../../math/normal.js';
-import { requirePositiveOrInfinity, requireProbability } from '../../validate.js';
-import { accountedNoiseMultiplier } from '../extreme-noise.js';
-import { logExpm1, MAX_SERIES_ORDER, rdpFromLogExcess, requireOrder } from './series.js';
+import { normalLogCdf } from '../../../math/normal.js';
+import { requirePositiveOrInfinity, requireProbability } from '../../../validate.js';
+import { accountedNoiseMultiplier } from '../../extreme-noise.js';
+import { logExpm1, MAX_SERIES_ORDER, rdpFromLogExcess, requireOrder } from '../series.js';
 
 const EPS = Number.EPSILON;
 
