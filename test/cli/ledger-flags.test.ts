@@ -151,8 +151,10 @@ test('a run killed between its reservation and its release leaves the reservatio
     return shown.code === 0 ? JSON.parse(shown.stdout).spent.entries : 0;
   };
   await until(async () => (await entries()) === 1 || run.child.exitCode !== null, 'the reservation');
-  assert.equal(run.child.exitCode, null, run.stderr());
-  run.child.kill('SIGKILL');
+  // Killed while it still runs; or it already stopped by itself after reserving (dpfit refuses a FIFO
+  // as --data once it looks at the file): either way a run that ended without a release keeps its reservation.
+  if (run.child.exitCode === null) run.child.kill('SIGKILL');
+  else assert.notEqual(run.child.exitCode, 0, run.stderr());
   await run.exit;
   assert.equal(existsSync(join(f.dir, 'm.json')), false);
   const shown = await runCli('ledger', 'show', ledger, '--json');
