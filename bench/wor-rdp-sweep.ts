@@ -21,6 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { gaussianEvent, sampledWithoutReplacementEvent, selfComposeEvent } from '../src/accounting/events/constructors.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
+import { mulberry32 } from './mulberry32.js';
 
 /** dp_accounting's DEFAULT_RDP_ORDERS (rdp_privacy_accountant.py). */
 const DP_ACCOUNTING_ORDERS = [...Array.from({ length: 99 }, (_, x) => 1 + (x + 1) / 10), ...Array.from({ length: 53 }, (_, i) => 11 + i), 128, 256, 512, 1024];
@@ -75,17 +76,7 @@ function exactThm27(cases: { ratio: number; z: number; order: number }[]): numbe
   return result.status === 0 ? JSON.parse(result.stdout) : undefined;
 }
 
-/** Mulberry32: a fixed, seeded sweep. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 export function sweepPoints(total: number): Point[] {
   const random = rng(29);
