@@ -9,42 +9,19 @@
  *
  *   node --import tsx experiments/federated-secure-aggregation.ts
  */
-import { syntheticDataset } from '../src/data/synthetic.js';
 import { InMemoryLedger } from '../src/accounting/budget/rule.js';
 import { federate, type FederateOptions } from '../src/federated/coordinator.js';
 import { inProcessClient } from '../src/federated/in-process.js';
-import { FederatedNode, type NodeData } from '../src/federated/node.js';
+import { FederatedNode } from '../src/federated/node.js';
 import { seededRng } from '../src/random/rng.js';
+import { ballRows, signAccuracy } from '../test/helpers/federated-rows.js';
 
-const D = 4;
 const N = 3000;
 const SEEDS = [1, 2, 3, 4, 5];
+const rows = (n: number, seed: number) => ballRows(n, seed, ['a', 'b', 'c', 'e']);
+const accuracy = signAccuracy;
 
-function rows(n: number, seed: number): NodeData {
-  const data = syntheticDataset({ n, d: D, labels: 'logistic', encoding: 'plusMinusOne', rng: seededRng(seed) });
-  const x = Float64Array.from(data.x);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let k = 0; k < D; k++) s += x[i * D + k] ** 2;
-    const f = Math.max(1, Math.sqrt(s)) / 0.5;
-    for (let k = 0; k < D; k++) x[i * D + k] /= f;
-  }
-  return { x, y: data.y, n, d: D, featureNames: ['a', 'b', 'c', 'e'], rowNormBound: 0.5, labelBound: 1 };
-}
 
-function accuracy(theta: readonly number[], datasets: readonly NodeData[]): number {
-  let right = 0;
-  let all = 0;
-  for (const data of datasets) {
-    for (let i = 0; i < data.n; i++) {
-      let m = 0;
-      for (let k = 0; k < D; k++) m += data.x[i * D + k] * theta[k];
-      right += Math.sign(m) === data.y[i] ? 1 : 0;
-      all++;
-    }
-  }
-  return right / all;
-}
 
 const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
 const run: FederateOptions = { method: 'dpgd', steps: 40, regularization: 0.03, clipNorm: 0.5, epsilon: 0.3, delta: 1e-6 };

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { syntheticDataset, twoPartySplit } from '../../src/data/synthetic.js';
+import { twoPartySplit } from '../../src/data/synthetic.js';
 import { InvalidParameterError } from '../../src/errors.js';
 import { InMemoryLedger } from '../../src/accounting/budget/rule.js';
 import { federate, type NodeClient } from '../../src/federated/coordinator.js';
@@ -17,22 +17,12 @@ import { trainRgmGd } from '../../src/learners/rgm/rgm-gd.js';
 import { verifyModel } from '../../src/learners/verification/verify-model.js';
 import { toDpfitJson } from '../../src/json-numbers.js';
 import { seededRng } from '../../src/random/rng.js';
+import { BALL_ROWS_BOUND, BALL_ROWS_D, ballRows } from '../helpers/federated-rows.js';
 
-const D = 4;
-const ROW_BOUND = 0.5;
+const D = BALL_ROWS_D;
+const ROW_BOUND = BALL_ROWS_BOUND;
+const rows = (n: number, seed: number) => ballRows(n, seed);
 
-/** n rows, features scaled into the ball of radius 0.5, labels +-1 (logistic model). */
-function rows(n: number, seed: number): NodeData {
-  const data = syntheticDataset({ n, d: D, labels: 'logistic', encoding: 'plusMinusOne', rng: seededRng(seed) });
-  const x = Float64Array.from(data.x);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let k = 0; k < D; k++) s += x[i * D + k] ** 2;
-    const f = Math.max(1, Math.sqrt(s)) / ROW_BOUND;
-    for (let k = 0; k < D; k++) x[i * D + k] /= f;
-  }
-  return { x, y: data.y, n, d: D, featureNames: data.featureNames ?? [], rowNormBound: ROW_BOUND, labelBound: 1 };
-}
 
 const node = (data: NodeData, name: string, budget: { epsilon: number; delta: number }, seed?: number) =>
   new FederatedNode(data, new InMemoryLedger(budget), { name, ...(seed === undefined ? {} : { rng: seededRng(seed) }) });

@@ -10,7 +10,6 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { syntheticDataset } from '../../../src/data/synthetic.js';
 import { InvalidParameterError } from '../../../src/errors.js';
 import { InMemoryLedger, spentBudget } from '../../../src/accounting/budget/rule.js';
 import { parseEvent } from '../../../src/accounting/events/json.js';
@@ -21,39 +20,17 @@ import { toDpfitJson } from '../../../src/json-numbers.js';
 import { verifyModel } from '../../../src/learners/verification/verify-model.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { assertIndistinguishable } from '../../helpers/neighbour-diff.js';
+import { BALL_ROWS_D, ballRows, signAccuracy } from '../../helpers/federated-rows.js';
 
-const D = 4;
+const D = BALL_ROWS_D;
+const rows = (n: number, seed: number) => ballRows(n, seed, ['a', 'b', 'c', 'e']);
+const accuracy = signAccuracy;
 
-/** n rows in the ball of radius 0.5, labels +-1 from a logistic model (the same model for every node). */
-function rows(n: number, seed: number): NodeData {
-  const data = syntheticDataset({ n, d: D, labels: 'logistic', encoding: 'plusMinusOne', rng: seededRng(seed) });
-  const x = Float64Array.from(data.x);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let k = 0; k < D; k++) s += x[i * D + k] ** 2;
-    const f = Math.max(1, Math.sqrt(s)) / 0.5;
-    for (let k = 0; k < D; k++) x[i * D + k] /= f;
-  }
-  return { x, y: data.y, n, d: D, featureNames: ['a', 'b', 'c', 'e'], rowNormBound: 0.5, labelBound: 1 };
-}
 
 const run: Omit<FederateOptions, 'aggregation'> = { method: 'dpgd', steps: 40, regularization: 0.03, clipNorm: 0.5, epsilon: 0.3, delta: 1e-6 };
 const nodesOf = (datasets: readonly NodeData[], seed: number, secure = true) =>
   datasets.map((data, i) => new FederatedNode(data, new InMemoryLedger({ epsilon: 10, delta: 1e-5 }), { name: `n${i}`, rng: seededRng(seed + i), secureAggregation: secure }));
 
-function accuracy(theta: readonly number[], datasets: readonly NodeData[]): number {
-  let right = 0;
-  let all = 0;
-  for (const data of datasets) {
-    for (let i = 0; i < data.n; i++) {
-      let m = 0;
-      for (let k = 0; k < D; k++) m += data.x[i * D + k] * theta[k];
-      right += Math.sign(m) === data.y[i] ? 1 : 0;
-      all++;
-    }
-  }
-  return right / all;
-}
 
 test('K = 5 nodes: secure aggregation matches local noise in accuracy at the same epsilon with sqrt(K - 1) less noise; the file verifies; the ledgers charged the plans', async () => {
   const datasets = [0, 1, 2, 3, 4].map((i) => rows(3000, 20 + i));
