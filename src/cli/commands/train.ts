@@ -13,7 +13,7 @@ import { isSuggestedSchema, parseSchema, schemaToJson } from '../../data/schema/
 import type { Schema } from '../../data/schema/types.js';
 import { SUGGESTION_WARNING } from '../../data/schema/suggest.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { evaluate, predict, predictMargins, type LinearModel } from '../../learners/models/model.js';
+import { evaluate, logisticProbabilities, predict, predictMargins, type LinearModel } from '../../learners/models/model.js';
 import { accuracy, majorityBaseline, meanSquaredError } from '../../eval/metrics.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
 import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/models/privacy-report.js';
@@ -527,7 +527,7 @@ Example:
       const [positive, negative] = binaryLabelValues(schema);
       const margins = predictMargins(model, prepared.dataset);
       const predictions = Array.from(margins, (z) => (z >= 0 ? positive : negative));
-      const probabilities = model.loss.name === 'logistic' ? Array.from(predict(model, prepared.dataset)) : undefined;
+      const probabilities = model.loss.name === 'logistic' ? Array.from(logisticProbabilities(margins)) : undefined;
       printResult(io, Boolean(flags.json), { predictions, ...(probabilities === undefined ? {} : { probabilities }), privacy: verification }, () =>
         predictions.map((label, i) => (probabilities === undefined ? String(label) : `${label}\t${formatNumber(probabilities[i] as number, 8)}`)).join('\n'),
       );
