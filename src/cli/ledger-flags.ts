@@ -1,8 +1,10 @@
 /**
  * `--ledger FILE` (or `$DPFIT_LEDGER`) with `--budget-epsilon E --budget-delta D`: a privacy budget
- * across runs, on every command that releases something computed from private data (`train`,
- * `audit`, `federate`). The ledger is the nodes' (`federated/ledger.ts`): the same file format,
- * the same rule, usable while other processes use it.
+ * across runs, on the command that releases something computed from a data owner's private data,
+ * `train` (every method, one-vs-rest, `--tune`, out of core, in a database). `audit` trains on
+ * data it generates and `federate`'s coordinator holds no data (each node accounts its own in its
+ * own ledger, `node serve --ledger`): neither takes `--ledger`. The ledger is the nodes'
+ * (`federated/ledger.ts`): the same file format, the same rule, usable while other processes use it.
  *
  * The budget flags. A new ledger needs both; they are stored in it and can never be raised. On an
  * existing ledger they may be left out (the stored budget applies); given, they are a cap for
@@ -100,10 +102,13 @@ function clientName(command: string): string {
 }
 
 /**
- * Reserves `event` in `ledger` for this run (before any private data are read), or throws
- * `BudgetExceededError` (exit 4): one line with what was spent, what the run needs, the budget.
+ * Reserves `planned` (its event, and the delta it pays outside RDP) in `ledger` for this run,
+ * before any private data are read, or throws `BudgetExceededError` (exit 4): one line with what
+ * was spent, what the run needs, the budget, and `nonPrivate` (why the run was charged as a
+ * non-private release) when given.
  */
-export async function reserveRun(ledger: PrivacyLedger, command: string, description: string, event: DpEvent, extraDelta = 0): Promise<number> {
+export async function reserveRun(ledger: PrivacyLedger, command: string, description: string, planned: { readonly event: DpEvent; readonly extraDelta: number }, nonPrivate?: string): Promise<number> {
+  const { event, extraDelta } = planned;
   const decision = await ledger.reserve({ client: clientName(command), description, event, extraDelta });
   if (decision.granted) return decision.id;
   let alone = Infinity;
@@ -114,5 +119,6 @@ export async function reserveRun(ledger: PrivacyLedger, command: string, descrip
     if (!(error instanceof DpfitError)) throw error;
   }
   if (decision.wouldSpend !== undefined) after = decision.wouldSpend.epsilon;
-  throw new BudgetExceededError(`${ledger.path}: this run is refused, nothing was read or released: ${describeRefusal({ spentBefore: decision.spent, alone, after, budget: ledger.budget, reason: decision.reason })}`);
+  const charged = nonPrivate === undefined ? '' : ` (this run is charged as a non-private release, which only --budget-epsilon Infinity holds: ${nonPrivate})`;
+  throw new BudgetExceededError(`${ledger.path}: this run is refused, nothing was read or released: ${describeRefusal({ spentBefore: decision.spent, alone, after, budget: ledger.budget, reason: decision.reason })}${charged}`);
 }

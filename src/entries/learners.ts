@@ -23,6 +23,9 @@ export {
 // One call, any method; the estimators
 export type { SchemaBoundedData, TrainData, TrainMethod, TrainOptions, TrainOutcome } from '../learners/train.js';
 export { schemaClipNorm, train, TRAIN_METHODS } from '../learners/train.js';
+// What a run will release, from public values, before its data are read (a budget reserves it: dpfit/node's PrivacyLedger, PrivacyBudget)
+export type { PlannedRelease, PublicTrainingShape } from '../learners/train.js';
+export { plannedTrainingRelease } from '../learners/train.js';
 export type { EstimatorOptions } from '../learners/estimators.js';
 export { PrivateLinearRegression, PrivateLogisticRegression } from '../learners/estimators.js';
 export { DEFAULT_DELTA } from '../learners/training.js';

@@ -29,6 +29,16 @@ export interface TrainOutcome {
   readonly diagnostics: TrainResult['diagnostics'] | Record<string, unknown>;
 }
 
+/**
+ * What a run will release, known before its data are read (`Learner.plan`): its event and the
+ * delta it pays outside the RDP accounting (RGM's Propose-Test-Release delta_ptr, `000` Prop. 2;
+ * 0 for every other learner), which a budget adds by a union bound (`accounting/budget/rule.ts`).
+ */
+export interface PlannedRelease {
+  readonly event: DpEvent;
+  readonly extraDelta: number;
+}
+
 /** The schema's PUBLIC bounds (`loadDataset`'s `rowNormBound` and `labelBound`). */
 export interface SchemaBounds {
   /** Public bound on every row's L2 norm. */
@@ -162,12 +172,14 @@ export interface Learner<M extends string, O extends { readonly delta: number },
   /** The `dpfit train` flags it reads (commander attribute names) and the option a flag sets when it is not its own name. */
   readonly cli: { readonly flags: readonly string[]; readonly flagOptions?: Readonly<Record<string, keyof O & string>> };
   /**
-   * The event a run with these complete options releases on data of this public shape, from
-   * public quantities only (the same set-up `train` runs): what a budget (`train()`'s `budget`,
-   * `dpfit train --ledger`) reserves before the data are read. Absent: the learner cannot say
-   * yet, and a budgeted run of it is refused.
+   * What a run with these complete options releases on data of this public shape, from public
+   * quantities only (the same set-up `train` runs, every option checked as `train` checks it):
+   * what a budget (`train()`'s `budget`, `dpfit train --ledger`) reserves before the data are
+   * read. Its event equals the one the trained model reports, or dominates it (`nonPrivate` for a
+   * release with no guarantee: objpert). `shape.n` is the public n; a learner whose release keeps n
+   * private (`datasetSize: 'unused'`) must not read it.
    */
-  plan?(shape: { readonly n: number; readonly d: number }, options: O): DpEvent;
+  plan(shape: { readonly n: number; readonly d: number }, options: O): PlannedRelease;
   /** Gradient learners: composite releases (honest tuning, one-vs-rest) of its runs. */
   readonly composite?: CompositeRuns<O>;
   /** Training on rows streamed from a source too large for memory (`gradient/streamed.ts`), the same release as in memory. */

@@ -32,16 +32,16 @@ import type { GlmData } from './glm/types.js';
 import type { AnyLearner } from './registry.js';
 import { checkGivenOptions, completeOptions, learnerNamed, publicShape, rejectOtherLearnersOptions, TRAIN_METHODS } from './registry.js';
 import type { DatasetSizeReport } from './models/privacy-report.js';
-import type { SchemaBounds, TrainOutcome } from './learner.js';
-import type { DpEvent } from '../accounting/events/types.js';
+import type { PlannedRelease, SchemaBounds, TrainOutcome } from './learner.js';
+import { NON_PRIVATE_EVENT } from '../accounting/events/constructors.js';
+import type { Rng } from '../random/rng.js';
 import { eventKey } from '../accounting/events/tree.js';
 import { parseEvent } from '../accounting/events/json.js';
 import { PrivacyBudget } from '../accounting/budget/privacy-budget.js';
 import { InvalidParameterError } from '../errors.js';
-import { cliName } from './learner.js';
 
 export { schemaClipNorm } from './learner.js';
-export type { TrainOutcome } from './learner.js';
+export type { PlannedRelease, TrainOutcome } from './learner.js';
 export { TRAIN_METHODS };
 export type { TrainMethod, TrainOptions } from './registry.js';
 import type { TrainOptions } from './registry.js';
@@ -104,25 +104,33 @@ export function resolveTraining(data: TrainData, options: TrainOptions, where = 
   return { learner, dataset, size, options: complete };
 }
 
-/** The methods whose event is known before training (`Learner.plan`): those a budget can reserve for. */
-export function plannableMethods(): string[] {
-  return TRAIN_METHODS.filter((m) => learnerNamed(m).plan !== undefined);
+/**
+ * What the resolved run will release (`Learner.plan`: its event and the delta it pays outside
+ * RDP), from its public n, d and complete options only: every learner of the registry says it
+ * before training.
+ */
+export function plannedRelease(resolved: ResolvedTraining): PlannedRelease {
+  const { learner, dataset, size, options } = resolved;
+  return learner.plan({ n: size.value ?? dataset.n, d: dataset.d }, options);
 }
 
 /**
- * The event the resolved run will release, from its public n, d and complete options only
- * (`Learner.plan`); refuses, naming `what`, a learner that cannot say it before training.
+ * What a budget charges for a planned release: the plan, or a NON-PRIVATE release when the run is
+ * known before training to have no guarantee (`noGuarantee` says why: a seeded generator,
+ * continuous floating-point noise, a schema read from the private data). A budget's total is a
+ * guarantee only while every entry is one, so such a run fits only an infinite budget (epsilon
+ * Infinity), and the ledger says what it was.
  */
-export function plannedEvent(resolved: ResolvedTraining, what = 'budget'): DpEvent {
-  const { learner, dataset, size, options } = resolved;
-  if (learner.plan === undefined) {
-    throw new InvalidParameterError(
-      what,
-      `method '${learner.method}'`,
-      `used with method ${plannableMethods().map((m) => `'${m}'`).join(' or ')} (the methods whose release (event) is computed before training, from public values; ${cliName(learner.method)}'s is not yet)`,
-    );
-  }
-  return learner.plan({ n: size.value ?? dataset.n, d: dataset.d }, options);
+export function chargedRelease(planned: PlannedRelease, noGuarantee: string | undefined): PlannedRelease {
+  return noGuarantee === undefined ? planned : { event: NON_PRIVATE_EVENT, extraDelta: 0 };
+}
+
+/** Why a run of these options has no guarantee before it starts (a seeded generator, continuous noise), or undefined. */
+export function knownNoGuarantee(options: { readonly rng?: unknown; readonly continuousNoise?: unknown }): string | undefined {
+  const rng = options.rng as Rng | undefined;
+  if (rng !== undefined && rng.secure !== true) return 'a seeded generator: whoever knows or guesses the seed can regenerate the noise';
+  if (options.continuousNoise === true) return 'continuous floating-point noise, which floating-point attacks can tell apart';
+  return undefined;
 }
 
 /** The public shape of a training set that has not been read: n (declared), d, the schema's bounds and feature names. */
@@ -135,50 +143,76 @@ export interface PublicTrainingShape {
 }
 
 /**
- * The event a run of `train(data, options)` will release, computed BEFORE the data are read, from
- * the public shape alone (what `dpfit train --ledger` reserves): the options are resolved exactly
- * as `train()` resolves them (same checks, same public rules), on a stand-in of the shape that
- * holds no row. The run's n must be public without the data: `options.datasetSize` (a replace-one
- * learner then refuses data holding another count).
+ * What a run of `train(data, options)` will release (`PlannedRelease`), computed BEFORE the data
+ * are read, from the public shape alone (what `dpfit train --ledger` reserves): the options are
+ * resolved exactly as `train()` resolves them (same checks, same public rules), on a stand-in of
+ * the shape that holds no row. The run's n must be public without the data: `options.datasetSize`
+ * (a replace-one learner then refuses data holding another count), unless the learner uses no n
+ * (objective perturbation, AMP: a sum objective).
  */
-export function plannedTrainingEvent(shape: PublicTrainingShape, options: TrainOptions, where = 'train()'): { event: DpEvent; resolved: ResolvedTraining } {
-  const n = options.datasetSize ?? shape.n;
-  if (n === undefined) throw new InvalidParameterError('datasetSize', undefined, 'given: the number of records, declared, so that the run\'s event is known before the data are read');
+export function plannedTrainingRelease(shape: PublicTrainingShape, options: TrainOptions, where = 'train()'): { planned: PlannedRelease; resolved: ResolvedTraining } {
+  const resolved = resolvePlannedTraining(shape, options, where);
+  return { planned: plannedRelease(resolved), resolved };
+}
+
+/**
+ * `resolveTraining` on a stand-in of the public shape (no row): the complete options a run on data
+ * of this shape will use, for a plan. n is `options.datasetSize` (else `shape.n`); a learner that
+ * uses no n is given a placeholder it never reads.
+ */
+export function resolvePlannedTraining(shape: PublicTrainingShape, options: TrainOptions, where = 'train()'): ResolvedTraining {
+  const learner = learnerNamed((options as { method?: unknown }).method);
+  const declared = options.datasetSize ?? shape.n;
+  if (declared === undefined && learner.datasetSize !== 'unused') {
+    throw new InvalidParameterError('datasetSize', undefined, 'given: the number of records, declared, so that the run\'s event is known before the data are read');
+  }
+  const n = declared ?? 1;
   const standIn: SchemaBoundedData = {
     dataset: { x: new Float64Array(0), y: new Float64Array(0), n, d: shape.d, ...(shape.featureNames === undefined ? {} : { featureNames: shape.featureNames }) },
     rowNormBound: shape.bounds.rowNormBound,
     labelBound: shape.bounds.labelBound,
   };
-  const resolved = resolveTraining(standIn, { ...options, datasetSize: n } as TrainOptions, where);
-  return { event: plannedEvent(resolved, where === 'train()' ? 'budget' : '--ledger'), resolved };
+  return resolveTraining(standIn, (declared === undefined ? options : { ...options, datasetSize: n }) as TrainOptions, where);
 }
 
-/** Throws unless the released event is the planned one (a bug: the plan and the learner disagree; nothing is returned). */
-export function requirePlannedEvent(released: unknown, planned: DpEvent): void {
+/** The delta a released report paid outside RDP: RGM's `deltaComponents.ptr`, else 0. */
+function releasedExtraDelta(privacy: unknown): number {
+  const ptr = (privacy as { deltaComponents?: { ptr?: unknown } } | null)?.deltaComponents?.ptr;
+  return typeof ptr === 'number' ? ptr : 0;
+}
+
+/**
+ * Throws unless the released report is covered by the planned release (a bug: the plan and the
+ * learner disagree; nothing is returned): the same event and the same delta outside RDP, or a
+ * planned non-private release, which covers anything.
+ */
+export function requirePlannedRelease(privacy: { readonly event: unknown }, planned: PlannedRelease): void {
+  if (planned.event.kind === 'nonPrivate') return;
   let same = false;
   try {
-    same = eventKey(parseEvent(JSON.stringify(released))) === eventKey(planned);
+    same = eventKey(parseEvent(JSON.stringify(privacy.event))) === eventKey(planned.event) && releasedExtraDelta(privacy) === planned.extraDelta;
   } catch {
     same = false;
   }
-  if (!same) throw new Error(`internal error: the run released another event than the one reserved in its budget (${JSON.stringify(released)}); nothing is returned, the reservation stays`);
+  if (!same) throw new Error(`internal error: the run released another event than the one reserved in its budget (${JSON.stringify(privacy.event)}); nothing is returned, the reservation stays`);
 }
 
 /**
  * Trains with the method `options.method` (module comment). With `budget` (a `PrivacyBudget`),
- * the run's event, computed from public values before training (`Learner.plan`), is spent from
- * it first: a run that does not fit throws `BudgetExceededError` and trains nothing; a failure
- * after the spend does not give it back (a failure the data decide could tell something).
+ * the run's release, computed from public values before training (`Learner.plan`; a release
+ * known to have no guarantee counts as non-private: `chargedRelease`), is spent from it first: a
+ * run that does not fit throws `BudgetExceededError` and trains nothing; a failure after the
+ * spend does not give it back (a failure the data decide could tell something).
  */
 export function train(data: TrainData, options: TrainOptions & { readonly budget?: PrivacyBudget }): TrainOutcome {
   const { budget, ...rest } = options;
   if (budget === undefined) return trainUnbudgeted(data, rest as TrainOptions);
   if (!(budget instanceof PrivacyBudget)) throw new InvalidParameterError('budget', budget, 'a PrivacyBudget (dpfit/accounting)');
   const resolved = resolveTraining(data, rest as TrainOptions);
-  const event = plannedEvent(resolved);
-  budget.spend(event, { description: `train() ${resolved.learner.method}` });
+  const planned = chargedRelease(plannedRelease(resolved), knownNoGuarantee(resolved.options));
+  budget.spend(planned.event, { description: `train() ${resolved.learner.method}`, extraDelta: planned.extraDelta });
   const outcome = run(resolved);
-  requirePlannedEvent(outcome.privacy.event, event);
+  requirePlannedRelease(outcome.privacy, planned);
   return outcome;
 }
 

@@ -4,22 +4,33 @@
  *     --data is a path that does not exist, then a FIFO nobody writes to: reading either would
  *     fail or block, so the refusal came first); the budget's fit is checked by composing the
  *     five model files' events independently of the ledger (exact Gaussian composition and RDP);
- *   - the budget flags' rules ($DPFIT_LEDGER, a new ledger needs both, a raise is refused, a
- *     method whose event is not planned is refused, --dataset-size is required);
+ *     with dpgd (Gaussians) and with amp (objective perturbation and a Gaussian, RDP), whose
+ *     budget is set from the release planned from the schema alone, which every model file and
+ *     ledger entry then carries;
+ *   - four amp runs in separate processes racing for a budget that fits two: exactly two train,
+ *     two are refused (exit 4, no model), the ledger holds two entries within the budget;
+ *   - the budget flags' rules ($DPFIT_LEDGER, a new ledger needs both, a raise is refused,
+ *     --dataset-size is required); a run with no guarantee (objpert, --seed) is charged as
+ *     non-private: a finite budget refuses it before reading, saying why;
  *   - a run killed (SIGKILL) between its reservation and its release leaves the reservation counted;
  *   - `dpfit ledger show` while a `dpfit node serve` process uses the ledger, and the node's
  *     `GET /budget` answers the same object.
+ * Every method, one-vs-rest, --tune, --max-memory and --db: test/cli/ledger-methods.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { parseEvent } from '../../src/accounting/events/json.js';
 import { composeEvent } from '../../src/accounting/events/constructors.js';
 import type { DpEvent } from '../../src/accounting/events/types.js';
 import { gaussianCompositionEpsilon } from '../../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../../src/accounting/rdp/accountant.js';
+import { eventToJson, parseEvent } from '../../src/accounting/events/json.js';
+import { parseSchema } from '../../src/data/schema/parse.js';
+import { schemaFeatureNames, schemaLabelBound, schemaRowNormBound } from '../../src/data/schema/bounds.js';
+import { PrivacyLedger } from '../../src/federated/ledger.js';
+import { plannedTrainingRelease, type TrainOptions } from '../../src/learners/train.js';
 import { peopleFixture, runCli } from '../helpers/people.js';
 
 const children = new Set<ChildProcess>();
@@ -85,7 +96,77 @@ test('five train runs on one ledger, the sixth refused (exit 4) before reading i
   assert.match(json.entries[0].client, /^dpfit train \(.*, pid \d+\)$/);
 });
 
-test('the budget flags: $DPFIT_LEDGER, a new ledger needs both, no raise, a planned method and a declared --dataset-size', { timeout: 120_000 }, async () => {
+/** The release `dpfit train --method amp --epsilon E --delta 1e-5` plans on the people schema, from the schema alone (what the CLI reserves). */
+function plannedAmpEvent(schemaFile: string, epsilon: number): DpEvent {
+  const schema = parseSchema(JSON.parse(readFileSync(schemaFile, 'utf8')));
+  const featureNames = schemaFeatureNames(schema);
+  const shape = { d: featureNames.length, featureNames, bounds: { rowNormBound: schemaRowNormBound(schema), labelBound: schemaLabelBound(schema) } };
+  return plannedTrainingRelease(shape, { method: 'amp', loss: 'logistic', epsilon, delta: 1e-5 } as TrainOptions).planned.event;
+}
+
+/** A budget between what five and six `event`s spend (RDP, or exact for Gaussians), three significant digits. */
+function budgetForFive(event: DpEvent, delta: number): number {
+  const five = composedEpsilon(Array(5).fill(event), delta);
+  const six = composedEpsilon(Array(6).fill(event), delta);
+  const budget = Number(((five + six) / 2).toPrecision(3));
+  assert.ok(five <= budget && budget < six, `${five} ${budget} ${six}`);
+  return budget;
+}
+
+test('five amp runs on one ledger, the sixth refused (exit 4) before reading its data; each entry is the model\'s event', { timeout: 300_000 }, async () => {
+  const f = peopleFixture('dpfit-ledger-amp-', 400, 8);
+  const ledger = join(f.dir, 'owner.ledger');
+  // AMP uses no n (its release keeps it private): no --dataset-size.
+  const args = (data: string, out: string) => ['train', '--data', data, '--schema', f.schema, '--method', 'amp', '--epsilon', '0.5', '--delta', '1e-5', '--ledger', ledger, '--out', out, '--json'];
+  const planned = plannedAmpEvent(f.schema, 0.5);
+  const budget = budgetForFive(planned, BUDGET_DELTA);
+  for (let i = 1; i <= 5; i++) {
+    const extra = i === 1 ? ['--budget-epsilon', String(budget), '--budget-delta', String(BUDGET_DELTA)] : [];
+    const run = await runCli(...args(f.data, join(f.dir, `m${i}.json`)), ...extra);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(join(f.dir, `m${i}.json`), 'utf8')).privacy.event, eventToJson(planned));
+  }
+  for (const data of [join(f.dir, 'absent.csv'), join(f.dir, 'fifo.csv')]) {
+    if (data.endsWith('fifo.csv')) execFileSync('mkfifo', [data]);
+    const sixth = await runCli(...args(data, join(f.dir, 'm6.json')));
+    assert.equal(sixth.code, 4, sixth.stderr);
+    assert.equal(sixth.stderr.trim().split('\n').length, 1);
+    assert.match(sixth.stderr, new RegExp(`this run is refused, nothing was read or released: over the privacy budget \\(epsilon ${budget}, delta 0\\.00001\\): spent epsilon [\\d.]+ over 5 release\\(s\\)`));
+    assert.equal(existsSync(join(f.dir, 'm6.json')), false);
+  }
+  const shown = JSON.parse((await runCli('ledger', 'show', ledger, '--json')).stdout);
+  assert.equal(shown.spent.entries, 5);
+  for (const entry of shown.entries) assert.deepEqual(entry.event, eventToJson(planned));
+  assert.ok(shown.spent.epsilon <= budget);
+});
+
+test('concurrent amp runs in separate processes never overspend: exactly the k that fit train, the others are refused (exit 4)', { timeout: 300_000 }, async () => {
+  const f = peopleFixture('dpfit-ledger-race-', 300, 9);
+  const ledger = join(f.dir, 'race.ledger');
+  const planned = plannedAmpEvent(f.schema, 1);
+  // A budget that fits exactly k = 2 of the four runs (computed independently of the ledger).
+  const two = composedEpsilon([planned, planned], BUDGET_DELTA);
+  const three = composedEpsilon([planned, planned, planned], BUDGET_DELTA);
+  const budget = Number(((two + three) / 2).toPrecision(3));
+  assert.ok(two <= budget && budget < three);
+  // Created once, by an empty open (the processes race on reservations only).
+  await (await PrivacyLedger.open(ledger, { epsilon: budget, delta: BUDGET_DELTA })).close();
+  const runs = Array.from({ length: 4 }, (_, i) =>
+    dpfitProcess(['train', '--data', f.data, '--schema', f.schema, '--method', 'amp', '--epsilon', '1', '--delta', '1e-5', '--ledger', ledger, '--out', join(f.dir, `m${i}.json`), '--json']),
+  );
+  const codes = await Promise.all(runs.map((r) => r.exit));
+  assert.deepEqual([...codes].sort(), [0, 0, 4, 4], runs.map((r) => r.stderr()).join('\n'));
+  runs.forEach((r, i) => {
+    assert.equal(existsSync(join(f.dir, `m${i}.json`)), codes[i] === 0);
+    if (codes[i] === 4) assert.match(r.stderr(), /this run is refused, nothing was read or released: over the privacy budget/);
+  });
+  const shown = JSON.parse((await runCli('ledger', 'show', ledger, '--json')).stdout);
+  assert.equal(shown.spent.entries, 2);
+  assert.ok(shown.spent.epsilon <= budget);
+  assert.deepEqual(new Set(shown.entries.map((e: { client: string }) => /pid (\d+)/.exec(e.client)?.[1])).size, 2, 'two processes hold the two grants');
+});
+
+test('the budget flags: $DPFIT_LEDGER, a new ledger needs both, no raise, a declared --dataset-size; a run with no guarantee is charged as non-private', { timeout: 120_000 }, async () => {
   const f = peopleFixture('dpfit-ledger-flags-', 200, 4);
   const ledger = join(f.dir, 'owner.ledger');
   const base = ['train', '--data', f.data, '--schema', f.schema, '--method', 'dpgd', '--epsilon', '0.5', '--delta', '1e-5', '--json'];
@@ -99,7 +180,13 @@ test('the budget flags: $DPFIT_LEDGER, a new ledger needs both, no raise, a plan
   await expectExit(2, /--budget-delta.*does not exist yet/, ...base, '--dataset-size', '200', '--ledger', ledger, '--budget-epsilon', '1');
   assert.equal(existsSync(ledger), false);
   await expectExit(2, /--dataset-size is required with --ledger/, ...base, '--ledger', ledger, '--budget-epsilon', '1', '--budget-delta', '1e-5');
-  await expectExit(2, /--ledger.*used with --method dpsgd or dpgd/, 'train', '--data', f.data, '--schema', f.schema, '--method', 'output', '--epsilon', '0.5', '--delta', '1e-5', '--ledger', ledger, '--budget-epsilon', '1', '--budget-delta', '1e-5');
+  // A run known to have no guarantee is charged as non-private: a finite budget refuses it before reading (--data is absent).
+  const absent = join(f.dir, 'absent.csv');
+  const charged = join(f.dir, 'charged.ledger');
+  const budgetFlags = ['--ledger', charged, '--budget-epsilon', '1', '--budget-delta', '1e-5'];
+  await expectExit(4, /needs epsilon Infinity on its own.*charged as a non-private release, which only --budget-epsilon Infinity holds: --method objpert has no guarantee/, 'train', '--data', absent, '--schema', f.schema, '--method', 'objpert', '--accept-no-guarantee', '--epsilon', '0.5', '--delta', '1e-5', ...budgetFlags);
+  await expectExit(4, /charged as a non-private release.*--seed makes the noise reproducible/, 'train', '--data', absent, '--schema', f.schema, '--method', 'dpgd', '--epsilon', '0.5', '--delta', '1e-5', '--dataset-size', '200', '--seed', '1', ...budgetFlags);
+  assert.equal(JSON.parse((await runCli('ledger', 'show', charged, '--json')).stdout).spent.entries, 0);
   // $DPFIT_LEDGER names the ledger when --ledger is not given.
   process.env.DPFIT_LEDGER = ledger;
   try {

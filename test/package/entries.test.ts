@@ -65,6 +65,10 @@ const ADDED: Partial<Record<Subpath, { values: string[]; types: string[] }>> = {
     values: ['kiferObjectivePerturbationDelta', 'kiferObjectivePerturbationEpsilon', 'nonUniformSampledEvent', 'nonUniformSampledRdp', 'nonUniformSampledGaussianRdpCurve'],
     types: ['KiferObjectivePerturbationParams', 'NonUniformSampledEvent'],
   },
+  learners: {
+    values: ['plannedTrainingRelease'],
+    types: ['PlannedRelease', 'PublicTrainingShape'],
+  },
 };
 
 /** The root: what a newcomer needs first (docs/architecture.md, "Package entries"). */

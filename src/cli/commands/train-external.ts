@@ -69,6 +69,13 @@ export function checkExternalFlags(flags: TrainFlags & ExternalFlags): void {
   }
 }
 
+/** The flag rules that need the schema, checked once it is read and before any data are read or any budget is spent. */
+export function checkExternalSchema(flags: TrainFlags & ExternalFlags, schema: Schema): void {
+  if (flags.maxMemory !== undefined && labelColumn(schema).classes !== undefined) {
+    throw new InvalidParameterError('--max-memory', flags.maxMemory, 'not given with a multi-class label (one-vs-rest trains on rows in memory)');
+  }
+}
+
 /** The --method names of the learners a predicate holds for. */
 function methodsWith(predicate: (learner: AnyLearner) => boolean): string[] {
   return LEARNERS.filter((l) => predicate(l as AnyLearner)).map((l) => cliName(l.method));
@@ -165,7 +172,7 @@ export async function trainExternal(
       await engine.close();
     }
   }
-  if (multiClass) throw new InvalidParameterError('--max-memory', flags.maxMemory, 'not given with a multi-class label (one-vs-rest trains on rows in memory)');
+  checkExternalSchema(flags, schema);
   const { openStreamedDataset, parseMemorySize } = await import('../../data/node/stream-rows.js');
   const trainOutOfCore = learner.outOfCore as NonNullable<AnyLearner['outOfCore']>;
   const maxMemory = parseMemorySize('--max-memory', flags.maxMemory as string);

@@ -12,7 +12,7 @@
 import type { PreparedData } from '../../data/schema/apply.js';
 import { labelColumn } from '../../data/schema/bounds.js';
 import type { Schema } from '../../data/schema/types.js';
-import { trainOneVsRest, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
+import { setUpOneVsRest, trainOneVsRest, type OneVsRestModel, type OneVsRestOptions } from '../../learners/composite/one-vs-rest.js';
 import { InvalidParameterError } from '../../errors.js';
 import type { GradientSummer } from '../../learners/glm/gradient-summer.js';
 import type { GradientMethodOptions } from '../../learners/composite/gradient-methods.js';
@@ -20,14 +20,12 @@ import { lossByName } from '../../learners/glm/losses/by-name.js';
 import type { LinearModel } from '../../learners/models/model.js';
 import type { PrivacyReport } from '../../learners/models/privacy-report.js';
 import type { AnyLearner } from '../../learners/registry.js';
-import { resolveTraining, train, type TrainOptions } from '../../learners/train.js';
-import { tuneGradientMethodHonestly } from '../../learners/composite/tune-gradient-method.js';
+import { chargedRelease, plannedTrainingRelease, resolvePlannedTraining, resolveTraining, train, type PlannedRelease, type ResolvedTraining, type TrainOptions } from '../../learners/train.js';
+import { setUpTuning, tuneGradientMethodHonestly, type TuneGradientMethodOptions } from '../../learners/composite/tune-gradient-method.js';
 import type { LabelledData, ScoreMetric } from '../../learners/composite/tuning.js';
 import type { Rng } from '../../random/rng.js';
 import { checkMethodFlags, learnerOfFlags, methodsWith, optionsFromFlags, orList, TrainFlags } from '../train-flags.js';
-import type { DpEvent } from '../../accounting/events/types.js';
 import { schemaFeatureNames, schemaLabelBound, schemaRowNormBound } from '../../data/schema/bounds.js';
-import { plannableMethods, plannedTrainingEvent } from '../../learners/train.js';
 import { cliName } from '../../learners/learner.js';
 import { type LedgerFlags, ledgerPath, openRunLedger, reserveRun } from '../ledger-flags.js';
 
@@ -68,18 +66,30 @@ function compositeBase(learner: AnyLearner, complete: Record<string, unknown>): 
   return { method: learner.method, ...base } as GradientMethodOptions;
 }
 
-function runTuned(learner: AnyLearner, flags: TrainFlags, prepared: PreparedData, options: TrainOptions, context: MethodContext): MethodResult {
-  if (context.validation === undefined) {
-    throw new InvalidParameterError('--validation', undefined, 'a PUBLIC labelled file (not part of the private data) to score the candidates with --tune');
-  }
-  const resolved = resolveTraining(prepared, options, 'dpfit train');
-  const result = tuneGradientMethodHonestly(resolved.dataset, {
+/** `--tune`'s release on the resolved run (what `runTuned` trains and its plan reserves): the public candidates and law of K. */
+function tuningOptions(learner: AnyLearner, flags: TrainFlags, resolved: ResolvedTraining): Omit<TuneGradientMethodOptions, 'rng' | 'publicValidation' | 'metric'> {
+  return {
     base: compositeBase(learner, resolved.options),
     learningRates: flags.tuneLearningRates ?? DEFAULT_TUNING_GRID,
     distribution: { kind: 'poisson', mean: flags.tune as number },
     epsilon: flags.epsilon as number,
     delta: flags.delta,
-    publicValidation: context.validation,
+  };
+}
+
+/** `--tune` needs PUBLIC validation data to score its candidates. */
+function requireValidation(validation: unknown): void {
+  if (validation === undefined) {
+    throw new InvalidParameterError('--validation', undefined, 'a PUBLIC labelled file (not part of the private data) to score the candidates with --tune');
+  }
+}
+
+function runTuned(learner: AnyLearner, flags: TrainFlags, prepared: PreparedData, options: TrainOptions, context: MethodContext): MethodResult {
+  requireValidation(context.validation);
+  const resolved = resolveTraining(prepared, options, 'dpfit train');
+  const result = tuneGradientMethodHonestly(resolved.dataset, {
+    ...tuningOptions(learner, flags, resolved),
+    publicValidation: context.validation as LabelledData,
     ...(flags.metric === undefined ? {} : { metric: flags.metric as ScoreMetric }),
     rng: context.rng,
   });
@@ -90,22 +100,31 @@ function runTuned(learner: AnyLearner, flags: TrainFlags, prepared: PreparedData
   };
 }
 
-/** A multi-class label: one-vs-rest over a gradient method, the K runs composed (`one-vs-rest.ts`). */
-function runOneVsRest(learner: AnyLearner, flags: TrainFlags, prepared: PreparedData, options: TrainOptions, classes: string[]): MethodResult {
+/** The flag rules of a multi-class label (one-vs-rest over a gradient method), checked before anything is read. */
+function checkOneVsRestFlags(learner: AnyLearner, flags: TrainFlags, classes: readonly string[]): void {
   if (learner.composite === undefined) {
     throw new InvalidParameterError('--method', flags.method, `${orList(methodsWith((l) => l.composite !== undefined))} for a multi-class label (one-vs-rest over ${classes.length} classes)`);
   }
   if (flags.tune !== undefined) throw new InvalidParameterError('--tune', flags.tune, 'not given with a multi-class label (tuning one-vs-rest is not implemented)');
   if (lossByName(flags.loss).labels !== 'signed') throw new InvalidParameterError('--loss', flags.loss, 'a classification loss (logistic, huber or smoothedHinge) for a multi-class label');
-  const resolved = resolveTraining(prepared, options, 'dpfit train');
-  const result = trainOneVsRest(resolved.dataset, {
+}
+
+/** The one-vs-rest release on the resolved run (what `runOneVsRest` trains and its plan reserves): the schema's classes, the noise of the whole release. */
+function oneVsRestOptions(learner: AnyLearner, flags: TrainFlags, resolved: ResolvedTraining, classes: readonly string[]): Omit<OneVsRestOptions, 'rng'> {
+  return {
     classes,
     base: compositeBase(learner, resolved.options),
     ...(flags.epsilon === undefined ? {} : { epsilon: flags.epsilon }),
     ...(flags.noiseMultiplier === undefined ? {} : { noiseMultiplier: flags.noiseMultiplier }),
     delta: flags.delta,
-    rng: options.rng,
-  });
+  };
+}
+
+/** A multi-class label: one-vs-rest over a gradient method, the K runs composed (`one-vs-rest.ts`). */
+function runOneVsRest(learner: AnyLearner, flags: TrainFlags, prepared: PreparedData, options: TrainOptions, classes: string[]): MethodResult {
+  checkOneVsRestFlags(learner, flags, classes);
+  const resolved = resolveTraining(prepared, options, 'dpfit train');
+  const result = trainOneVsRest(resolved.dataset, { ...oneVsRestOptions(learner, flags, resolved, classes), rng: options.rng });
   return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
 }
 
@@ -122,35 +141,61 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
 }
 
 /**
- * `--ledger`: the run's event computed from public values (the flags, the schema, the declared
- * --dataset-size) exactly as `train()` resolves the run, then reserved in the ledger, all before
- * any data are read; a run over the budget throws `BudgetExceededError` (exit 4). Undefined
- * without a ledger. The caller checks after training that the released event is this one.
+ * What the run the flags describe will release, from public values only (the flags, the schema,
+ * the declared --dataset-size), exactly as `runTrainingMethod` (or the push-down, `inDatabase`)
+ * will resolve it: a single learner's plan (`Learner.plan`), one-vs-rest's K composed runs (the
+ * classes are the schema's), `--tune`'s repeatAndSelect of one run (its public candidates and
+ * mean), or DP-GD inside a database (its noise planned for the SQL sum's rounding slack).
  */
-export async function reserveTrainingRun(flags: TrainFlags & LedgerFlags & { db?: string }, schema: Schema, rng: Rng): Promise<DpEvent | undefined> {
-  const path = ledgerPath(flags); // refuses budget flags without a ledger
-  if (path === undefined) return undefined;
-  // Not yet planned before training: composite releases and DP-GD inside a database (its sums' rounding bound differs).
-  if (labelColumn(schema).classes !== undefined) throw new InvalidParameterError('--ledger', path, 'not given with a multi-class label yet (one-vs-rest releases are not planned before training)');
-  if (flags.tune !== undefined) throw new InvalidParameterError('--ledger', path, 'not given with --tune yet (a tuned release is not planned before training)');
-  if (flags.db !== undefined) throw new InvalidParameterError('--ledger', path, 'not given with --db yet (a run inside a database is not planned before training)');
+export async function plannedTrainingRun(flags: TrainFlags, schema: Schema, rng: Rng, inDatabase: boolean): Promise<PlannedRelease> {
   const learner = learnerOfFlags(flags);
-  if (learner.plan === undefined) {
-    throw new InvalidParameterError('--ledger', path, `used with --method ${plannableMethods().map(cliName).join(' or ')} (the methods whose release is computed before training, from public values; ${cliName(learner.method)}'s is not yet)`);
-  }
-  if (learner.datasetSize !== 'unused' && flags.datasetSize === undefined) {
-    throw new InvalidParameterError('--dataset-size', undefined, `given with --ledger: the number of records, declared, so that the run's release is known before the data are read (--method ${cliName(learner.method)} uses n)`);
-  }
   const options = runOptions(learner, flags, { schema, rng });
   const featureNames = schemaFeatureNames(schema);
   const shape = { d: featureNames.length, featureNames, bounds: { rowNormBound: schemaRowNormBound(schema), labelBound: schemaLabelBound(schema) } };
-  const { event } = plannedTrainingEvent(shape, options, 'dpfit train');
+  const classes = labelColumn(schema).classes?.map(String);
+  if (classes !== undefined) checkOneVsRestFlags(learner, flags, classes);
+  if (classes === undefined && flags.tune !== undefined) requireValidation(flags.validation);
+  if (classes === undefined && flags.tune === undefined && !inDatabase) return plannedTrainingRelease(shape, options, 'dpfit train').planned;
+  const resolved = resolvePlannedTraining(shape, options, 'dpfit train');
+  const runShape = { n: resolved.size.value ?? resolved.dataset.n, d: resolved.dataset.d };
+  if (classes !== undefined) return { event: setUpOneVsRest(runShape, oneVsRestOptions(learner, flags, resolved, classes)).event, extraDelta: 0 };
+  if (flags.tune !== undefined) return { event: setUpTuning(runShape, tuningOptions(learner, flags, resolved)).event, extraDelta: 0 };
+  const { planDpGdInSql } = await import('../../learners/sql/sql-gradient.js');
+  return { event: planDpGdInSql(runShape, resolved.options as unknown as Parameters<typeof planDpGdInSql>[1]), extraDelta: 0 };
+}
+
+/**
+ * `--ledger`: the run's release computed from public values (`plannedTrainingRun`), then reserved
+ * in the ledger, all before any data are read; a run over the budget throws `BudgetExceededError`
+ * (exit 4). A run known before it starts to have no guarantee (`noGuarantee`: --seed, a suggested
+ * schema; objpert's plan says so itself) is charged as a non-private release, which only an
+ * infinite budget holds (`chargedRelease`). Undefined without a ledger. The caller checks after
+ * training that the release is covered by this one (`requirePlannedRelease`).
+ */
+export async function reserveTrainingRun(flags: TrainFlags & LedgerFlags & { db?: string }, schema: Schema, rng: Rng, noGuarantee: string | undefined): Promise<PlannedRelease | undefined> {
+  const path = ledgerPath(flags); // refuses budget flags without a ledger
+  if (path === undefined) return undefined;
+  const learner = learnerOfFlags(flags);
+  if (learner.datasetSize !== 'unused' && flags.datasetSize === undefined) {
+    throw new InvalidParameterError('--dataset-size', undefined, `given with --ledger: the number of records, declared, so that the run's release is known before the data are read (--method ${cliName(learner.method)} uses n)`);
+  }
+  const inDatabase = flags.db !== undefined && learner.inDatabase === true && labelColumn(schema).classes === undefined;
+  const planned = await plannedTrainingRun(flags, schema, rng, inDatabase);
+  const charged = chargedRelease(planned, noGuarantee);
   const ledger = await openRunLedger(flags);
   if (ledger === undefined) return undefined;
+  const what = `train --method ${cliName(learner.method)}${flags.tune === undefined ? '' : ' --tune'}${flags.out === undefined ? '' : ` --out ${flags.out}`}`;
+  const why = noGuarantee ?? (charged.event.kind === 'nonPrivate' && planned.event.kind === 'nonPrivate' ? nonPrivateReason(learner, flags) : undefined);
   try {
-    await reserveRun(ledger, 'train', `train --method ${cliName(learner.method)}${flags.out === undefined ? '' : ` --out ${flags.out}`}`, event);
+    await reserveRun(ledger, 'train', why === undefined ? what : `${what} (charged as non-private: ${why})`, charged, why);
   } finally {
     await ledger.close();
   }
-  return event;
+  return charged;
+}
+
+/** Why a planned release is non-private: objpert's missing guarantee, or no noise. */
+function nonPrivateReason(learner: AnyLearner, flags: TrainFlags): string {
+  if (learner.optIn !== undefined) return `--method ${cliName(learner.method)} has no guarantee (${learner.optIn.warning})`;
+  return flags.noiseMultiplier === 0 ? '--noise-multiplier 0 adds no noise' : 'the run adds no noise';
 }

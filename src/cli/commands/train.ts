@@ -35,11 +35,11 @@ import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
 import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
 import { type MethodResult, reserveTrainingRun, runTrainingMethod } from './train-methods.js';
-import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
+import { checkExternalFlags, checkExternalSchema, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 import { checkMethodFlags, learnerOfFlags, type TrainFlags } from '../train-flags.js';
 import { trainHelpAfter, trainHelpConfiguration } from '../help/train-help.js';
 import { type LedgerFlags, withLedgerOptions } from '../ledger-flags.js';
-import { plannableMethods, requirePlannedEvent } from '../../learners/train.js';
+import { requirePlannedRelease } from '../../learners/train.js';
 
 /** Printed on stderr by every run with --seed (the report says so too). */
 const SEED_WARNING =
@@ -174,13 +174,16 @@ ${sci(MAX_TUNE_MEAN)}; --max-iterations at most ${sci(MAX_SUM_OBJECTIVE_ITERATIO
 the number of rows, which their release keeps private). Rows count only where they are public
 (--dataset-size for dpsgd when given). A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).
 
-A budget across runs (--ledger FILE, or $DPFIT_LEDGER): the run's event is computed from public
-values (the flags, the schema and --dataset-size, required with --ledger) and reserved in FILE
-before any data are read; a run that would bring everything in FILE over its budget is refused
-with exit 4 and nothing is read. A run that fails after its reservation keeps it (a failure the
-data decide could tell something). --ledger works with --method ${plannableMethods().map(cliName).join(' and ')} in memory or
-with --max-memory (not yet with --db, --tune or a multi-class label). dpfit ledger show FILE
-prints what was spent.
+A budget across runs (--ledger FILE, or $DPFIT_LEDGER): the run's release is computed from public
+values (the flags, the schema and --dataset-size, required with --ledger by every method that uses
+n) and reserved in FILE before any data are read; a run that would bring everything in FILE over
+its budget is refused with exit 4 and nothing is read. Every method plans its release: in memory,
+with --max-memory or --db, one-vs-rest (the schema's classes) and --tune (its candidates and mean);
+rgm reserves its whole mechanism and its PTR delta whether or not the test passes. A run known to
+have no guarantee (objpert, --seed, a suggested schema, --noise-multiplier 0) is charged as
+non-private, which only --budget-epsilon Infinity holds. A run that fails after its reservation
+keeps it (a failure the data decide could tell something). dpfit ledger show FILE prints what was
+spent.
   $ dpfit train --data adult.data --schema adult.schema.json --method dpgd --epsilon 0.5 \\
       --dataset-size 32561 --ledger owner.ledger --budget-epsilon 3 --budget-delta 1e-5 --out m1.json`;
 
@@ -307,7 +310,9 @@ export function registerTrain(program: Command, io: CliIo): void {
             ? `, NOT private: ${optInFlag}`
             : '';
       // A budget across runs: the run's event, from public values, reserved before any data are read (cli/ledger-flags.ts).
-      const planned = await reserveTrainingRun(flags, schema, rng);
+      checkExternalSchema(flags, schema);
+      const noGuarantee = suggested ? 'the schema was suggested from the private data' : flags.seed !== undefined ? '--seed makes the noise reproducible' : undefined;
+      const planned = await reserveTrainingRun(flags, schema, rng, noGuarantee);
       // DP-GD's full passes: features in shared memory, sums on all CPUs (glm/parallel-clipped-sum.ts).
       const parallelSums = learner.options.includes('gradientSummer');
       // --db / --max-memory: trained in the database or out of core, or rows read through the engine (train-external.ts).
@@ -363,7 +368,7 @@ export function registerTrain(program: Command, io: CliIo): void {
         overlapFound = overlap;
       }
       const overlap = overlapFound;
-      if (planned !== undefined) requirePlannedEvent(result.privacy.event, planned);
+      if (planned !== undefined) requirePlannedRelease(result.privacy, planned);
       const rowCount = prepared?.dataset.n ?? (trained?.rows as number);
       const width = prepared?.dataset.d ?? (trained?.d as number);
       // What the CLI knows and the learner does not: conditions that void the guarantee.

@@ -12,13 +12,14 @@
  * precision, or of the RDP curve), which is much tighter than giving each class epsilon/K and
  * delta/K by basic composition. Every class gets the same z and the same event.
  */
-import { selfComposeEvent } from '../../accounting/events/constructors.js';
+import { NON_PRIVATE_EVENT, selfComposeEvent } from '../../accounting/events/constructors.js';
+import type { DpEvent } from '../../accounting/events/types.js';
 import { InvalidParameterError, dataValueError } from '../../errors.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../../validate.js';
 import type { GlmData } from '../glm/types.js';
 import { rejectUnknownBaseOptions } from './gradient-method-options.js';
-import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
+import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunEvent, trainGradientMethod, type GradientMethodOptions, type RunShape } from './gradient-methods.js';
 import { parseModel, parsePrivacyReport, predictMargins, type FeatureMatrix, type LinearModel } from '../models/model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from '../models/privacy-report.js';
 import { gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
@@ -65,6 +66,26 @@ function checkClassLabels(y: Float64Array, classes: number): void {
 
 const ONE_VS_REST_OPTIONS = optionNames<OneVsRestOptions>({ classes: true, base: true, epsilon: true, noiseMultiplier: true, delta: true, rng: true });
 
+/**
+ * The options of a one-vs-rest release checked, the noise multiplier of every run (calibrated once
+ * for the K composed runs, or given) and the event of the whole release, from public values only
+ * (n, d and the schema's K classes): what a budget reserves before the data are read.
+ */
+export function setUpOneVsRest(shape: RunShape, options: Omit<OneVsRestOptions, 'rng'>): { readonly noiseMultiplier: number; readonly event: DpEvent } {
+  rejectUnknownBaseOptions(options.base, 'trainOneVsRest');
+  const { classes, base } = options;
+  if (!Array.isArray(classes) || classes.length < 2) throw new InvalidParameterError('classes', classes, 'a list of at least two class names');
+  if ((options.epsilon === undefined) === (options.noiseMultiplier === undefined)) {
+    throw new InvalidParameterError('epsilon', options.epsilon, 'given, or noiseMultiplier given instead (exactly one of the two)');
+  }
+  const delta = requireOpenUnit('delta', options.delta);
+  const wrap = (run: DpEvent) => selfComposeEvent(run, classes.length);
+  const noiseMultiplier = options.epsilon !== undefined
+    ? calibrateCompositeNoise(base, shape, wrap, { epsilon: requirePositive('epsilon', options.epsilon), delta }).noiseMultiplier
+    : options.noiseMultiplier as number;
+  return { noiseMultiplier, event: noiseMultiplier === 0 ? NON_PRIVATE_EVENT : wrap(gradientRunEvent(base, shape, noiseMultiplier)) };
+}
+
 export function trainOneVsRest(data: MultiClassData, options: OneVsRestOptions): OneVsRestResult {
   rejectUnknownOptions(options, ONE_VS_REST_OPTIONS, 'trainOneVsRest');
   rejectUnknownBaseOptions(options.base, 'trainOneVsRest');
@@ -72,15 +93,9 @@ export function trainOneVsRest(data: MultiClassData, options: OneVsRestOptions):
   if (!Array.isArray(classes) || classes.length < 2) throw new InvalidParameterError('classes', classes, 'a list of at least two class names');
   if (data.n === 0) throw new InvalidParameterError('data.n', 0, 'at least one row (the data set is empty)');
   checkClassLabels(data.y, classes.length);
-  if ((options.epsilon === undefined) === (options.noiseMultiplier === undefined)) {
-    throw new InvalidParameterError('epsilon', options.epsilon, 'given, or noiseMultiplier given instead (exactly one of the two)');
-  }
-  const delta = requireOpenUnit('delta', options.delta);
+  const { noiseMultiplier, event } = setUpOneVsRest(data, options);
+  const delta = options.delta;
   const k = classes.length;
-  const wrap = (run: ReturnType<typeof gradientRunEvent>) => selfComposeEvent(run, k);
-  const noiseMultiplier = options.epsilon !== undefined
-    ? calibrateCompositeNoise(base, data, wrap, { epsilon: requirePositive('epsilon', options.epsilon), delta }).noiseMultiplier
-    : options.noiseMultiplier as number;
   const rng = options.rng ?? defaultRng();
   const models: LinearModel[] = [];
   const perClass: unknown[] = [];
@@ -96,7 +111,7 @@ export function trainOneVsRest(data: MultiClassData, options: OneVsRestOptions):
   }
   const privacy = noiseMultiplier === 0
     ? nonPrivateReport(rng, gradientMethodRelation(base.method))
-    : privacyReport(wrap(gradientRunEvent(base, data, noiseMultiplier)), delta, {
+    : privacyReport(event, delta, {
         relation: gradientMethodRelation(base.method),
         rng,
         pld: gaussianCompositionEpsilon,

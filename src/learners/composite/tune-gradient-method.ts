@@ -16,7 +16,8 @@ import { defaultRng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../../validate.js';
 import type { GlmData } from '../glm/types.js';
 import { rejectUnknownBaseOptions } from './gradient-method-options.js';
-import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunNoise, trainGradientMethod, type GradientMethodOptions } from './gradient-methods.js';
+import { calibrateCompositeNoise, compositeRunOptions, gradientMethodRelation, gradientRunNoise, trainGradientMethod, type GradientMethodOptions, type RunShape } from './gradient-methods.js';
+import type { DpEvent } from '../../accounting/events/types.js';
 import { tuneHonestly, type RunCountDistribution, type ScoringOptions, type TuningResult } from './tuning.js';
 import type { Rng } from '../../random/rng.js';
 
@@ -61,8 +62,22 @@ export function poissonMeanForGrid(gridSize: number, probability = 0.9): number 
 
 const TUNE_GRADIENT_METHOD_OPTIONS = optionNames<TuneGradientMethodOptions>({ base: true, learningRates: true, distribution: true, epsilon: true, delta: true, rng: true, publicValidation: true, metric: true });
 
-export function tuneGradientMethodHonestly(data: GlmData, options: TuneGradientMethodOptions): TuningResult<number> & { readonly noiseMultiplier: number } {
-  rejectUnknownOptions(options, TUNE_GRADIENT_METHOD_OPTIONS, 'tuneGradientMethodHonestly');
+/** What a tuned release decides before it reads a row (`setUpTuning`): the noise of every run and the event of the whole release. */
+export interface TuningPlan {
+  readonly noiseMultiplier: number;
+  readonly distribution: RunCountDistribution;
+  /** One run's event and grid (every candidate's). */
+  readonly run: { readonly event: DpEvent; readonly granularity?: number };
+  /** repeatAndSelect(run.event, mu, eta): what the tuned release costs, whatever K and whichever run is released. */
+  readonly event: DpEvent;
+}
+
+/**
+ * The options of a tuned release checked, the noise multiplier calibrated for the whole release
+ * and its event, from public values only (the run's public n and d, the public candidate list and
+ * the law of K): what a budget reserves before the data are read.
+ */
+export function setUpTuning(shape: RunShape, options: Omit<TuneGradientMethodOptions, 'rng' | 'publicValidation' | 'metric'>): TuningPlan {
   rejectUnknownBaseOptions(options.base, 'tuneGradientMethodHonestly');
   const { base, learningRates } = options;
   if (!Array.isArray(learningRates) || learningRates.length === 0) throw new InvalidParameterError('learningRates', learningRates, 'a non-empty list of positive learning rates');
@@ -70,11 +85,19 @@ export function tuneGradientMethodHonestly(data: GlmData, options: TuneGradientM
   const epsilon = requirePositive('epsilon', options.epsilon);
   const delta = requireOpenUnit('delta', options.delta);
   const distribution = options.distribution ?? { kind: 'poisson', mean: 10 };
-  const shape = distribution.kind === 'poisson' ? Infinity : distribution.shape;
+  const eta = distribution.kind === 'poisson' ? Infinity : distribution.shape;
   if (distribution.kind === 'truncatedNegativeBinomial') truncatedNegativeBinomialGamma(distribution.mean, distribution.shape); // validates
-  const { noiseMultiplier } = calibrateCompositeNoise(base, data, (run) => repeatAndSelectEvent(run, distribution.mean, shape), { epsilon, delta });
+  const wrap = (run: DpEvent) => repeatAndSelectEvent(run, distribution.mean, eta);
+  const { noiseMultiplier } = calibrateCompositeNoise(base, shape, wrap, { epsilon, delta });
+  const run = gradientRunNoise(base, shape, noiseMultiplier);
+  return { noiseMultiplier, distribution, run, event: wrap(run.event) };
+}
+
+export function tuneGradientMethodHonestly(data: GlmData, options: TuneGradientMethodOptions): TuningResult<number> & { readonly noiseMultiplier: number } {
+  rejectUnknownOptions(options, TUNE_GRADIENT_METHOD_OPTIONS, 'tuneGradientMethodHonestly');
+  const { base, learningRates, delta } = options;
+  const { noiseMultiplier, distribution, run } = setUpTuning(data, options);
   const rng = options.rng ?? defaultRng();
-  const run = gradientRunNoise(base, data, noiseMultiplier);
   const result = tuneHonestly(data, {
     candidates: learningRates,
     train: (d, learningRate, runRng) => trainGradientMethod(d, compositeRunOptions({ ...base, learningRate }), { noiseMultiplier, delta, rng: runRng }),

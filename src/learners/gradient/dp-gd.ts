@@ -14,7 +14,8 @@
  * composition (`002` Claim 2.3, epsilon <= 1, delta <= 1/2) and the RDP accountant would need.
  */
 import { calibrateNoiseMultiplier } from '../../accounting/calibration/calibrate.js';
-import { gaussianEvent, selfComposeEvent } from '../../accounting/events/constructors.js';
+import { gaussianEvent, NON_PRIVATE_EVENT, selfComposeEvent } from '../../accounting/events/constructors.js';
+import type { DpEvent } from '../../accounting/events/types.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 import { InvalidParameterError } from '../../errors.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
@@ -138,6 +139,11 @@ export function dpGdUpdate(run: DpGdRun, options: DpGdOptions, t: number, gradie
   options.onStep?.(t + 1, run.steps, theta);
 }
 
+/** What a DP-GD run releases (`finishDpGd`'s event), known from its set-up alone: T gridded Gaussians composed, `nonPrivate` without noise. */
+export function dpGdRunEvent(run: Pick<DpGdRun, 'noise' | 'steps'>): DpEvent {
+  return run.noise === undefined ? NON_PRIVATE_EVENT : selfComposeEvent(run.noise.event, run.steps);
+}
+
 /** @internal The model, report and diagnostics of a finished DP-GD run. */
 export function finishDpGd(run: DpGdRun, options: DpGdOptions, theta: Float64Array, clippedFraction: number): TrainResult {
   const { loss, n, steps, noise, noiseMultiplier, target, rng, clipNorm, learningRate } = run;
@@ -149,7 +155,7 @@ export function finishDpGd(run: DpGdRun, options: DpGdOptions, theta: Float64Arr
     const privacy = nonPrivateReport(rng, 'replaceOne');
     return { model: { ...model, privacy }, privacy, diagnostics };
   }
-  const event = selfComposeEvent(noise.event, steps);
+  const event = dpGdRunEvent(run);
   const accountDelta = requireOpenUnit('delta', delta);
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
   if (target.kind === 'target') {

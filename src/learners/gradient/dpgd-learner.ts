@@ -4,10 +4,10 @@
  * releases, out of core and inside a database (`dp-gd.ts`, `gradient/streamed.ts`,
  * `sql-gradient.ts`).
  */
-import { NON_PRIVATE_EVENT, selfComposeEvent } from '../../accounting/events/constructors.js';
+import { selfComposeEvent } from '../../accounting/events/constructors.js';
 import { requireInteger } from '../../validate.js';
 import { DEFAULT_DPGD_STEPS, defaultStep } from '../defaults.js';
-import { dpGdStepNoise, setUpDpGd, trainDpGd, type DpGdOptions, DP_GD_OPTIONS } from './dp-gd.js';
+import { dpGdRunEvent, dpGdStepNoise, setUpDpGd, trainDpGd, type DpGdOptions, DP_GD_OPTIONS } from './dp-gd.js';
 import { clipNormFromBounds, learnerOptions, type GradientLearner } from '../learner.js';
 
 export const dpgd: GradientLearner<'dpgd', DpGdOptions> = {
@@ -25,10 +25,7 @@ export const dpgd: GradientLearner<'dpgd', DpGdOptions> = {
   fromBounds: (bounds, given) => ({ clipNorm: clipNormFromBounds(given, bounds) }),
   train: trainDpGd,
   // finishDpGd's event, from setUpDpGd alone (zero noise: the non-private report's event).
-  plan: (shape, options) => {
-    const run = setUpDpGd(shape, options);
-    return run.noise === undefined ? NON_PRIVATE_EVENT : selfComposeEvent(run.noise.event, run.steps);
-  },
+  plan: (shape, options) => ({ event: dpGdRunEvent(setUpDpGd(shape, options)), extraDelta: 0 }),
   work: (given, n) => {
     const steps = given.steps ?? DEFAULT_DPGD_STEPS;
     return n === undefined ? {} : { gradients: { count: steps * n, option: 'steps', value: steps, rule: `steps x rows = ${steps} x ${n}` } };

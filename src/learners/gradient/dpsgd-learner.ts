@@ -33,7 +33,7 @@ export const dpsgd: GradientLearner<'dpsgd', DpSgdOptions> = {
   // trainDpSgd's event, from setUpDpSgd alone (zero noise: the non-private report's event).
   plan: (shape, options) => {
     const run = setUpDpSgd(shape, options);
-    return run.noise === undefined ? NON_PRIVATE_EVENT : dpSgdRunEvent(run.samplingProbability, run.noise.event, run.steps);
+    return { event: run.noise === undefined ? NON_PRIVATE_EVENT : dpSgdRunEvent(run.samplingProbability, run.noise.event, run.steps), extraDelta: 0 };
   },
   work: (given, n) => {
     if (n === undefined) return {};

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_SHUFFLED_EPOCHS, defaultShuffledLearningRate } from '../defaults.js';
 import { clipNormFromBounds, learnerOptions, publicCount, type GradientLearner } from '../learner.js';
-import { shuffledPartialEpochs, shuffledSgdEvent, shuffledStepNoise, trainShuffledSgd, type ShuffledSgdOptions, SHUFFLED_SGD_OPTIONS } from './shuffled-sgd.js';
+import { planShuffledSgd, shuffledPartialEpochs, shuffledSgdEvent, shuffledStepNoise, trainShuffledSgd, type ShuffledSgdOptions, SHUFFLED_SGD_OPTIONS } from './shuffled-sgd.js';
 
 export const shuffled: GradientLearner<'shuffled', ShuffledSgdOptions> = {
   method: 'shuffled',
@@ -28,6 +28,8 @@ export const shuffled: GradientLearner<'shuffled', ShuffledSgdOptions> = {
   // The row-norm bound too: the last-iterate bound needs it (as dpfit train).
   fromBounds: (bounds, given) => ({ clipNorm: clipNormFromBounds(given, bounds), rowNormBound: given.rowNormBound ?? bounds.rowNormBound }),
   train: trainShuffledSgd,
+  // setUpShuffledSgd's event (the lattice's headline bound when its conditions hold) with the public n and the declared R.
+  plan: (shape, options) => ({ event: planShuffledSgd(shape, options), extraDelta: 0 }),
   work: (given, n) => {
     if (n === undefined) return {};
     const epochs = given.epochs ?? DEFAULT_SHUFFLED_EPOCHS;

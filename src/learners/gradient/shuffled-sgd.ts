@@ -58,7 +58,7 @@ import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit,
 import { checkedRowNormBound } from '../glm/data.js';
 import { sumClippedGradients } from '../glm/per-example.js';
 import { clipThresholds } from '../glm/clip-thresholds.js';
-import { latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdSettings } from './lattice-sgd.js';
+import { latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdPlan, type LatticeSgdSettings } from './lattice-sgd.js';
 import type { GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
@@ -137,13 +137,47 @@ function provenEpsilon(event: DpEvent, delta: number): number {
 
 export const SHUFFLED_SGD_OPTIONS = optionNames<ShuffledSgdOptions>({ method: true, loss: true, lossParameters: true, clipNorm: true, epochs: true, fraction: true, learningRate: true, regularization: true, accountConjecture: true, featureNames: true, lastIterate: true, projectionRadius: true, rowNormBound: true, onStep: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
 
-export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): TrainResult {
-  rejectUnknownOptions(options, SHUFFLED_SGD_OPTIONS, 'trainShuffledSgd');
-  requireOwnMethod(options.method, 'shuffled', 'trainShuffledSgd');
-  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
-  const glmData = dataForLoss(loss, data);
-  const { n, d } = glmData;
+/** What Alg. 1 decides before it reads a row (`setUpShuffledSgd`): its schedule, its noise, which iteration runs and its event. */
+export interface ShuffledSgdRun {
+  readonly loss: GlmLoss;
+  readonly clipNorm: number;
+  readonly epochs: number;
+  readonly fraction: number;
+  readonly learningRate: number;
+  readonly regularization: number;
+  readonly partialEpochs: number;
+  readonly stepsPerEpoch: number;
+  readonly steps: number;
+  readonly noiseMultiplier: number;
+  /** The lattice iteration (`lattice-sgd.ts`), when its conditions hold and the run is private; its two proven accountings. */
+  readonly lattice?: {
+    readonly settings: LatticeSgdSettings;
+    readonly plan: LatticeSgdPlan;
+    readonly useLastIterate: boolean;
+    readonly plainEpsilon: number;
+    readonly lastIterateEpsilon: number;
+  };
+  /** The plain iteration's step noise (absent on the lattice, and without noise). */
+  readonly noise?: SumNoise;
+  /** Why the last-iterate bound is not used (absent when it is). */
+  readonly obstacle?: string;
+  /** The delta the release is reported at (absent without noise). */
+  readonly delta?: number;
+  /** The release's event: the smaller proven bound's on the lattice, the plain composition's otherwise, `nonPrivate` without noise. */
+  readonly event: DpEvent;
+}
+
+/**
+ * Everything Alg. 1 decides from public values, before any row is read: the options checked, the
+ * noise (calibrated for a target), whether the lattice iteration runs and which of its two proven
+ * bounds is the headline, and the event. `shape.n` is public (replace-one); `rowNormBound` is R,
+ * checked against the rows by the caller that has them (`NaN` when none is declared: the lattice
+ * then does not run).
+ */
+export function setUpShuffledSgd(shape: { readonly n: number; readonly d: number }, options: ShuffledSgdOptions, rowNormBound: number): ShuffledSgdRun {
+  const { n, d } = shape;
   if (!(n >= 1)) throw new InvalidParameterError('data', n, 'at least one row');
+  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   const clipNorm = requirePositive('clipNorm', options.clipNorm);
   const epochs = requirePositive('epochs', options.epochs);
   const fraction = options.fraction ?? 1;
@@ -158,22 +192,18 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   const partialEpochs = shuffledPartialEpochs(epochs, fraction);
   const steps = partialEpochs * stepsPerEpoch;
   const target = noiseTarget(options);
-  const rng = options.rng ?? defaultRng();
+  const common = { loss, clipNorm, epochs, fraction, learningRate, regularization, partialEpochs, stepsPerEpoch, steps };
 
   const sampled = stepsPerEpoch === 1 && n >= 2;
-  const shape = { n, stepsPerEpoch };
+  const eventShape = { n, stepsPerEpoch };
   // The noise plain composition needs (for the continuous mechanism; grids only add noise).
   const plainNoise = (epsilon: number, delta: number) =>
     sampled
-      ? calibrateNoiseMultiplier((z) => shuffledSgdEvent(gaussianEvent(z / 2), partialEpochs, shape), { targetEpsilon: epsilon, delta }).noiseMultiplier
+      ? calibrateNoiseMultiplier((z) => shuffledSgdEvent(gaussianEvent(z / 2), partialEpochs, eventShape), { targetEpsilon: epsilon, delta }).noiseMultiplier
       : 2 * exactGaussianCompositionNoiseMultiplier(epsilon, delta, partialEpochs);
 
   // Amplification by iteration (`lattice-sgd.ts`): used when its conditions hold, unless turned off.
-  const settings: LatticeSgdSettings = {
-    n, stepsPerEpoch, d, clipNorm, learningRate, regularization, projectionRadius,
-    rowNormBound: options.rowNormBound === undefined ? NaN : checkedRowNormBound(glmData, options.rowNormBound),
-    curvatureBound: loss.curvatureBound,
-  };
+  const settings: LatticeSgdSettings = { n, stepsPerEpoch, d, clipNorm, learningRate, regularization, projectionRadius, rowNormBound, curvatureBound: loss.curvatureBound };
   const nonPrivate = target.kind !== 'target' && target.noiseMultiplier === 0;
   const obstacle =
     lastIterate === false
@@ -185,11 +215,49 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   if (obstacle === undefined && !nonPrivate) {
     const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
     const noiseMultiplier = target.kind === 'target' ? latticeNoise(settings, partialEpochs, plainNoise(target.epsilon, target.delta), target.epsilon, delta) : target.noiseMultiplier;
-    return trainOnLattice(loss, glmData, settings, { noiseMultiplier, partialEpochs, epochs, fraction, delta, rng, options, shape });
+    const plan = planLatticeSgd(settings, noiseMultiplier);
+    // Both proven bounds of the lattice run (public: they depend on the plan alone); the smaller is the headline.
+    const plainEvent = shuffledSgdEvent(plan.stepEvent, partialEpochs, eventShape);
+    const lastIterateEvent = selfComposeEvent(plan.epochEvent, partialEpochs);
+    const plainEpsilon = provenEpsilon(plainEvent, delta);
+    const lastIterateEpsilon = rdpEpsilon(lastIterateEvent, delta).epsilon;
+    const useLastIterate = lastIterateEpsilon < plainEpsilon;
+    return {
+      ...common,
+      noiseMultiplier,
+      lattice: { settings, plan, useLastIterate, plainEpsilon, lastIterateEpsilon },
+      delta,
+      event: useLastIterate ? lastIterateEvent : plainEvent,
+    };
   }
 
   const noiseMultiplier = target.kind !== 'target' ? target.noiseMultiplier : plainNoise(target.epsilon, target.delta);
-  const noise = noiseMultiplier === 0 ? undefined : shuffledStepNoise(d, clipNorm, noiseMultiplier, options.continuousNoise);
+  if (noiseMultiplier === 0) return { ...common, noiseMultiplier, ...(obstacle === undefined ? {} : { obstacle }), event: NON_PRIVATE_EVENT };
+  const noise = shuffledStepNoise(d, clipNorm, noiseMultiplier, options.continuousNoise);
+  const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
+  return { ...common, noiseMultiplier, noise, ...(obstacle === undefined ? {} : { obstacle }), delta, event: shuffledSgdEvent(noise.event, partialEpochs, eventShape) };
+}
+
+/** Alg. 1's release from public values alone (`Learner.plan`): the public n, the declared R, no row read. */
+export function planShuffledSgd(shape: { readonly n: number; readonly d: number }, options: ShuffledSgdOptions): DpEvent {
+  rejectUnknownOptions(options, SHUFFLED_SGD_OPTIONS, 'trainShuffledSgd');
+  requireOwnMethod(options.method, 'shuffled', 'trainShuffledSgd');
+  return setUpShuffledSgd(shape, options, options.rowNormBound === undefined ? NaN : requirePositive('rowNormBound', options.rowNormBound)).event;
+}
+
+export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): TrainResult {
+  rejectUnknownOptions(options, SHUFFLED_SGD_OPTIONS, 'trainShuffledSgd');
+  requireOwnMethod(options.method, 'shuffled', 'trainShuffledSgd');
+  const glmData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
+  const { n, d } = glmData;
+  if (!(n >= 1)) throw new InvalidParameterError('data', n, 'at least one row');
+  const run = setUpShuffledSgd({ n, d }, options, options.rowNormBound === undefined ? NaN : checkedRowNormBound(glmData, options.rowNormBound));
+  const { loss, clipNorm, epochs, fraction, learningRate, regularization, partialEpochs, stepsPerEpoch, steps, noiseMultiplier, noise } = run;
+  const rng = options.rng ?? defaultRng();
+  const shape = { n, stepsPerEpoch };
+  if (run.lattice !== undefined) {
+    return trainOnLattice(loss, glmData, run.lattice.settings, { run, rng, options, shape });
+  }
   const noiseStd = noise?.noiseStd ?? 0;
 
   const theta = new Float64Array(d);
@@ -227,15 +295,14 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
     return { model: { ...model, privacy }, privacy, diagnostics };
   }
 
-  const delta = requireOpenUnit('delta', target.kind === 'target' ? target.delta : options.delta);
-  const event = shuffledSgdEvent(noise.event, partialEpochs, shape);
+  const delta = run.delta as number;
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
   const warnings: string[] = [];
-  if (!options.continuousNoise && obstacle !== undefined && lastIterate === 'auto') {
-    warnings.push(`the last-iterate bound (amplification by iteration, 004 Thm. 3.6) was not used: ${obstacle}`);
+  if (!options.continuousNoise && run.obstacle !== undefined && (options.lastIterate ?? 'auto') === 'auto') {
+    warnings.push(`the last-iterate bound (amplification by iteration, 004 Thm. 3.6) was not used: ${run.obstacle}`);
   }
   addConjecture(options, { n, noiseMultiplier, epochs, fraction, delta }, comparisons, warnings);
-  const privacy = privacyReport(event, delta, {
+  const privacy = privacyReport(run.event, delta, {
     relation: 'replaceOne',
     rng,
     pld: gaussianCompositionEpsilon,
@@ -273,21 +340,19 @@ function latticeNoise(settings: LatticeSgdSettings, partialEpochs: number, plain
 }
 
 interface LatticeRun {
-  readonly noiseMultiplier: number;
-  readonly partialEpochs: number;
-  readonly epochs: number;
-  readonly fraction: number;
-  readonly delta: number;
+  readonly run: ShuffledSgdRun;
   readonly rng: Rng;
   readonly options: ShuffledSgdOptions;
   readonly shape: { readonly n: number; readonly stepsPerEpoch: number };
 }
 
-/** Alg. 1 on the lattice (`lattice-sgd.ts`), accounted by the better of plain composition and the last-iterate bound. */
-function trainOnLattice(loss: GlmLoss, data: GlmData, settings: LatticeSgdSettings, run: LatticeRun): TrainResult {
-  const { noiseMultiplier, partialEpochs, delta, rng, options, shape } = run;
+/** Alg. 1 on the lattice (`lattice-sgd.ts`), accounted by the better of plain composition and the last-iterate bound (`setUpShuffledSgd` chose). */
+function trainOnLattice(loss: GlmLoss, data: GlmData, settings: LatticeSgdSettings, latticeRun: LatticeRun): TrainResult {
+  const { run, rng, options } = latticeRun;
+  const { noiseMultiplier, partialEpochs } = run;
+  const { plan, useLastIterate, plainEpsilon, lastIterateEpsilon } = run.lattice as NonNullable<ShuffledSgdRun['lattice']>;
+  const delta = run.delta as number;
   const { n, d, stepsPerEpoch } = settings;
-  const plan = planLatticeSgd(settings, noiseMultiplier);
   const thresholds = clipThresholds(data, settings.clipNorm).values;
   const scratch = latticeScratch(d);
   const k = new Float64Array(d);
@@ -308,17 +373,12 @@ function trainOnLattice(loss: GlmLoss, data: GlmData, settings: LatticeSgdSettin
   }
   for (let i = 0; i < d; i++) theta[i] = plan.granularity * k[i];
 
-  const plainEvent = shuffledSgdEvent(plan.stepEvent, partialEpochs, shape);
-  const lastIterateEvent = selfComposeEvent(plan.epochEvent, partialEpochs);
-  const plainEpsilon = provenEpsilon(plainEvent, delta);
-  const lastIterateEpsilon = rdpEpsilon(lastIterateEvent, delta).epsilon;
-  const useLastIterate = lastIterateEpsilon < plainEpsilon;
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = useLastIterate
     ? { plainComposition: { epsilon: plainEpsilon, delta, noiseMultiplier } }
     : { lastIterate: { epsilon: lastIterateEpsilon, delta, noiseMultiplier } };
   const warnings: string[] = [];
   addConjecture(options, { n, noiseMultiplier, epochs: run.epochs, fraction: run.fraction, delta }, comparisons, warnings);
-  const privacy = privacyReport(useLastIterate ? lastIterateEvent : plainEvent, delta, {
+  const privacy = privacyReport(run.event, delta, {
     relation: 'replaceOne',
     rng,
     pld: gaussianCompositionEpsilon,

@@ -3,7 +3,7 @@
  * perturbation of the clipped loss with output noise that hides b and pays for the optimiser's
  * tolerance. A sum objective: add/remove-one, and no released value depends on n (`approximate-minima-perturbation.ts`).
  */
-import { trainAmp, type AmpOptions, AMP_OPTIONS } from './approximate-minima-perturbation.js';
+import { planAmp, trainAmp, type AmpOptions, AMP_OPTIONS } from './approximate-minima-perturbation.js';
 import type { TrainResult } from '../training.js';
 import { clipNormFromBounds, learnerOptions, type Learner } from '../learner.js';
 
@@ -20,6 +20,8 @@ export const amp: Learner<'amp', AmpOptions, TrainResult> = {
   // Without a schema: 003 Sec. 5's C = sqrt(2) and R = 1 (amp.ts).
   fromBounds: (bounds, given) => ({ rowNormBound: given.rowNormBound ?? bounds.rowNormBound, clipNorm: clipNormFromBounds(given, bounds) }),
   train: trainAmp,
+  // setUpAmp's event with the declared R; n is not read (it is private).
+  plan: (shape, options) => ({ event: planAmp(shape.d, options), extraDelta: 0 }),
   // n is private: its --max-iterations has a limit of its own (cli/limits.ts).
   work: () => ({}),
   cli: { flags: ['noiseStd', 'regularization', 'accountant', 'clipNorm', 'gradTolerance', 'outputNoiseStd', 'maxIterations'] },

@@ -55,7 +55,7 @@ import { DEFAULT_AMP_GRAD_TOLERANCE, DEFAULT_AMP_OUTPUT_NOISE_STD } from '../../
 import { InvalidParameterError } from '../../errors.js';
 import { lbfgs } from '../../math/lbfgs.js';
 import { norm2 } from '../../math/linear-algebra.js';
-import { addGaussianGridNoise, planGaussianGrid } from '../../mechanisms/grid-noise.js';
+import { addGaussianGridNoise, planGaussianGrid, type GaussianGridPlan } from '../../mechanisms/grid-noise.js';
 import { fillGaussian } from '../../random/continuous.js';
 import { defaultRng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../../validate.js';
@@ -63,7 +63,7 @@ import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.
 import { glmConstants } from '../glm/constants.js';
 import { checkedRowNormBound, checkTheta, validateGlmData } from '../glm/data.js';
 import { glmGradientRoundingBound, glmObjective } from '../glm/objective.js';
-import type { GlmData } from '../glm/types.js';
+import type { GlmConstants, GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
 import {
@@ -71,8 +71,11 @@ import {
   objectiveNoiseGrid,
   objectivePerturbationNoise,
   objectivePerturbationReport,
+  type ObjectiveNoiseGrid,
+  type ObjectivePerturbationNoise,
   type ObjectivePerturbationNoiseOptions,
 } from './objective-perturbation.js';
+import type { DpEvent } from '../../accounting/events/types.js';
 import { optimizerProgress } from '../glm/optimizer-progress.js';
 import { requireOwnMethod, type TrainingDiagnostics } from '../training.js';
 import type { TrainResult } from '../training.js';
@@ -120,20 +123,38 @@ export function ampToleranceFloor(d: number, clipNorm: number): number {
 
 export const AMP_OPTIONS = optionNames<AmpOptions>({ method: true, loss: true, lossParameters: true, clipNorm: true, gradTolerance: true, outputNoiseStd: true, memory: true, maxIterations: true, maxEvaluations: true, initialTheta: true, optimizerTolerance: true, featureNames: true, onStep: true, epsilon: true, delta: true, noiseStd: true, regularization: true, noiseFactor: true, accountant: true, rowNormBound: true, rng: true, continuousNoise: true });
 
+/** AMP's constants, noise, grids and event: everything `003` Alg. 1 decides before it reads a row (`setUpAmp`). */
+export interface AmpRun {
+  readonly loss: GlmLoss;
+  /** L = min(C, sup|f'| R) and beta = sup f'' R^2 of the clipped loss (`003` Thm. F.3). */
+  readonly constants: GlmConstants;
+  readonly clipNorm: number;
+  readonly gradTolerance: number;
+  readonly outputNoiseStd: number;
+  readonly optimizerTolerance: number;
+  readonly maxIterations: number;
+  readonly memory: number;
+  readonly maxEvaluations: number | undefined;
+  readonly start: Float64Array;
+  readonly noise: ObjectivePerturbationNoise;
+  /** b's grid (`objectiveNoiseGrid`). */
+  readonly grid: ObjectiveNoiseGrid;
+  /** sigma_out lambda / (2 tau): the output Gaussian's noise multiplier. */
+  readonly outputMultiplier: number;
+  /** The output noise's grid (absent with continuous noise). */
+  readonly outputPlan: GaussianGridPlan | undefined;
+  /** The release: compose([objective perturbation on b's grid, the gridded output Gaussian]) (`ampEvent`); the continuous mechanism's event with `continuousNoise`. */
+  readonly event: DpEvent;
+}
+
 /**
- * `003` Alg. 1 (see the module comment).
- *
- * @example
- * const {model, privacy} = trainAmp(data, {epsilon: 1, delta: 1e-5, rowNormBound: Math.SQRT2});
+ * Everything AMP decides from public values, before any row is read: the options checked, lambda
+ * and sigma (`003` Sec. 5), both grids and the event (`003` Thm. 4.1, Remark 4.2). `rowNormBound`
+ * is R, the public bound (checked against the rows by `trainAmp`, by nobody when a budget plans the
+ * run). n is not used: it is private.
  */
-export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
-  rejectUnknownOptions(options, AMP_OPTIONS, 'trainAmp');
-  requireOwnMethod(options.method, 'amp', 'trainAmp');
+export function setUpAmp(d: number, options: AmpOptions, rowNormBound: number): AmpRun {
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
-  const glmData = dataForLoss(loss, data);
-  validateGlmData(loss, glmData);
-  const { n, d } = glmData;
-  const rowNormBound = checkedRowNormBound(glmData, options.rowNormBound ?? 1);
   const clipNorm = requirePositive('clipNorm', options.clipNorm ?? DEFAULT_AMP_CLIP_NORM);
   const tau = requirePositive('gradTolerance', options.gradTolerance ?? DEFAULT_AMP_GRAD_TOLERANCE);
   const floor = ampToleranceFloor(d, clipNorm);
@@ -152,12 +173,42 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
   // Constants of the clipped loss l_C: L = min(C, sup|f'| R) (clipping only lowers gradient norms), beta = sup f'' R^2 (Thm. F.3).
   const own = glmConstants(loss, { rowNormBound });
   const constants = { lipschitz: Math.min(clipNorm, own.lipschitz), smoothness: own.smoothness };
-  const output = { gradTolerance: tau, outputNoiseStd };
-  const noise = objectivePerturbationNoise(constants, options, output);
+  const noise = objectivePerturbationNoise(constants, options, { gradTolerance: tau, outputNoiseStd });
+  const lambda = noise.regularization;
+  const grid = objectiveNoiseGrid(noise.noiseStd, d, tau);
+  const outputMultiplier = ampOutputNoiseMultiplier({ regularization: lambda, gradTolerance: tau, outputNoiseStd });
+  // theta~ has L2 sensitivity 2 tau / lambda around theta^P (003 Remark 4.2); noise multiplier sigma_out lambda / (2 tau).
+  const outputPlan = options.continuousNoise ? undefined : planGaussianGrid({ sensitivity: (2 * tau) / lambda, noiseMultiplier: outputMultiplier, dimension: d });
+  const event = outputPlan === undefined ? noise.event : composeEvent([griddedObjectivePerturbationEvent(grid, constants, lambda), outputPlan.event]);
+  return { loss, constants, clipNorm, gradTolerance: tau, outputNoiseStd, optimizerTolerance, maxIterations, memory, maxEvaluations, start, noise, grid, outputMultiplier, outputPlan, event };
+}
+
+/** AMP's release from public values alone (`Learner.plan`): `setUpAmp` with the declared R (default 1), no row read. */
+export function planAmp(d: number, options: AmpOptions): DpEvent {
+  rejectUnknownOptions(options, AMP_OPTIONS, 'trainAmp');
+  requireOwnMethod(options.method, 'amp', 'trainAmp');
+  return setUpAmp(d, options, requirePositive('rowNormBound', options.rowNormBound ?? 1)).event;
+}
+
+/**
+ * `003` Alg. 1 (see the module comment).
+ *
+ * @example
+ * const {model, privacy} = trainAmp(data, {epsilon: 1, delta: 1e-5, rowNormBound: Math.SQRT2});
+ */
+export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
+  rejectUnknownOptions(options, AMP_OPTIONS, 'trainAmp');
+  requireOwnMethod(options.method, 'amp', 'trainAmp');
+  const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
+  const glmData = dataForLoss(loss, data);
+  validateGlmData(loss, glmData);
+  const { n, d } = glmData;
+  const rowNormBound = checkedRowNormBound(glmData, options.rowNormBound ?? 1);
+  const run = setUpAmp(d, options, rowNormBound);
+  const { constants, clipNorm, gradTolerance: tau, outputNoiseStd, optimizerTolerance, maxIterations, memory, maxEvaluations, start, noise, grid, outputMultiplier, outputPlan, event } = run;
   const lambda = noise.regularization;
   const rng = options.rng ?? defaultRng();
 
-  const grid = objectiveNoiseGrid(noise.noiseStd, d, tau);
   const b = options.continuousNoise ? fillGaussian(rng, new Float64Array(d), noise.noiseStd) : grid.draw(rng);
   // The optimiser aims below tau by the coupling's gap between b~ and the ideal continuous b.
   const target = options.continuousNoise ? tau : tau - grid.toleranceCost;
@@ -174,21 +225,15 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
     ...(progress === undefined ? {} : { onProgress: progress.onFallback }),
   });
   const theta = certified.theta;
-  const outputMultiplier = ampOutputNoiseMultiplier({ regularization: lambda, gradTolerance: tau, outputNoiseStd });
-  let event;
   let granularities: Record<string, number> | undefined;
   let granularity: number | undefined;
-  if (options.continuousNoise) {
+  if (outputPlan === undefined) {
     const outputNoise = fillGaussian(rng, new Float64Array(d), outputNoiseStd);
     for (let j = 0; j < d; j++) theta[j] += outputNoise[j];
-    event = noise.event;
   } else {
-    // theta~ has L2 sensitivity 2 tau / lambda around theta^P (003 Remark 4.2); noise multiplier sigma_out lambda / (2 tau).
-    const plan = planGaussianGrid({ sensitivity: (2 * tau) / lambda, noiseMultiplier: outputMultiplier, dimension: d });
-    addGaussianGridNoise(theta, plan, rng);
-    event = composeEvent([griddedObjectivePerturbationEvent(grid, constants, lambda), plan.event]);
-    granularity = plan.granularity;
-    granularities = { objective: grid.granularity, output: plan.granularity };
+    addGaussianGridNoise(theta, outputPlan, rng);
+    granularity = outputPlan.granularity;
+    granularities = { objective: grid.granularity, output: outputPlan.granularity };
   }
 
   const privacy = objectivePerturbationReport(event, noise.delta, rng, {

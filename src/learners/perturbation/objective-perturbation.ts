@@ -63,7 +63,7 @@ import type { DpEvent } from '../../accounting/events/types.js';
 import { pldEpsilon } from '../../accounting/pld/accountant.js';
 import { selectObjectivePerturbationParameters } from '../../accounting/calibration/approximate-minima-perturbation-parameters.js';
 import type { ObjectivePerturbationEvent } from '../../accounting/events/types.js';
-import { objectivePerturbationEvent } from '../../accounting/events/constructors.js';
+import { NON_PRIVATE_EVENT, objectivePerturbationEvent } from '../../accounting/events/constructors.js';
 import { CalibrationError, InvalidParameterError, NumericalError } from '../../errors.js';
 import { norm2 } from '../../math/linear-algebra.js';
 import { griddedGaussianEffectiveMultiplier, powerOfTwoAtMost } from '../../mechanisms/grid-noise.js';
@@ -150,11 +150,19 @@ export interface ResolvedObjectiveLoss {
 
 /**
  * Checks the rows against R (default 1) and resolves the loss that objective perturbation
- * minimises with its constants (squared -> Huber with h = R P + B). Throws `InvalidParameterError`
+ * minimises with its constants (`objectivePerturbationLossFor`). Throws `InvalidParameterError`
  * for a row above R, or a loss with no finite Lipschitz constant.
  */
 export function objectivePerturbationLoss(loss: GlmLoss, data: GlmData, options: Pick<ObjectivePerturbationOptions, 'rowNormBound' | 'labelBound' | 'parameterNormBound' | 'huberThreshold'>): ResolvedObjectiveLoss {
-  const rowNormBound = checkedRowNormBound(data, options.rowNormBound ?? 1);
+  return objectivePerturbationLossFor(loss, checkedRowNormBound(data, options.rowNormBound ?? 1), options);
+}
+
+/**
+ * The loss objective perturbation minimises and its constants for rows of norm <= R, from public
+ * values only (squared -> Huber with h = R P + B). Throws `InvalidParameterError` for a loss with
+ * no finite Lipschitz constant.
+ */
+export function objectivePerturbationLossFor(loss: GlmLoss, rowNormBound: number, options: Pick<ObjectivePerturbationOptions, 'labelBound' | 'parameterNormBound' | 'huberThreshold'>): ResolvedObjectiveLoss {
   if (loss.name !== 'squared') {
     const constants = glmConstants(loss, { rowNormBound });
     if (!Number.isFinite(constants.lipschitz)) {
@@ -359,6 +367,32 @@ export function minimizePerturbedObjective(
   return { theta: certified.theta, optimizer: fast.optimizer, iterations: fast.iterations + certified.fallbackIterations, certificate: certified.certificate };
 }
 
+/**
+ * What a budget reserves for objective perturbation (`Learner.plan`): every option checked and
+ * sigma calibrated as `trainObjectivePerturbation` does, from public values, then the release
+ * charged as NON-PRIVATE: it has no guarantee (its minimiser identifies the data set,
+ * `objective-perturbation-opt-in.ts`), so no finite budget can hold it, and the `003` epsilon its
+ * report keeps for research is not a bound a budget may count.
+ */
+export function planObjectivePerturbation(d: number, options: ObjectivePerturbationOptions): DpEvent {
+  rejectUnknownOptions(options, OBJECTIVE_PERTURBATION_OPTIONS, 'trainObjectivePerturbation');
+  requireOwnMethod(options.method, 'objpert', 'trainObjectivePerturbation');
+  requireObjectivePerturbationOptIn(options.acceptNoGuarantee);
+  const resolved = objectivePerturbationLossFor(lossByName(options.loss ?? 'logistic', options.lossParameters), requirePositive('rowNormBound', options.rowNormBound ?? 1), options);
+  checkObjectivePerturbationRun(options);
+  objectiveNoiseGrid(objectivePerturbationNoise(resolved.constants, options).noiseStd, d);
+  return NON_PRIVATE_EVENT;
+}
+
+/** The optimiser options of objective perturbation, checked before anything is read. */
+function checkObjectivePerturbationRun(options: ObjectivePerturbationOptions): void {
+  if (options.optimizer !== undefined && options.optimizer !== 'newton' && options.optimizer !== 'lbfgs') {
+    throw new InvalidParameterError('optimizer', options.optimizer, "'newton' or 'lbfgs'");
+  }
+  if (options.maxIterations !== undefined) requireInteger('maxIterations', options.maxIterations, 1);
+  if (options.gradTolerance !== undefined) requirePositive('gradTolerance', options.gradTolerance);
+}
+
 export const OBJECTIVE_PERTURBATION_OPTIONS = optionNames<ObjectivePerturbationOptions>({ method: true, loss: true, lossParameters: true, labelBound: true, parameterNormBound: true, huberThreshold: true, gradTolerance: true, maxIterations: true, optimizer: true, featureNames: true, onStep: true, acceptNoGuarantee: true, epsilon: true, delta: true, noiseStd: true, regularization: true, noiseFactor: true, accountant: true, rowNormBound: true, rng: true, continuousNoise: true });
 
 /**
@@ -378,12 +412,9 @@ export function trainObjectivePerturbation(data: GlmData, options: ObjectivePert
   const { n, d } = glmData;
   validateGlmData(baseLoss, glmData);
   const { loss, constants, rowNormBound, huberThreshold } = objectivePerturbationLoss(baseLoss, glmData, options);
-  if (options.optimizer !== undefined && options.optimizer !== 'newton' && options.optimizer !== 'lbfgs') {
-    throw new InvalidParameterError('optimizer', options.optimizer, "'newton' or 'lbfgs'");
-  }
+  checkObjectivePerturbationRun(options);
   const noise = objectivePerturbationNoise(constants, options);
-  const maxIterations = options.maxIterations === undefined ? undefined : requireInteger('maxIterations', options.maxIterations, 1);
-  if (options.gradTolerance !== undefined) requirePositive('gradTolerance', options.gradTolerance);
+  const maxIterations = options.maxIterations;
   const rng = options.rng ?? defaultRng();
 
   // The only randomness: the d coordinates of b (exact discrete Gaussian on a public grid).

@@ -6,7 +6,7 @@
  */
 import type { TrainResult } from '../training.js';
 import { learnerOptions, type Learner } from '../learner.js';
-import { trainObjectivePerturbation, type ObjectivePerturbationOptions, OBJECTIVE_PERTURBATION_OPTIONS } from './objective-perturbation.js';
+import { planObjectivePerturbation, trainObjectivePerturbation, type ObjectivePerturbationOptions, OBJECTIVE_PERTURBATION_OPTIONS } from './objective-perturbation.js';
 import { GRID_INVERSION, OBJECTIVE_PERTURBATION_NOT_PRIVATE, requireObjectivePerturbationOptIn } from './objective-perturbation-opt-in.js';
 
 export const objpert: Learner<'objpert', ObjectivePerturbationOptions, TrainResult> = {
@@ -33,6 +33,8 @@ export const objpert: Learner<'objpert', ObjectivePerturbationOptions, TrainResu
     ...(given.labelBound !== undefined || given.huberThreshold !== undefined ? {} : { labelBound: bounds.labelBound }),
   }),
   train: trainObjectivePerturbation,
+  // No guarantee: a budget charges it as non-private (only an infinite budget holds it); n is not read.
+  plan: (shape, options) => ({ event: planObjectivePerturbation(shape.d, options), extraDelta: 0 }),
   // n is private: its --max-iterations has a limit of its own (cli/limits.ts).
   work: () => ({}),
   cli: { flags: ['noiseStd', 'regularization', 'accountant', 'parameterNormBound', 'gradTolerance', 'maxIterations', 'acceptNoGuarantee'] },

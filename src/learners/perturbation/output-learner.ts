@@ -5,7 +5,7 @@
  */
 import { defaultOutputRegularization } from '../defaults.js';
 import { learnerOptions, publicCount, type Learner, type OptionRule } from '../learner.js';
-import { trainOutputPerturbation, type OutputPerturbationOptions, OUTPUT_PERTURBATION_OPTIONS } from './output-perturbation.js';
+import { planOutputPerturbation, trainOutputPerturbation, type OutputPerturbationOptions, OUTPUT_PERTURBATION_OPTIONS } from './output-perturbation.js';
 import type { TrainResult } from '../training.js';
 
 /** lambda > 0: the strong convexity output perturbation's sensitivity bound needs (shared with output-sgd). */
@@ -28,6 +28,8 @@ export const output: Learner<'output', OutputPerturbationOptions, TrainResult> =
   // Either bound gives the Lipschitz constant: the row-norm bound unless a clipping norm is given.
   fromBounds: (bounds, given) => (given.clipNorm !== undefined ? {} : { rowNormBound: given.rowNormBound ?? bounds.rowNormBound }),
   train: trainOutputPerturbation,
+  // setUpOutputPerturbation's noise with the declared R and the public n.
+  plan: (shape, options) => ({ event: planOutputPerturbation(shape, options), extraDelta: 0 }),
   work: (given, n) =>
     given.maxIterations === undefined || n === undefined
       ? {}

@@ -38,11 +38,12 @@ import type { TrainResult } from '../training.js';
 import { glmConstants, mulUp } from '../glm/constants.js';
 import { checkedRowNormBound } from '../glm/data.js';
 import { clippedSumRoundingBound, sumClippedGradients } from '../glm/per-example.js';
-import type { GlmData } from '../glm/types.js';
+import type { GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
-import { outputPerturbationLipschitz, releaseWithGaussianNoise, type OutputPerturbationCommonOptions } from './output-perturbation.js';
-import { noiseTarget, requireOwnMethod, type TrainingDiagnostics } from '../training.js';
+import { outputPerturbationLipschitz, planGaussianRelease, releaseWithGaussianNoise, type GaussianRelease, type OutputPerturbationCommonOptions } from './output-perturbation.js';
+import { noiseTarget, requireOwnMethod, type NoiseTarget, type TrainingDiagnostics } from '../training.js';
+import type { DpEvent } from '../../accounting/events/types.js';
 
 export interface OutputPerturbationSgdOptions extends OutputPerturbationCommonOptions {
   /** `train()`'s name of this learner: only 'outputSgd' (so that train()'s options for it pass here unchanged). */
@@ -98,23 +99,38 @@ export function sgdOutputRoundingSlack(params: { lipschitz: number; learningRate
 
 export const OUTPUT_PERTURBATION_SGD_OPTIONS = optionNames<OutputPerturbationSgdOptions>({ method: true, epochs: true, batchSize: true, learningRate: true, rowNormBound: true, onStep: true, loss: true, lossParameters: true, regularization: true, clipNorm: true, featureNames: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
 
-export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturbationSgdOptions): TrainResult {
-  rejectUnknownOptions(options, OUTPUT_PERTURBATION_SGD_OPTIONS, 'trainOutputPerturbationSgd');
-  requireOwnMethod(options.method, 'outputSgd', 'trainOutputPerturbationSgd');
+/** What output perturbation of SGD decides before it reads a row (`setUpOutputPerturbationSgd`). */
+export interface OutputPerturbationSgdRun {
+  readonly loss: GlmLoss;
+  readonly mu: number;
+  readonly epochs: number;
+  readonly batchSize: number;
+  readonly lipschitz: number;
+  readonly clipNorm: number;
+  readonly learningRate: number;
+  /** The contraction factor rho, rounded up. */
+  readonly rho: number;
+  readonly stepsPerEpoch: number;
+  /** The contraction bound's sensitivity plus the rounding slack. */
+  readonly sensitivity: number;
+  readonly target: NoiseTarget;
+  readonly delta: number;
+  readonly release: GaussianRelease;
+}
+
+/**
+ * The options checked, the sensitivity (`004` Fig. 3's contraction bound) and the noise, from the
+ * public n (replace-one), d and R (checked against the rows by the caller that has them).
+ */
+export function setUpOutputPerturbationSgd(shape: { readonly n: number; readonly d: number }, options: OutputPerturbationSgdOptions, rowNormBound: number): OutputPerturbationSgdRun {
+  const { n, d } = shape;
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
-  const glmData = dataForLoss(loss, data);
-  const { n, d } = glmData;
   const mu = requirePositive('regularization', options.regularization);
   if (mu === Infinity) throw new InvalidParameterError('regularization', mu, 'finite');
   const epochs = requireInteger('epochs', options.epochs, 1);
   const batchSize = requireInteger('batchSize', options.batchSize ?? 1, 1);
   if (batchSize > n) throw new InvalidParameterError('batchSize', batchSize, `<= the number of rows (${n})`);
   const target = noiseTarget(options);
-  const rng = options.rng ?? defaultRng();
-  if (options.rowNormBound === undefined) {
-    throw new InvalidParameterError('rowNormBound', undefined, 'a public bound on the row norms (the smoothness beta, hence the contraction, depends on it)');
-  }
-  const rowNormBound = checkedRowNormBound(glmData, options.rowNormBound);
   const { lipschitz, clipNorm } = outputPerturbationLipschitz(loss, options.clipNorm, rowNormBound);
   const beta = glmConstants(loss, { rowNormBound }).smoothness + mu; // beta' = beta + mu (beta is rounded up)
   const maxRate = 2 / (beta + mu);
@@ -129,6 +145,35 @@ export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturb
   const sensitivity =
     sgdOutputSensitivity({ lipschitz, learningRate, batchSize, rho, stepsPerEpoch, epochs }) +
     sgdOutputRoundingSlack({ lipschitz, learningRate, batchSize, rho, steps: epochs * stepsPerEpoch, regularization: mu, d });
+  const delta = target.kind === 'target' ? target.delta : options.delta;
+  const release = planGaussianRelease(sensitivity, target, delta, d, options.continuousNoise);
+  return { loss, mu, epochs, batchSize, lipschitz, clipNorm, learningRate, rho, stepsPerEpoch, sensitivity, target, delta, release };
+}
+
+/** The rowNormBound option, which the smoothness needs even with a clipping norm. */
+function requireRowNormBoundOption(rowNormBound: number | undefined): number {
+  if (rowNormBound === undefined) {
+    throw new InvalidParameterError('rowNormBound', undefined, 'a public bound on the row norms (the smoothness beta, hence the contraction, depends on it)');
+  }
+  return rowNormBound;
+}
+
+/** The release of output perturbation of SGD from public values alone (`Learner.plan`): the declared R, no row read. */
+export function planOutputPerturbationSgd(shape: { readonly n: number; readonly d: number }, options: OutputPerturbationSgdOptions): DpEvent {
+  rejectUnknownOptions(options, OUTPUT_PERTURBATION_SGD_OPTIONS, 'trainOutputPerturbationSgd');
+  requireOwnMethod(options.method, 'outputSgd', 'trainOutputPerturbationSgd');
+  return setUpOutputPerturbationSgd(shape, options, requirePositive('rowNormBound', requireRowNormBoundOption(options.rowNormBound))).release.event;
+}
+
+export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturbationSgdOptions): TrainResult {
+  rejectUnknownOptions(options, OUTPUT_PERTURBATION_SGD_OPTIONS, 'trainOutputPerturbationSgd');
+  requireOwnMethod(options.method, 'outputSgd', 'trainOutputPerturbationSgd');
+  const glmData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
+  const { n, d } = glmData;
+  const rng = options.rng ?? defaultRng();
+  const rowNormBound = checkedRowNormBound(glmData, requireRowNormBoundOption(options.rowNormBound));
+  const run = setUpOutputPerturbationSgd({ n, d }, options, rowNormBound);
+  const { loss, mu, epochs, batchSize, clipNorm, learningRate, rho, stepsPerEpoch, sensitivity, lipschitz, target, delta } = run;
 
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
@@ -144,7 +189,6 @@ export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturb
       options.onStep?.(e * stepsPerEpoch + s + 1, steps);
     }
   }
-  const delta = target.kind === 'target' ? target.delta : options.delta;
   const release = releaseWithGaussianNoise(theta, sensitivity, target, delta, rng, options.continuousNoise);
   const model = linearModel(loss, release.theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = {

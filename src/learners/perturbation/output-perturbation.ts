@@ -26,10 +26,11 @@
  * App. F.2, convex and C-Lipschitz, so this works for the squared loss too), else the loss's own
  * Lipschitz bound for rows with ||x|| <= rowNormBound (a PUBLIC bound; rows are checked against it).
  */
-import { gaussianEvent } from '../../accounting/events/constructors.js';
+import { gaussianEvent, NON_PRIVATE_EVENT } from '../../accounting/events/constructors.js';
+import type { DpEvent } from '../../accounting/events/types.js';
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 import { InvalidParameterError } from '../../errors.js';
-import { addGaussianGridNoise, planGaussianGrid } from '../../mechanisms/grid-noise.js';
+import { addGaussianGridNoise, planGaussianGrid, type GaussianGridPlan } from '../../mechanisms/grid-noise.js';
 import { fillGaussian } from '../../random/continuous.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../../validate.js';
@@ -103,30 +104,51 @@ export interface NoisyRelease {
   readonly privacy: PrivacyReport;
 }
 
+/** The Gaussian noise of a release of known L2 sensitivity, decided before any noise is drawn (`planGaussianRelease`). */
+export interface GaussianRelease {
+  readonly noiseMultiplier: number;
+  /** The grid of the noise (absent: no noise, or continuous noise). */
+  readonly grid?: GaussianGridPlan;
+  /** The release's event: the grid's, `gaussian(z)` for continuous noise, `nonPrivate` for z = 0. */
+  readonly event: DpEvent;
+}
+
 /**
- * Adds noise of multiplier z (calibrated exactly for the target: the analytic Gaussian mechanism,
- * Balle & Wang 2018, or given) to theta of L2 sensitivity `sensitivity`: exact discrete Gaussian
- * noise on a grid (`mechanisms/grid-noise.ts`) unless `continuous`. The report's event is the
- * release's (replace-one).
+ * The noise multiplier z (calibrated exactly for the target: the analytic Gaussian mechanism,
+ * Balle & Wang 2018, or given) and the grid of a release of L2 sensitivity `sensitivity` in
+ * `dimension` coordinates, with its event: public values only.
  */
-export function releaseWithGaussianNoise(theta: Float64Array, sensitivity: number, target: NoiseTarget, delta: number, rng: Rng, continuous = false): NoisyRelease {
+export function planGaussianRelease(sensitivity: number, target: NoiseTarget, delta: number, dimension: number, continuous = false): GaussianRelease {
   const noiseMultiplier = target.kind === 'target'
     ? exactGaussianCompositionNoiseMultiplier(target.epsilon, target.delta)
     : target.noiseMultiplier;
+  if (noiseMultiplier === 0) return { noiseMultiplier, event: NON_PRIVATE_EVENT };
+  requireOpenUnit('delta', delta);
+  if (continuous) return { noiseMultiplier, event: gaussianEvent(noiseMultiplier) };
+  const grid = planGaussianGrid({ sensitivity, noiseMultiplier, dimension });
+  return { noiseMultiplier, grid, event: grid.event };
+}
+
+/**
+ * Adds the noise of `planGaussianRelease` to theta of L2 sensitivity `sensitivity`: exact
+ * discrete Gaussian noise on a grid (`mechanisms/grid-noise.ts`) unless `continuous`. The report's
+ * event is the release's (replace-one).
+ */
+export function releaseWithGaussianNoise(theta: Float64Array, sensitivity: number, target: NoiseTarget, delta: number, rng: Rng, continuous = false): NoisyRelease {
+  const release = planGaussianRelease(sensitivity, target, delta, theta.length, continuous);
+  const { noiseMultiplier, grid } = release;
   if (noiseMultiplier === 0) return { theta, noiseMultiplier, noiseStd: 0, privacy: nonPrivateReport(rng, 'replaceOne') };
-  const accountDelta = requireOpenUnit('delta', delta);
   const out = Float64Array.from(theta);
-  if (continuous) {
+  if (grid === undefined) {
     const noiseStd = mulUp(noiseMultiplier, sensitivity);
     const noise = fillGaussian(rng, new Float64Array(theta.length), noiseStd);
     for (let j = 0; j < out.length; j++) out[j] += noise[j];
-    const privacy = privacyReport(gaussianEvent(noiseMultiplier), accountDelta, { relation: 'replaceOne', rng, pld: gaussianCompositionEpsilon });
+    const privacy = privacyReport(release.event, delta, { relation: 'replaceOne', rng, pld: gaussianCompositionEpsilon });
     return { theta: out, noiseMultiplier, noiseStd, privacy };
   }
-  const plan = planGaussianGrid({ sensitivity, noiseMultiplier, dimension: theta.length });
-  addGaussianGridNoise(out, plan, rng);
-  const privacy = privacyReport(plan.event, accountDelta, { relation: 'replaceOne', rng, pld: gaussianCompositionEpsilon, granularity: plan.granularity });
-  return { theta: out, noiseMultiplier, noiseStd: plan.noiseStd, privacy };
+  addGaussianGridNoise(out, grid, rng);
+  const privacy = privacyReport(release.event, delta, { relation: 'replaceOne', rng, pld: gaussianCompositionEpsilon, granularity: grid.granularity });
+  return { theta: out, noiseMultiplier, noiseStd: grid.noiseStd, privacy };
 }
 
 /**
@@ -146,21 +168,33 @@ export function defaultOutputGradTolerance(n: number, d: number, lipschitz: numb
 
 export const OUTPUT_PERTURBATION_OPTIONS = optionNames<OutputPerturbationOptions>({ method: true, gradTolerance: true, maxIterations: true, onStep: true, loss: true, lossParameters: true, regularization: true, clipNorm: true, rowNormBound: true, featureNames: true, epsilon: true, delta: true, noiseMultiplier: true, rng: true, continuousNoise: true });
 
+/** What output perturbation decides before it reads a row (`setUpOutputPerturbation`). */
+export interface OutputPerturbationRun {
+  readonly loss: GlmLoss;
+  readonly lambda: number;
+  readonly lipschitz: number;
+  readonly clipNorm: number;
+  readonly gradTolerance: number;
+  readonly maxIterations: number;
+  /** Delta = 2L/(n lambda) + 2 tau/lambda, rounded up. */
+  readonly sensitivity: number;
+  readonly target: NoiseTarget;
+  /** The delta the release is reported at. */
+  readonly delta: number;
+  readonly release: GaussianRelease;
+}
+
 /**
- * Output perturbation of the regularised ERM minimiser (Chaudhuri et al. 2011). Randomness: only
- * the output noise.
+ * Output perturbation's options checked, its sensitivity and its noise, from public values: the
+ * public n (replace-one), d, and R (`rowNormBound`: checked against the rows by the caller that
+ * has them; absent with a clipping norm).
  */
-export function trainOutputPerturbation(data: GlmData, options: OutputPerturbationOptions): TrainResult {
-  rejectUnknownOptions(options, OUTPUT_PERTURBATION_OPTIONS, 'trainOutputPerturbation');
-  requireOwnMethod(options.method, 'output', 'trainOutputPerturbation');
+export function setUpOutputPerturbation(shape: { readonly n: number; readonly d: number }, options: OutputPerturbationOptions, rowNormBound: number | undefined): OutputPerturbationRun {
+  const { n, d } = shape;
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
-  const glmData = dataForLoss(loss, data);
-  const { n, d } = glmData;
   const lambda = requirePositive('regularization', options.regularization);
   if (lambda === Infinity) throw new InvalidParameterError('regularization', lambda, 'finite');
   const target = noiseTarget(options);
-  const rng = options.rng ?? defaultRng();
-  const rowNormBound = options.clipNorm === undefined && options.rowNormBound !== undefined ? checkedRowNormBound(glmData, options.rowNormBound) : undefined;
   const { lipschitz, clipNorm } = outputPerturbationLipschitz(loss, options.clipNorm, rowNormBound);
   const tau = options.gradTolerance === undefined ? defaultOutputGradTolerance(n, d, lipschitz) : requirePositiveOrInfinity('gradTolerance', options.gradTolerance);
   if (!Number.isFinite(tau)) throw new InvalidParameterError('gradTolerance', tau, 'finite');
@@ -169,6 +203,34 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
     throw new InvalidParameterError('gradTolerance', tau, `>= ${floor} (16 times the floating-point floor of the gradient test for ${n} rows: below it no computed point can be certified)`);
   }
   const maxIterations = requireInteger('maxIterations', options.maxIterations ?? 1000, 1);
+  // Delta = 2L/(n lambda) + 2 tau/lambda, rounded up.
+  const sensitivity = mulUp(2 * (lipschitz / n + tau), 1 / lambda) * (1 + 4 * Number.EPSILON);
+  const delta = target.kind === 'target' ? target.delta : options.delta;
+  const release = planGaussianRelease(sensitivity, target, delta, d, options.continuousNoise);
+  return { loss, lambda, lipschitz, clipNorm, gradTolerance: tau, maxIterations, sensitivity, target, delta, release };
+}
+
+/** The release of output perturbation from public values alone (`Learner.plan`): the declared R, no row read. */
+export function planOutputPerturbation(shape: { readonly n: number; readonly d: number }, options: OutputPerturbationOptions): DpEvent {
+  rejectUnknownOptions(options, OUTPUT_PERTURBATION_OPTIONS, 'trainOutputPerturbation');
+  requireOwnMethod(options.method, 'output', 'trainOutputPerturbation');
+  const rowNormBound = options.clipNorm === undefined && options.rowNormBound !== undefined ? requirePositive('rowNormBound', options.rowNormBound) : undefined;
+  return setUpOutputPerturbation(shape, options, rowNormBound).release.event;
+}
+
+/**
+ * Output perturbation of the regularised ERM minimiser (Chaudhuri et al. 2011). Randomness: only
+ * the output noise.
+ */
+export function trainOutputPerturbation(data: GlmData, options: OutputPerturbationOptions): TrainResult {
+  rejectUnknownOptions(options, OUTPUT_PERTURBATION_OPTIONS, 'trainOutputPerturbation');
+  requireOwnMethod(options.method, 'output', 'trainOutputPerturbation');
+  const glmData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
+  const { n, d } = glmData;
+  const rng = options.rng ?? defaultRng();
+  const rowNormBound = options.clipNorm === undefined && options.rowNormBound !== undefined ? checkedRowNormBound(glmData, options.rowNormBound) : undefined;
+  const run = setUpOutputPerturbation({ n, d }, options, rowNormBound);
+  const { loss, lambda, lipschitz, clipNorm, gradTolerance: tau, maxIterations, sensitivity, target, delta } = run;
 
   // The SUM objective n F: its gradient is n grad F, so the test ||grad F|| <= tau is ||grad|| <= n tau.
   const objectiveOptions = { regularization: n * lambda, clipNorm };
@@ -182,9 +244,6 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
     start: fast.theta,
     ...(progress === undefined ? {} : { onProgress: progress.onFallback }),
   });
-  // Delta = 2L/(n lambda) + 2 tau/lambda, rounded up.
-  const sensitivity = mulUp(2 * (lipschitz / n + tau), 1 / lambda) * (1 + 4 * Number.EPSILON);
-  const delta = target.kind === 'target' ? target.delta : options.delta;
   const release = releaseWithGaussianNoise(certified.theta, sensitivity, target, delta, rng, options.continuousNoise);
   const model = linearModel(loss, release.theta, options.featureNames);
   const diagnostics: TrainingDiagnostics = {

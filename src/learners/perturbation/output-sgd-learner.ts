@@ -6,7 +6,7 @@
 import { DEFAULT_OUTPUT_SGD_EPOCHS, defaultOutputRegularization, defaultOutputSgdBatchSize, defaultStep } from '../defaults.js';
 import type { TrainResult } from '../training.js';
 import { learnerOptions, publicCount, type Learner } from '../learner.js';
-import { trainOutputPerturbationSgd, type OutputPerturbationSgdOptions, OUTPUT_PERTURBATION_SGD_OPTIONS } from './output-perturbation-sgd.js';
+import { planOutputPerturbationSgd, trainOutputPerturbationSgd, type OutputPerturbationSgdOptions, OUTPUT_PERTURBATION_SGD_OPTIONS } from './output-perturbation-sgd.js';
 import { POSITIVE_REGULARIZATION } from './output-learner.js';
 
 export const outputSgd: Learner<'outputSgd', OutputPerturbationSgdOptions, TrainResult> = {
@@ -26,6 +26,8 @@ export const outputSgd: Learner<'outputSgd', OutputPerturbationSgdOptions, Train
   // The row-norm bound always: its smoothness needs R even with a clipping norm.
   fromBounds: (bounds, given) => ({ rowNormBound: given.rowNormBound ?? bounds.rowNormBound }),
   train: trainOutputPerturbationSgd,
+  // setUpOutputPerturbationSgd's noise with the declared R and the public n.
+  plan: (shape, options) => ({ event: planOutputPerturbationSgd(shape, options), extraDelta: 0 }),
   work: (given, n) => {
     if (n === undefined) return {};
     const epochs = given.epochs ?? DEFAULT_OUTPUT_SGD_EPOCHS;

@@ -48,7 +48,7 @@
  * the true L = lambda_max(A~) depends on the data and is not checked (the check would leak).
  */
 import type { DpEvent } from '../../accounting/events/types.js';
-import { composeEvent, selfComposeEvent } from '../../accounting/events/constructors.js';
+import { composeEvent, NON_PRIVATE_EVENT, selfComposeEvent } from '../../accounting/events/constructors.js';
 import { calibrateNoiseMultiplier, rdpAtOrder } from '../../accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { CalibrationError, InvalidParameterError, dataValueError } from '../../errors.js';
@@ -403,30 +403,43 @@ export function checkRgmInput(data: GlmData, options: { readonly epsilon?: numbe
   const d = requireInteger('data.d', data.d, 1);
   if (!(data.x instanceof Float64Array) || data.x.length !== n * d) throw new InvalidParameterError('data.x', data.x, `a Float64Array of length n * d = ${n * d}`);
   if (!(data.y instanceof Float64Array) || data.y.length !== n) throw new InvalidParameterError('data.y', data.y, `a Float64Array of length n = ${n}`);
+  checkRgmNoise(options);
+  return { n, d };
+}
+
+/** RGM's noise options: a target epsilon, or an explicit `noiseMultiplier: 0` (no noise, NOT private). */
+export function checkRgmNoise(options: { readonly epsilon?: number; readonly noiseMultiplier?: number }): void {
   if ((options.epsilon === undefined) === (options.noiseMultiplier === undefined)) {
     throw new InvalidParameterError('epsilon', options.epsilon, 'given, or noiseMultiplier: 0 given instead (exactly one of the two)');
   }
   if (options.noiseMultiplier !== undefined && options.noiseMultiplier !== 0) {
     throw new InvalidParameterError('noiseMultiplier', options.noiseMultiplier, '0 (RGM-GD calibrates its noise from a target epsilon; 0 means no noise, NOT private)');
   }
-  return { n, d };
+}
+
+/** What ridge RGM-GD decides before it reads a row (`setUpRgmGd`): its checked options and, for a private run, its plan. */
+export interface RgmGdRun {
+  readonly steps: number;
+  readonly regularization: number;
+  readonly featureClip: number;
+  readonly bClip: number;
+  readonly clip: ReturnType<typeof requireClipMatrix>;
+  readonly rho: number;
+  readonly learningRate: number | undefined;
+  /** Absent for `noiseMultiplier: 0` (no test, no noise). */
+  readonly plan: RgmPlan | undefined;
 }
 
 /**
- * Trains ridge regression by RGM gradient descent after a Propose-Test-Release check (file comment).
- * Returns model: undefined when the test rejects (diagnostics.message says so; the test's budget is spent).
- *
- * @example
- * const r = trainRgmGd(data, { epsilon: 1, delta: 1e-6, steps: 100, regularization: 0.05, featureClip: 4, bClip: 12 });
- * if (r.model === undefined) console.log(r.diagnostics.message);
+ * Ridge RGM-GD's options checked and its plan (`planRgmGd`: PTR's noise, the grid, gamma and the
+ * event of the whole run), from the public n (replace-one) and d only: the same whether the test
+ * then passes or not.
  */
-export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
-  rejectUnknownOptions(options, RGM_GD_OPTIONS, 'trainRgmGd');
-  requireOwnMethod(options.method, 'rgm', 'trainRgmGd');
+export function setUpRgmGd(shape: { readonly n: number; readonly d: number }, options: RgmGdOptions): RgmGdRun {
   if (options.loss !== undefined && options.loss !== 'squared') throw new InvalidParameterError('loss', options.loss, "'squared' or absent (RGM trains ridge regression)");
-  // ---- validate everything before touching the data or the randomness
-  const { n, d } = checkRgmInput(data, options);
-  const privateRun = options.epsilon !== undefined;
+  const n = requireInteger('data.n', shape.n, 1);
+  const d = requireInteger('data.d', shape.d, 1);
+  checkRgmNoise(options);
   const steps = requireInteger('steps', options.steps, 1);
   const regularization = requireNonNegative('regularization', options.regularization);
   const featureClip = requirePositive('featureClip', options.featureClip);
@@ -436,12 +449,10 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
   const bNormBound = options.bNormBound === undefined ? undefined : requirePositive('bNormBound', options.bNormBound);
   const ptrEpsilonFraction = requireOpenUnit('ptrEpsilonFraction', options.ptrEpsilonFraction ?? 0.1);
   const ptrDeltaFraction = requireOpenUnit('ptrDeltaFraction', options.ptrDeltaFraction ?? 0.5);
-  const learningRateOption = options.learningRate === undefined ? undefined : requirePositive('learningRate', options.learningRate);
-  const rng = options.rng ?? defaultRng();
-  const publicSmoothness = clip.lambdaMax * featureClip * featureClip + regularization;
-
-  const plan = privateRun
-    ? planRgmGd({
+  const learningRate = options.learningRate === undefined ? undefined : requirePositive('learningRate', options.learningRate);
+  const plan = options.epsilon === undefined
+    ? undefined
+    : planRgmGd({
         n,
         d,
         steps,
@@ -455,8 +466,41 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
         delta: requireOpenUnit('delta', options.delta),
         ptrEpsilonFraction,
         ptrDeltaFraction,
-      })
-    : undefined;
+      });
+  return { steps, regularization, featureClip, bClip, clip, rho, learningRate, plan };
+}
+
+/**
+ * What a budget reserves for ridge RGM-GD (`Learner.plan`): the whole mechanism's event (PTR's
+ * Laplace and the T RGM steps, what the run charges whether or not the test passes) and
+ * delta_ptr, paid outside RDP (`000` Prop. 2); `nonPrivate` without noise.
+ */
+export function planRgmRidge(shape: { readonly n: number; readonly d: number }, options: RgmGdOptions): { event: DpEvent; extraDelta: number } {
+  rejectUnknownOptions(options, RGM_GD_OPTIONS, 'trainRgmGd');
+  requireOwnMethod(options.method, 'rgm', 'trainRgmGd');
+  const { plan } = setUpRgmGd(shape, options);
+  return plan === undefined ? { event: NON_PRIVATE_EVENT, extraDelta: 0 } : { event: plan.event, extraDelta: plan.ptrDelta };
+}
+
+/**
+ * Trains ridge regression by RGM gradient descent after a Propose-Test-Release check (file comment).
+ * Returns model: undefined when the test rejects (diagnostics.message says so; the test's budget is spent).
+ *
+ * @example
+ * const r = trainRgmGd(data, { epsilon: 1, delta: 1e-6, steps: 100, regularization: 0.05, featureClip: 4, bClip: 12 });
+ * if (r.model === undefined) console.log(r.diagnostics.message);
+ */
+export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
+  rejectUnknownOptions(options, RGM_GD_OPTIONS, 'trainRgmGd');
+  requireOwnMethod(options.method, 'rgm', 'trainRgmGd');
+  // ---- validate everything before touching the data or the randomness
+  if (options.loss !== undefined && options.loss !== 'squared') throw new InvalidParameterError('loss', options.loss, "'squared' or absent (RGM trains ridge regression)");
+  const { n, d } = checkRgmInput(data, options);
+  const privateRun = options.epsilon !== undefined;
+  const { steps, regularization, featureClip, bClip, clip, rho, learningRate: learningRateOption, plan } = setUpRgmGd({ n, d }, options);
+  const rng = options.rng ?? defaultRng();
+  const publicSmoothness = clip.lambdaMax * featureClip * featureClip + regularization;
+
   const delta = plan?.delta ?? 0;
   const gamma = plan?.gamma ?? 0;
   const baselineStd = plan?.baselineStd ?? 0;

@@ -61,7 +61,7 @@
  * computed derivative (`glmComputationError`) before they can be released on the grid: refused.
  */
 import type { DpEvent } from '../../accounting/events/types.js';
-import { selfComposeEvent } from '../../accounting/events/constructors.js';
+import { NON_PRIVATE_EVENT, selfComposeEvent } from '../../accounting/events/constructors.js';
 import { calibrateNoiseMultiplier } from '../../accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { CalibrationError, InvalidParameterError, dataValueError } from '../../errors.js';
@@ -74,7 +74,7 @@ import type { GlmData, GlmLoss } from '../glm/types.js';
 import { linearModel, type LinearModel } from '../models/model.js';
 import { nonPrivateReport, privacyReport, type PrivacyReport } from '../models/privacy-report.js';
 import { requireOwnMethod } from '../training.js';
-import { checkRgmInput } from './rgm-gd.js';
+import { checkRgmInput, checkRgmNoise } from './rgm-gd.js';
 import { addRgmGridNoise, gammaOf, projectOntoBall, rgmBaselineSteps, rgmGriddedEvent, type RgmGrid } from './rgm-grid.js';
 
 const U = Number.EPSILON / 2;
@@ -263,6 +263,47 @@ export interface RgmGlmResult {
   readonly diagnostics: RgmGlmDiagnostics;
 }
 
+/** What the GLM path decides before it reads a row (`setUpRgmGlm`). */
+export interface RgmGlmRun {
+  readonly loss: GlmLoss;
+  readonly steps: number;
+  readonly featureClip: number;
+  readonly regularization: number;
+  readonly sensitivity: RgmGlmSensitivity;
+  readonly learningRate: number | undefined;
+  /** Absent for `noiseMultiplier: 0` (no noise). */
+  readonly plan: RgmGlmPlan | undefined;
+}
+
+/**
+ * The GLM path's options checked (App. B.2's conditions included) and its plan, from the public
+ * n (replace-one) and d only.
+ */
+export function setUpRgmGlm(shape: { readonly n: number; readonly d: number }, options: RgmGlmOptions): RgmGlmRun {
+  const loss = rgmGlmLoss(options.loss);
+  const n = requireInteger('data.n', shape.n, 1);
+  const d = requireInteger('data.d', shape.d, 1);
+  checkRgmNoise(options);
+  const steps = requireInteger('steps', options.steps, 1);
+  const featureClip = requirePositive('featureClip', options.featureClip);
+  // The strong-convexity condition (and the rest of App. B.2's) is checked here, before the data.
+  const sensitivity = rgmGlmSensitivity({ loss: loss.name, n, featureClip, regularization: options.regularization });
+  const regularization = options.regularization;
+  const learningRate = options.learningRate === undefined ? undefined : requirePositive('learningRate', options.learningRate);
+  const plan =
+    options.epsilon === undefined
+      ? undefined
+      : planRgmGlm({ loss, n, d, steps, featureClip, regularization, epsilon: requirePositive('epsilon', options.epsilon), delta: requireOpenUnit('delta', options.delta) });
+  return { loss, steps, featureClip, regularization, sensitivity, learningRate, plan };
+}
+
+/** What a budget reserves for the GLM path (`Learner.plan`): its whole event (no test), `nonPrivate` without noise. */
+export function planRgmGlmRelease(shape: { readonly n: number; readonly d: number }, options: RgmGlmOptions): DpEvent {
+  rejectUnknownOptions(options, RGM_GLM_OPTIONS, 'trainRgmGlm');
+  requireOwnMethod(options.method, 'rgm', 'trainRgmGlm');
+  return setUpRgmGlm(shape, options).plan?.event ?? NON_PRIVATE_EVENT;
+}
+
 /**
  * Trains a GLM (logistic) by RGM gradient descent with App. B.2's relative sensitivity (module
  * comment). Every condition is checked before the data are read.
@@ -273,19 +314,10 @@ export interface RgmGlmResult {
 export function trainRgmGlm(data: GlmData, options: RgmGlmOptions): RgmGlmResult {
   rejectUnknownOptions(options, RGM_GLM_OPTIONS, 'trainRgmGlm');
   requireOwnMethod(options.method, 'rgm', 'trainRgmGlm');
-  const loss = rgmGlmLoss(options.loss);
+  rgmGlmLoss(options.loss);
   const { n, d } = checkRgmInput(data, options);
-  const steps = requireInteger('steps', options.steps, 1);
-  const featureClip = requirePositive('featureClip', options.featureClip);
-  // The strong-convexity condition (and the rest of App. B.2's) is checked here, before the data.
-  const sensitivity = rgmGlmSensitivity({ loss: loss.name, n, featureClip, regularization: options.regularization });
-  const regularization = options.regularization;
-  const learningRateOption = options.learningRate === undefined ? undefined : requirePositive('learningRate', options.learningRate);
+  const { loss, steps, featureClip, sensitivity, regularization, learningRate: learningRateOption, plan } = setUpRgmGlm({ n, d }, options);
   const rng = options.rng ?? defaultRng();
-  const plan =
-    options.epsilon === undefined
-      ? undefined
-      : planRgmGlm({ loss, n, d, steps, featureClip, regularization, epsilon: requirePositive('epsilon', options.epsilon), delta: requireOpenUnit('delta', options.delta) });
   const gamma = plan?.gamma ?? 0;
   const smoothness = loss.curvatureBound * featureClip * featureClip + regularization;
   const learningRate = learningRateOption ?? 1 / ((1 + d * gamma) * smoothness);

@@ -11,8 +11,8 @@ import { DEFAULT_RGM_STEPS } from '../defaults.js';
 import { learnerOptions, type Learner, type TrainOutcome } from '../learner.js';
 import { lossByName } from '../glm/losses/by-name.js';
 import { InvalidParameterError } from '../../errors.js';
-import { trainRgmGd, type RgmGdOptions, RGM_GD_OPTIONS } from './rgm-gd.js';
-import { RGM_GLM_LOSSES, RGM_GLM_OPTIONS, trainRgmGlm } from './rgm-glm.js';
+import { planRgmRidge, trainRgmGd, type RgmGdOptions, RGM_GD_OPTIONS } from './rgm-gd.js';
+import { planRgmGlmRelease, RGM_GLM_LOSSES, RGM_GLM_OPTIONS, trainRgmGlm } from './rgm-glm.js';
 
 /** RGM's options, and the loss as every learner takes it: 'squared' (ridge, the default) or a loss of `RGM_GLM_LOSSES`. */
 export type RgmTrainOptions = Omit<RgmGdOptions, 'loss' | 'bClip'> & { readonly loss?: string; readonly bClip?: number };
@@ -42,6 +42,23 @@ export function defaultRgmGlmRegularization(shape: { n: number; d: number; smoot
   const epsilon = shape.epsilon ?? 1;
   const etaStar = epsilon / (4 * Math.sqrt(2 * steps * shape.d * Math.log(1 / delta)));
   return (Math.sqrt(6) * shape.smoothness) / (shape.n * etaStar);
+}
+
+/** The ridge path's options: B is required (the schema's bounds fill it in `train()` and `dpfit train`). */
+function ridgeOptions(options: Omit<RgmTrainOptions, 'loss'>): RgmGdOptions {
+  if (options.bClip === undefined) {
+    throw new InvalidParameterError('bClip', undefined, "given for method 'rgm' (> 0), or train on what loadDataset returns: the schema's public bounds then fix it, as dpfit train does");
+  }
+  return { ...options, bClip: options.bClip };
+}
+
+/** The GLM path's options: ridge's own options refused by name (nothing would use them). */
+function glmOptions(loss: string, options: Omit<RgmTrainOptions, 'loss'>): Parameters<typeof trainRgmGlm>[1] {
+  const given = options as Record<string, unknown>;
+  for (const option of RIDGE_ONLY) {
+    if (given[option] !== undefined) throw new InvalidParameterError(option, given[option], `absent with loss '${loss}' (only ridge's Propose-Test-Release path, 000 Sec. 5, reads it; App. B.2's constants are public)`);
+  }
+  return { ...(options as Omit<typeof options, 'bClip'>), loss } as Parameters<typeof trainRgmGlm>[1];
 }
 
 export const rgm: Learner<'rgm', RgmTrainOptions, TrainOutcome> = {
@@ -85,19 +102,15 @@ export const rgm: Learner<'rgm', RgmTrainOptions, TrainOutcome> = {
   },
   train: (data, { loss, ...options }) => {
     if (isRidge(loss)) {
-      if (options.bClip === undefined) {
-        throw new InvalidParameterError('bClip', undefined, "given for method 'rgm' (> 0), or train on what loadDataset returns: the schema's public bounds then fix it, as dpfit train does");
-      }
-      const { model, privacy, diagnostics } = trainRgmGd(data, { ...options, bClip: options.bClip });
+      const { model, privacy, diagnostics } = trainRgmGd(data, ridgeOptions(options));
       return { model, privacy, diagnostics: { ...diagnostics } };
     }
-    const given = options as Record<string, unknown>;
-    for (const option of RIDGE_ONLY) {
-      if (given[option] !== undefined) throw new InvalidParameterError(option, given[option], `absent with loss '${loss}' (only ridge's Propose-Test-Release path, 000 Sec. 5, reads it; App. B.2's constants are public)`);
-    }
-    const { model, privacy, diagnostics } = trainRgmGlm(data, { ...(options as Omit<typeof options, 'bClip'>), loss: loss as string } as Parameters<typeof trainRgmGlm>[1]);
+    const { model, privacy, diagnostics } = trainRgmGlm(data, glmOptions(loss as string, options));
     return { model, privacy, diagnostics: { ...diagnostics } };
   },
+  // Ridge: the whole mechanism (PTR's Laplace and the T steps) and delta_ptr, whether or not the test passes; GLMs: no test.
+  plan: (shape, { loss, ...options }) =>
+    isRidge(loss) ? planRgmRidge(shape, ridgeOptions(options)) : { event: planRgmGlmRelease(shape, glmOptions(loss as string, options)), extraDelta: 0 },
   work: (given, n) => {
     const steps = given.steps ?? DEFAULT_RGM_STEPS;
     return n === undefined ? {} : { gradients: { count: steps * n, option: 'steps', value: steps, rule: `steps x rows = ${steps} x ${n}` } };

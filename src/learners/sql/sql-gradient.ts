@@ -89,7 +89,8 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { labelColumn, schemaEncodedNormBound, schemaFeatureNames } from '../../data/schema/bounds.js';
 import type { CategoricalColumnSpec, NumericColumnSpec, Schema } from '../../data/schema/types.js';
 import { numericEncodedWidth } from '../../data/schema/numeric-encoding.js';
-import { DP_GD_OPTIONS, type DpGdOptions, dpGdUpdate, finishDpGd, setUpDpGd } from '../gradient/dp-gd.js';
+import { DP_GD_OPTIONS, type DpGdOptions, dpGdRunEvent, dpGdUpdate, finishDpGd, setUpDpGd } from '../gradient/dp-gd.js';
+import type { DpEvent } from '../../accounting/events/types.js';
 import type { TrainResult } from '../training.js';
 import { CLIP_SAFETY, SMALLEST_CLIP_ROW_NORM } from '../glm/clipped-gradient.js';
 import { checkPartitionedViews, type ThetaColumn } from './sql-partition-check.js';
@@ -596,6 +597,18 @@ function checkPartitionedStep(name: string, rows: SqlCell[][], d: number, n: num
   if (bad > 0) throw new DataFormatError(name, `at least one row of the servers' views fails the clip check (ss >= the sum of squares of f0..f${d - 1}, ss finite, |c| <= K / sqrt(ss)): their gradient could exceed the clip norm, so nothing is trained or released (recreate the views from dpfit train --encoding-sql)`);
   if (count !== n) throw new DataFormatError(name, `a step read a different number of rows than the check query's ${n} (the rows changed during the run: the rounding slack was planned for ${n}); nothing is released`);
   if (stale > 0) throw new DataFormatError(name, `at least one row of the servers' views read a theta other than this step's: a view reads a theta table this run does not update (${thetaTable} on every server, ${thetaTable}_servers on the coordinator), or another run shares them; nothing is released`);
+}
+
+/**
+ * What `trainDpGdInSql` releases on n rows of d encoded features, from public values alone (what a
+ * budget reserves before the database is queried): DP-GD's event (`dpGdRunEvent`) with the noise
+ * planned for the SQL sum's rounding slack (`sqlSumRoundingSlack`), as the run plans it once the
+ * check query has counted n (a run whose count differs from the declared n is refused before any step).
+ */
+export function planDpGdInSql(shape: { readonly n: number; readonly d: number }, options: DpGdOptions): DpEvent {
+  const clipNorm = options.clipNorm;
+  if (!(clipNorm > 0 && Number.isFinite(clipNorm))) throw new InvalidParameterError('clipNorm', clipNorm, 'a finite number > 0 (the SQL sum clips every gradient)');
+  return dpGdRunEvent(setUpDpGd(shape, options, sqlSumRoundingSlack(shape.n, clipNorm, shape.d)));
 }
 
 /**

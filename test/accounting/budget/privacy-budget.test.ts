@@ -6,7 +6,9 @@
  *     and records nothing; `remaining()` never exceeds the budget minus what was spent;
  *   - `train()` spends its run's event before training: a run that does not fit never starts
  *     (its onStep is never called), a run that fits spends exactly the event its report carries;
- *   - a method whose event is not planned before training is refused by name.
+ *   - every method plans its release (output perturbation here; all of them in
+ *     test/learners/planned-release.test.ts); a run known before training to have no guarantee (a
+ *     seeded generator, continuous noise) is charged as non-private: only an infinite budget holds it.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -81,7 +83,8 @@ function data(n: number) {
 
 test('train() spends its event before training: refused runs never start, granted runs spend the event they report', () => {
   const budget = new PrivacyBudget({ epsilon: 1, delta: 1e-5 });
-  const options = { method: 'dpgd', epsilon: 0.9, delta: 1e-5, clipNorm: 1, steps: 5, rng: seededRng(1) } as const;
+  // The secure generator (the event does not depend on the randomness; a seeded one is charged as non-private, below).
+  const options = { method: 'dpgd', epsilon: 0.9, delta: 1e-5, clipNorm: 1, steps: 5 } as const;
   const first = train(data(200), { ...options, budget });
   assert.deepEqual(budget.entries().map((e) => e.event), [parseEvent(JSON.stringify(first.privacy.event))]);
   assert.equal(budget.spent().epsilon, spentBudget([{ event: parseEvent(JSON.stringify(first.privacy.event)), extraDelta: 0 }], budget.budget).epsilon);
@@ -89,9 +92,25 @@ test('train() spends its event before training: refused runs never start, grante
   assert.throws(() => train(data(200), { ...options, budget, onStep: () => steps++ }), BudgetExceededError);
   assert.equal(steps, 0, 'a refused run trained');
   assert.equal(budget.spent().entries, 1);
-  assert.throws(
-    () => train(data(200), { method: 'output', epsilon: 0.1, delta: 1e-6, clipNorm: 1, regularization: 0.1, budget } as never),
-    (e: unknown) => e instanceof InvalidParameterError && e.param === 'budget' && /dpsgd/.test(e.message),
-  );
   assert.throws(() => train(data(200), { ...options, budget: { epsilon: 1, delta: 1e-5 } as never }), (e: unknown) => e instanceof InvalidParameterError && e.param === 'budget');
+});
+
+test('train() with a budget: every method spends what it reports (output here); a run known to have no guarantee is charged as non-private', () => {
+  const budget = new PrivacyBudget({ epsilon: 1, delta: 1e-5 });
+  const output = train(data(200), { method: 'output', epsilon: 0.1, delta: 1e-6, clipNorm: 1, regularization: 0.1, budget } as never);
+  assert.deepEqual(budget.entries().map((e) => e.event), [parseEvent(JSON.stringify(output.privacy.event))]);
+  // A seeded generator (guarantee none) or continuous noise: a non-private release, which no finite budget holds.
+  for (const extra of [{ rng: seededRng(1) }, { continuousNoise: true }]) {
+    let steps = 0;
+    assert.throws(
+      () => train(data(200), { method: 'dpgd', epsilon: 0.01, delta: 1e-5, clipNorm: 1, steps: 5, budget, onStep: () => steps++, ...extra }),
+      (e: unknown) => e instanceof BudgetExceededError && /needs epsilon Infinity on its own/.test(e.message),
+    );
+    assert.equal(steps, 0);
+  }
+  const open = new PrivacyBudget({ epsilon: Infinity, delta: 1e-5 });
+  const seeded = train(data(200), { method: 'dpgd', epsilon: 0.5, delta: 1e-5, clipNorm: 1, steps: 5, budget: open, rng: seededRng(1) });
+  assert.equal(seeded.privacy.guarantee, 'none');
+  assert.deepEqual(open.entries().map((e) => e.event), [{ kind: 'nonPrivate' }]);
+  assert.equal(budget.spent().entries, 1);
 });
