@@ -72,7 +72,8 @@ neighbour (DP-GD, replace-one: the canary replaced by its opposite; DP-SGD, add/
 canary removed), through the same code as dpfit train. A membership test on the released model
 (41 thresholds fixed in advance, error rates bounded by Clopper-Pearson with a union bound over
 thresholds) gives epsilon_lower, which holds with probability >= --confidence. A claim below it is refuted:
-exit 4. The audit uses its own synthetic data (no private data are read).
+exit 4. The audit uses its own synthetic data (no private data are read), so it spends no
+privacy budget and takes no --ledger.
 
 With --json: {method, epsilonLower, epsilonClaimed, epsilonAccounted, delta, runs, confidence,
 violated, test: {threshold, falsePositives, falseNegatives, evaluated}}.

@@ -111,7 +111,8 @@ threshold to tune), dpgd (--clip-norm: a threshold that, as 000 Sec. 6 shows, de
 nodes' data to be set well), nonprivate (nodes serving with --budget-epsilon Infinity only).
 
 The model file holds the coefficients, the public schema's feature names and one privacy report
-per node; dpfit verify checks every node's claim.
+per node; dpfit verify checks every node's claim. The coordinator holds no data and keeps no
+ledger (no --ledger): every node accounts its sessions in its own (dpfit node serve --ledger).
 
 Example:
   $ dpfit federate --nodes http://127.0.0.1:7000,http://127.0.0.1:7001 --token-file token \\

@@ -19,7 +19,7 @@ function oneLine(text: string): string {
 }
 
 export function registerLedger(program: Command, io: CliIo): void {
-  const ledger = program.command('ledger').description('a persistent privacy budget across runs (--ledger FILE of train, audit, federate, node serve)');
+  const ledger = program.command('ledger').description('a persistent privacy budget across runs (--ledger FILE of train and node serve)');
   ledger
     .command('show')
     .description('print what a ledger has granted: its budget, what was spent, what is left, every release')
@@ -30,7 +30,7 @@ export function registerLedger(program: Command, io: CliIo): void {
       'after',
       `
 Every release a ledger grants is recorded with its DpEvent, committed to disk before anything is
-released (a node's session, a train/audit run of --ledger FILE), and granted only if the
+released (a node's session, a train run of --ledger FILE), and granted only if the
 composition of everything granted with it stays within the budget stored in the ledger when it
 was created (it can never be raised).
 
