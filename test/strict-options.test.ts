@@ -203,6 +203,7 @@ const ROWS: readonly Row[] = [
   row('verifyModel', 'sourc', 'source', (o) => verifyModel(untouchable, { ...o })),
   row('certifiedMinimum', 'tolerence', 'tolerance', (o) => certifiedMinimum(noCall, { strongConvexity: 1, smoothness: 2, tolerance: 1e-6, roundingBound: noCall, start: untouchable, ...o })),
   row('trainDpGd', 'clipnorm', 'clipNorm', (o) => trainDpGd(untouchable, { ...learner, steps: 10, ...o })),
+  row('plannedTrainingRelease', 'clipnorm', 'clipNorm', (o) => learnersEntry.plannedTrainingRelease({ d: 2, bounds: { rowNormBound: 1, labelBound: 1 } }, { method: 'dpgd', epsilon: 1, delta: 1e-5, datasetSize: 100, ...o } as never), "train() with method 'dpgd'"),
   row('trainDpGd', 'delt', 'delta', (o) => trainDpGd(untouchable, { ...learner, steps: 10, loss: 'huber', lossParameters: { delta: 2, ...o } }), "the huber loss's lossParameters"),
   row('trainDpSgd', 'batchsize', 'batchSize', (o) => trainDpSgd(untouchable, { ...learner, epochs: 1, ...o })),
   row('trainShuffledSgd', 'lastIterat', 'lastIterate', (o) => trainShuffledSgd(untouchable, { ...learner, epochs: 1, ...o })),
