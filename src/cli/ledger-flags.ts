@@ -23,7 +23,7 @@ import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { DpEvent } from '../accounting/events/types.js';
 import { describeRefusal } from '../accounting/budget/describe.js';
-import { spentBudget } from '../accounting/budget/rule.js';
+import { type EntryRelation, spentBudget } from '../accounting/budget/rule.js';
 import { BudgetExceededError, DpfitError, InvalidParameterError } from '../errors.js';
 import { PrivacyLedger } from '../federated/ledger.js';
 import { parseNumberFlag } from './io.js';
@@ -102,14 +102,15 @@ function clientName(command: string): string {
 }
 
 /**
- * Reserves `planned` (its event, and the delta it pays outside RDP) in `ledger` for this run,
+ * Reserves `planned` (its event, the delta it pays outside RDP, the neighbouring relation its
+ * guarantee holds under: a ledger holds one) in `ledger` for this run,
  * before any private data are read, or throws `BudgetExceededError` (exit 4): one line with what
  * was spent, what the run needs, the budget, and `nonPrivate` (why the run was charged as a
  * non-private release) when given.
  */
-export async function reserveRun(ledger: PrivacyLedger, command: string, description: string, planned: { readonly event: DpEvent; readonly extraDelta: number }, nonPrivate?: string): Promise<number> {
-  const { event, extraDelta } = planned;
-  const decision = await ledger.reserve({ client: clientName(command), description, event, extraDelta });
+export async function reserveRun(ledger: PrivacyLedger, command: string, description: string, planned: { readonly event: DpEvent; readonly extraDelta: number; readonly relation?: EntryRelation }, nonPrivate?: string): Promise<number> {
+  const { event, extraDelta, relation } = planned;
+  const decision = await ledger.reserve({ client: clientName(command), description, event, extraDelta, ...(relation === undefined ? {} : { relation }) });
   if (decision.granted) return decision.id;
   let alone = Infinity;
   let after = Infinity;
@@ -120,5 +121,5 @@ export async function reserveRun(ledger: PrivacyLedger, command: string, descrip
   }
   if (decision.wouldSpend !== undefined) after = decision.wouldSpend.epsilon;
   const charged = nonPrivate === undefined ? '' : ` (this run is charged as a non-private release, which only --budget-epsilon Infinity holds: ${nonPrivate})`;
-  throw new BudgetExceededError(`${ledger.path}: this run is refused, nothing was read or released: ${describeRefusal({ spentBefore: decision.spent, alone, after, budget: ledger.budget, reason: decision.reason })}${charged}`);
+  throw new BudgetExceededError(`${ledger.path}: this run is refused, nothing was read or released: ${describeRefusal({ spentBefore: decision.spent, alone, after, budget: ledger.budget, reason: decision.reason, relationConflict: decision.relationConflict === true })}${charged}`);
 }

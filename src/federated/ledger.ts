@@ -72,7 +72,7 @@ import { eventToJson, parseEvent } from '../accounting/events/json.js';
 import { loadDuckDb } from '../data/node/load-duckdb.js';
 import { DataFormatError, DpfitError, InvalidParameterError, describeValue } from '../errors.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';
-import { type Budget, type BudgetEntry, type BudgetLedger, decideBudget, extraDeltaSum, type LedgerDecision, spentBudget, type SpentBudget } from '../accounting/budget/rule.js';
+import { type Budget, type BudgetEntry, type BudgetLedger, decideBudget, type EntryRelation, entryRelation, extraDeltaSum, type LedgerDecision, spentBudget, type SpentBudget } from '../accounting/budget/rule.js';
 import { remainingBudget, requireBudget } from '../accounting/budget/privacy-budget.js';
 
 export type { Budget, LedgerDecision, SpentBudget } from '../accounting/budget/rule.js';
@@ -205,10 +205,15 @@ async function syncDirectory(dir: string): Promise<void> {
 
 /** The granted entries as the budget rule sees them: grouped identical events, extra deltas in grant order. */
 interface LedgerState {
-  /** Items for `decideBudget`: one per distinct event (a selfCompose), then one noOp per nonzero extraDelta. */
-  readonly items: Pick<BudgetEntry, 'event' | 'extraDelta'>[];
+  /**
+   * Items for `decideBudget`: one per distinct event (a selfCompose), then one noOp per nonzero
+   * extraDelta, then a noOp carrying the ledger's neighbouring relation when one is stored.
+   */
+  readonly items: Pick<BudgetEntry, 'event' | 'extraDelta' | 'relation'>[];
   readonly count: number;
   readonly maxId: number;
+  /** The relation of the releases granted (stored with the first grant that states one). */
+  readonly relation: EntryRelation | undefined;
 }
 
 /** What `dpfit ledger show` and a node's `GET /budget` print: the same object. */
@@ -218,6 +223,8 @@ export interface LedgerSummary {
   readonly spent: SpentBudget;
   /** What is left (`remainingBudget`: the epsilon headroom rounded down; the rule decides what fits). */
   readonly remaining: Budget;
+  /** The neighbouring relation every release granted holds under (null until a grant states one). */
+  readonly relation: EntryRelation | null;
   readonly entries: readonly (Omit<LedgerEntry, 'event'> & { readonly epsilon: number; readonly event: ReturnType<typeof eventToJson> })[];
 }
 
@@ -387,8 +394,13 @@ export class PrivacyLedger implements BudgetLedger {
     const totals = (await connection.runAndReadAll(`SELECT count(*) AS n, coalesce(max(id), 0) AS last FROM ${ENTRIES_TABLE}`)).getRowObjects()[0];
     const count = Number(totals.n);
     const maxId = Number(totals.last);
-    const items: Pick<BudgetEntry, 'event' | 'extraDelta'>[] = [];
-    if (count === 0) return { items, count, maxId };
+    const items: Pick<BudgetEntry, 'event' | 'extraDelta' | 'relation'>[] = [];
+    const stored = (await connection.runAndReadAll(`SELECT value FROM ${META_TABLE} WHERE key = 'relation'`)).getRowObjects()[0]?.value;
+    if (stored !== undefined && stored !== 'replaceOne' && stored !== 'addOrRemoveOne') {
+      throw new DataFormatError(this.path, `holds a neighbouring relation ${describeValue(stored)} that is neither replaceOne nor addOrRemoveOne: the ledger is damaged; nothing can be granted`);
+    }
+    const relation = stored as EntryRelation | undefined;
+    if (count === 0) return { items, count, maxId, relation };
     const groups = (await connection.runAndReadAll(`SELECT event, count(*) AS n, min(id) AS first FROM ${ENTRIES_TABLE} GROUP BY event ORDER BY first`)).getRowObjects();
     for (const group of groups) {
       const event = this.parse(String(group.event));
@@ -404,7 +416,8 @@ export class PrivacyLedger implements BudgetLedger {
       if (!(extraDelta > 0 && extraDelta < 1)) throw new DataFormatError(this.path, `holds an extra delta ${extraDelta} outside (0, 1): the ledger is damaged; nothing can be granted`);
       items.push({ event: NO_OP_EVENT, extraDelta });
     }
-    return { items, count, maxId };
+    if (relation !== undefined) items.push({ event: NO_OP_EVENT, extraDelta: 0, relation });
+    return { items, count, maxId, relation };
   }
 
   /**
@@ -416,7 +429,8 @@ export class PrivacyLedger implements BudgetLedger {
    */
   async reserve(entry: BudgetEntry): Promise<LedgerDecision> {
     if (this.readOnly) throw new DataFormatError(this.path, 'is open read-only: nothing can be reserved');
-    const { client, description, extraDelta } = entry;
+    const { client, description, extraDelta, relation } = entry;
+    if (relation !== undefined && relation !== 'replaceOne' && relation !== 'addOrRemoveOne') throw new InvalidParameterError('relation', relation, "'replaceOne' or 'addOrRemoveOne'");
     if (typeof client !== 'string') throw new InvalidParameterError('client', client, 'a string');
     if (typeof description !== 'string') throw new InvalidParameterError('description', description, 'a string');
     if (!(typeof extraDelta === 'number' && extraDelta >= 0 && extraDelta < 1)) throw new InvalidParameterError('extraDelta', extraDelta, 'a number in [0, 1)');
@@ -436,13 +450,14 @@ export class PrivacyLedger implements BudgetLedger {
         try {
           await connection.run('BEGIN TRANSACTION');
           const state = await this.readState(connection);
-          const decision = decideBudget(state.items, { event, extraDelta }, this.budget);
+          const decision = decideBudget(state.items, { event, extraDelta, ...(relation === undefined ? {} : { relation }) }, this.budget);
           if (!decision.granted) {
             await connection.run('ROLLBACK');
             const accounted = decision.spentAfter !== decision.spentBefore;
             return {
               granted: false,
               reason: decision.reason ?? 'over the budget',
+              ...(decision.relationConflict ? { relationConflict: true as const } : {}),
               spent: { ...decision.spentBefore, entries: state.count },
               ...(accounted ? { wouldSpend: { ...decision.spentAfter, entries: state.count + 1 } } : {}),
             };
@@ -456,6 +471,9 @@ export class PrivacyLedger implements BudgetLedger {
             json,
             extraDelta,
           ]);
+          // The ledger's relation, stored with the first grant that states one (the event's own, else the entry's tag).
+          const granted = entryRelation({ event, ...(relation === undefined ? {} : { relation }) });
+          if (state.relation === undefined && granted !== undefined) await connection.run(`INSERT INTO ${META_TABLE} VALUES ('relation', $1)`, [granted]);
           await connection.run('COMMIT');
           committed = true;
           // The log may have been created by this commit: its directory entry made durable (file comment, 2.).
@@ -533,7 +551,7 @@ export class PrivacyLedger implements BudgetLedger {
         }
         return { id: e.id, time: e.time, client: e.client, description: e.description, epsilon, extraDelta: e.extraDelta, event: eventToJson(e.event) };
       });
-      return { format: LEDGER_FORMAT, budget: { ...budget }, spent, remaining: remainingBudget(budget, spent, extraDeltaSum(state.items)), entries };
+      return { format: LEDGER_FORMAT, budget: { ...budget }, spent, remaining: remainingBudget(budget, spent, extraDeltaSum(state.items)), relation: state.relation ?? null, entries };
     });
   }
 

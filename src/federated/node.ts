@@ -170,7 +170,8 @@ export class FederatedNode {
   async openSession(raw: unknown, client: string): Promise<SessionPlan> {
     const request = parseSessionRequest(raw);
     const prepared = this.prepare(request);
-    const decision = await this.ledger.reserve({ client, description: prepared.description, event: prepared.event, extraDelta: prepared.extraDelta });
+    // Every session is replace-one within the node (n public): its ledger holds replace-one releases.
+    const decision = await this.ledger.reserve({ client, description: prepared.description, event: prepared.event, extraDelta: prepared.extraDelta, relation: 'replaceOne' });
     if (!decision.granted) throw new NodeRefusal(403, `node ${this.name} refuses the session: ${decision.reason}`);
     // Granted and recorded: only now is the data read.
     const session = prepared.start();

@@ -37,6 +37,8 @@ export interface TrainOutcome {
 export interface PlannedRelease {
   readonly event: DpEvent;
   readonly extraDelta: number;
+  /** The neighbouring relation its guarantee holds under (the learner's): a budget holds releases of one relation. */
+  readonly relation: 'replaceOne' | 'addOrRemoveOne';
 }
 
 /** The schema's PUBLIC bounds (`loadDataset`'s `rowNormBound` and `labelBound`). */
@@ -179,7 +181,7 @@ export interface Learner<M extends string, O extends { readonly delta: number },
    * release with no guarantee: objpert). `shape.n` is the public n; a learner whose release keeps n
    * private (`datasetSize: 'unused'`) must not read it.
    */
-  plan(shape: { readonly n: number; readonly d: number }, options: O): PlannedRelease;
+  plan(shape: { readonly n: number; readonly d: number }, options: O): Omit<PlannedRelease, 'relation'>;
   /** Gradient learners: composite releases (honest tuning, one-vs-rest) of its runs. */
   readonly composite?: CompositeRuns<O>;
   /** Training on rows streamed from a source too large for memory (`gradient/streamed.ts`), the same release as in memory. */

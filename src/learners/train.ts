@@ -111,7 +111,7 @@ export function resolveTraining(data: TrainData, options: TrainOptions, where = 
  */
 export function plannedRelease(resolved: ResolvedTraining): PlannedRelease {
   const { learner, dataset, size, options } = resolved;
-  return learner.plan({ n: size.value ?? dataset.n, d: dataset.d }, options);
+  return { ...learner.plan({ n: size.value ?? dataset.n, d: dataset.d }, options), relation: learner.relation };
 }
 
 /**
@@ -122,7 +122,7 @@ export function plannedRelease(resolved: ResolvedTraining): PlannedRelease {
  * Infinity), and the ledger says what it was.
  */
 export function chargedRelease(planned: PlannedRelease, noGuarantee: string | undefined): PlannedRelease {
-  return noGuarantee === undefined ? planned : { event: NON_PRIVATE_EVENT, extraDelta: 0 };
+  return noGuarantee === undefined ? planned : { event: NON_PRIVATE_EVENT, extraDelta: 0, relation: planned.relation };
 }
 
 /** Why a run of these options has no guarantee before it starts (a seeded generator, continuous noise), or undefined. */
@@ -210,7 +210,7 @@ export function train(data: TrainData, options: TrainOptions & { readonly budget
   if (!(budget instanceof PrivacyBudget)) throw new InvalidParameterError('budget', budget, 'a PrivacyBudget (dpfit/accounting)');
   const resolved = resolveTraining(data, rest as TrainOptions);
   const planned = chargedRelease(plannedRelease(resolved), knownNoGuarantee(resolved.options));
-  budget.spend(planned.event, { description: `train() ${resolved.learner.method}`, extraDelta: planned.extraDelta });
+  budget.spend(planned.event, { description: `train() ${resolved.learner.method}`, extraDelta: planned.extraDelta, relation: planned.relation });
   const outcome = run(resolved);
   requirePlannedRelease(outcome.privacy, planned);
   return outcome;

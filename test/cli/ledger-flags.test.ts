@@ -12,6 +12,8 @@
  *   - the budget flags' rules ($DPFIT_LEDGER, a new ledger needs both, a raise is refused,
  *     --dataset-size is required); a run with no guarantee (objpert, --seed) is charged as
  *     non-private: a finite budget refuses it before reading, saying why;
+ *   - one ledger holds one neighbouring relation: after dpsgd, dpgd and output are refused before
+ *     reading, amp is granted, and the file keeps the relation;
  *   - a run killed (SIGKILL) between its reservation and its release leaves the reservation counted;
  *   - `dpfit ledger show` while a `dpfit node serve` process uses the ledger, and the node's
  *     `GET /budget` answers the same object.
@@ -202,6 +204,28 @@ test('the budget flags: $DPFIT_LEDGER, a new ledger needs both, no raise, a decl
   } finally {
     delete process.env.DPFIT_LEDGER;
   }
+});
+
+test('one ledger, one neighbouring relation: after a dpsgd run (add/remove-one) a dpgd run (replace-one) is refused before reading; the file keeps the relation', { timeout: 120_000 }, async () => {
+  const f = peopleFixture('dpfit-ledger-relation-', 200, 10);
+  const ledger = join(f.dir, 'owner.ledger');
+  const run = (method: string, data: string, ...extra: string[]) =>
+    runCli('train', '--data', data, '--schema', f.schema, '--method', method, '--epsilon', '0.5', '--delta', '1e-5', '--dataset-size', '200', '--ledger', ledger, '--json', ...extra);
+  const first = await run('dpsgd', f.data, '--epochs', '1', '--budget-epsilon', '10', '--budget-delta', '1e-5');
+  assert.equal(first.code, 0, first.stderr);
+  for (const method of ['dpgd', 'output']) {
+    const refused = await run(method, join(f.dir, 'absent.csv'));
+    assert.equal(refused.code, 4, refused.stderr);
+    assert.equal(refused.stderr.trim().split('\n').length, 1);
+    assert.match(refused.stderr, /this run is refused, nothing was read or released: not in this budget \(epsilon 10, delta 0\.00001\): its guarantee holds for replaceOne neighbours, and this budget already holds releases for addOrRemoveOne neighbours/);
+  }
+  // The same relation is granted (amp: add/remove-one); the relation is stored in the file, read by a fresh open.
+  assert.equal((await run('amp', f.data)).code, 0);
+  const reader = await PrivacyLedger.openReadOnly(ledger);
+  const summary = await reader.summary();
+  await reader.close();
+  assert.equal(summary.relation, 'addOrRemoveOne');
+  assert.equal(summary.spent.entries, 2);
 });
 
 /** Starts `dpfit ARGS` as its own process. */

@@ -18,8 +18,10 @@ export function formatDown(x: number, digits = 4): string {
 }
 
 /** The one line of a refusal (no trailing period): spent, needed, the total with it, the budget. */
-export function describeRefusal(what: { readonly spentBefore: SpentBudget; readonly alone: number; readonly after: number; readonly budget: Budget; readonly reason?: string }): string {
+export function describeRefusal(what: { readonly spentBefore: SpentBudget; readonly alone: number; readonly after: number; readonly budget: Budget; readonly reason?: string; readonly relationConflict?: boolean }): string {
   const { spentBefore, alone, after, budget } = what;
+  // Refused for its neighbouring relation, whatever its epsilon: the reason says it all.
+  if (what.relationConflict === true && what.reason !== undefined) return `not in this budget (epsilon ${String(budget.epsilon)}, delta ${String(budget.delta)}): ${what.reason}`;
   const spent = spentBefore.entries === 0 ? 'nothing spent yet' : `spent epsilon ${formatUp(spentBefore.epsilon)} over ${spentBefore.entries} release(s)`;
   const total = Number.isFinite(after) ? `, everything with it ${formatUp(after)}` : '';
   return (

@@ -15,7 +15,7 @@ import type { DpEvent } from '../events/types.js';
 import { BudgetExceededError, InvalidParameterError } from '../../errors.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 import { describeRefusal } from './describe.js';
-import { type Budget, type BudgetEntry, decideBudget, extraDeltaSum, spentBudget, type SpentBudget } from './rule.js';
+import { type Budget, type BudgetEntry, decideBudget, type EntryRelation, extraDeltaSum, spentBudget, type SpentBudget } from './rule.js';
 
 export interface PrivacyBudgetOptions {
   /** Total epsilon for everything spent (> 0; Infinity allows non-private releases). */
@@ -29,6 +29,11 @@ export interface SpendOptions {
   readonly extraDelta?: number;
   /** What was released (kept with the entry). */
   readonly description?: string;
+  /**
+   * The neighbouring relation its guarantee holds under, for an event that does not say (a
+   * Gaussian's); a budget holds releases of one relation (`rule.ts`). `train()` gives its learner's.
+   */
+  readonly relation?: EntryRelation;
 }
 
 /** Whether a release fits, and where the budget would stand with it. */
@@ -36,6 +41,8 @@ export interface BudgetCheck {
   readonly fits: boolean;
   /** Why it does not fit (absent when it fits). */
   readonly reason?: string;
+  /** It does not fit for its neighbouring relation, whatever its epsilon (`rule.ts`, `relationConflict`). */
+  readonly relationConflict?: true;
   /** Epsilon of everything spent so far, at the budget's delta. */
   readonly spent: SpentBudget;
   /** Epsilon of this release on its own, at the budget's delta (by the same rule). */
@@ -45,7 +52,7 @@ export interface BudgetCheck {
 }
 
 export const PRIVACY_BUDGET_OPTIONS = optionNames<PrivacyBudgetOptions>({ epsilon: true, delta: true });
-const SPEND_OPTIONS = optionNames<SpendOptions>({ extraDelta: true, description: true });
+const SPEND_OPTIONS = optionNames<SpendOptions>({ extraDelta: true, description: true, relation: true });
 
 /** Checks a budget: epsilon > 0 (Infinity: non-private releases allowed), delta in [0, 1). */
 export function requireBudget(budget: Budget, where: string, names = { epsilon: 'epsilon', delta: 'delta' }): Budget {
@@ -85,7 +92,9 @@ export class PrivacyBudget {
     if (!(typeof extraDelta === 'number' && extraDelta >= 0 && extraDelta < 1)) throw new InvalidParameterError('extraDelta', extraDelta, 'a number in [0, 1)');
     const description = options?.description ?? '';
     if (typeof description !== 'string') throw new InvalidParameterError('description', description, 'a string');
-    return { client: '', description, event, extraDelta };
+    const relation = options?.relation;
+    if (relation !== undefined && relation !== 'replaceOne' && relation !== 'addOrRemoveOne') throw new InvalidParameterError('relation', relation, "'replaceOne' or 'addOrRemoveOne'");
+    return { client: '', description, event, extraDelta, ...(relation === undefined ? {} : { relation }) };
   }
 
   /** Whether `event` fits what is left of the budget (nothing is recorded). */
@@ -102,6 +111,7 @@ export class PrivacyBudget {
     return {
       fits: decision.granted,
       ...(decision.granted ? {} : { reason: decision.reason ?? 'over the budget' }),
+      ...(decision.relationConflict ? { relationConflict: true as const } : {}),
       spent: decision.spentBefore,
       epsilonAlone,
       epsilonAfter,
@@ -118,7 +128,7 @@ export class PrivacyBudget {
     const check = this.check(event, options);
     if (!check.fits) {
       throw new BudgetExceededError(
-        describeRefusal({ spentBefore: check.spent, alone: check.epsilonAlone, after: check.epsilonAfter, budget: this.budget, ...(check.reason === undefined ? {} : { reason: check.reason }) }),
+        describeRefusal({ spentBefore: check.spent, alone: check.epsilonAlone, after: check.epsilonAfter, budget: this.budget, ...(check.reason === undefined ? {} : { reason: check.reason }), ...(check.relationConflict ? { relationConflict: true } : {}) }),
       );
     }
     this.granted.push(entry);
@@ -136,7 +146,7 @@ export class PrivacyBudget {
   }
 
   /** Every release spent, in order. */
-  entries(): readonly { readonly event: DpEvent; readonly extraDelta: number; readonly description: string }[] {
-    return this.granted.map((e) => ({ event: e.event, extraDelta: e.extraDelta, description: e.description }));
+  entries(): readonly { readonly event: DpEvent; readonly extraDelta: number; readonly description: string; readonly relation?: EntryRelation }[] {
+    return this.granted.map((e) => ({ event: e.event, extraDelta: e.extraDelta, description: e.description, ...(e.relation === undefined ? {} : { relation: e.relation }) }));
   }
 }

@@ -12,6 +12,10 @@
  * is (epsilon(compose(events), delta_budget - sum extraDelta), delta_budget), and the budget is met
  * iff sum extraDelta < delta_budget and that epsilon <= epsilon_budget.
  *
+ * The composition bounds releases under one neighbouring relation: a budget holds the releases of
+ * one relation, the relation of each entry being its tag (`relation`) or its event's
+ * (`relationConflict`).
+ *
  * `decideBudget` is the one rule; the persistent ledger (`federated/ledger.ts`), the in-memory one
  * below and `PrivacyBudget` (`privacy-budget.ts`) all apply it, the first inside a database
  * transaction.
@@ -21,7 +25,11 @@ import { composeEvent } from '../events/constructors.js';
 import { gaussianCompositionEpsilon } from '../gaussian/gaussian-composition.js';
 import { RdpAccountant } from '../rdp/accountant.js';
 import { DpfitError } from '../../errors.js';
+import { neighboringRelationOf } from '../neighboring.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
+
+/** The neighbouring relation a granted release's guarantee holds under. */
+export type EntryRelation = 'replaceOne' | 'addOrRemoveOne';
 
 export interface BudgetEntry {
   /** Who asked (a coordinator's name or address). */
@@ -29,6 +37,12 @@ export interface BudgetEntry {
   readonly description: string;
   readonly event: DpEvent;
   readonly extraDelta: number;
+  /**
+   * The relation its guarantee holds under, when its event does not say (a Gaussian's holds for
+   * whichever relation its sensitivity was computed under: DP-GD's for replace-one only, since its
+   * release uses n). Every release of one budget must hold under one relation (`decideBudget`).
+   */
+  readonly relation?: EntryRelation;
 }
 
 export interface Budget {
@@ -51,6 +65,8 @@ export type LedgerDecision =
   | {
       readonly granted: false;
       readonly reason: string;
+      /** Refused for its neighbouring relation (`relationConflict`), not for its epsilon. */
+      readonly relationConflict?: true;
       readonly spent: SpentBudget;
       /** What everything would have spent with the refused entry, when it could be accounted. */
       readonly wouldSpend?: SpentBudget;
@@ -88,20 +104,60 @@ export function extraDeltaSum(entries: readonly Pick<BudgetEntry, 'extraDelta'>[
 }
 
 /**
- * Whether `entry` may be granted after `granted`: the composition with it must meet the budget.
- * An event the accountant cannot handle is refused with the accountant's reason.
+ * The relation an entry's guarantee holds under: its tag, else its event's (`neighboringRelationOf`),
+ * else undefined (a relation-free event given without a tag, or a mix the accountant refuses anyway).
+ */
+export function entryRelation(entry: Pick<BudgetEntry, 'event' | 'relation'>): EntryRelation | undefined {
+  if (entry.relation !== undefined) return entry.relation;
+  try {
+    const relation = neighboringRelationOf(entry.event);
+    return relation === 'relativeToSensitivity' ? undefined : relation;
+  } catch (error) {
+    if (error instanceof DpfitError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Why `entry` cannot join `granted` for its neighbouring relation, or undefined. Composition bounds
+ * releases under ONE relation: an add/remove-one epsilon is not the epsilon for replace-one
+ * neighbours (a replacement is a removal and an addition: group privacy, about twice as much), and a
+ * replace-one release that uses n (DP-GD, output perturbation, RGM, a node's sessions) has no
+ * add/remove-one guarantee at all (n tells the neighbours apart). So a budget holds one relation.
+ */
+export function relationConflict(granted: readonly Pick<BudgetEntry, 'event' | 'relation'>[], entry: Pick<BudgetEntry, 'event' | 'relation'>): string | undefined {
+  const own = entryRelation(entry);
+  if (own === undefined) return undefined;
+  for (const g of granted) {
+    const held = entryRelation(g);
+    if (held !== undefined && held !== own) {
+      return `its guarantee holds for ${own} neighbours, and this budget already holds releases for ${held} neighbours: one budget composes releases under one neighbouring relation (a ${held} epsilon is not a ${own} one), so keep these releases in another ledger`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether `entry` may be granted after `granted`: the composition with it must meet the budget,
+ * under the neighbouring relation of what was granted (`relationConflict`). An event the
+ * accountant cannot handle is refused with the accountant's reason.
  */
 export function decideBudget(
-  granted: readonly Pick<BudgetEntry, 'event' | 'extraDelta'>[],
-  entry: Pick<BudgetEntry, 'event' | 'extraDelta'>,
+  granted: readonly Pick<BudgetEntry, 'event' | 'extraDelta' | 'relation'>[],
+  entry: Pick<BudgetEntry, 'event' | 'extraDelta' | 'relation'>,
   budget: Budget,
-): { granted: boolean; reason?: string; spentBefore: SpentBudget; spentAfter: SpentBudget } {
+): { granted: boolean; reason?: string; relationConflict?: true; spentBefore: SpentBudget; spentAfter: SpentBudget } {
   rejectUnknownOptions(budget, BUDGET_NAMES, "decideBudget's budget");
   const spentBefore = spentBudget(granted, budget);
   if (!(typeof entry.extraDelta === 'number' && entry.extraDelta >= 0 && entry.extraDelta < 1)) {
     // A negative (or NaN) extra delta would lower the sum and grant more than the budget allows.
     return { granted: false, reason: `its extraDelta ${entry.extraDelta} is not in [0, 1)`, spentBefore, spentAfter: spentBefore };
   }
+  if (entry.relation !== undefined && entry.relation !== 'replaceOne' && entry.relation !== 'addOrRemoveOne') {
+    return { granted: false, reason: `its relation ${String(entry.relation)} is not 'replaceOne' or 'addOrRemoveOne'`, spentBefore, spentAfter: spentBefore };
+  }
+  const conflict = relationConflict(granted, entry);
+  if (conflict !== undefined) return { granted: false, reason: conflict, relationConflict: true, spentBefore, spentAfter: spentBefore };
   let spentAfter: SpentBudget;
   try {
     spentAfter = spentBudget([...granted, entry], budget);
@@ -136,7 +192,7 @@ export class InMemoryLedger implements BudgetLedger {
   reserve(entry: BudgetEntry): Promise<LedgerDecision> {
     const run = this.queue.then(() => {
       const decision = decideBudget(this.granted, entry, this.budget);
-      if (!decision.granted) return { granted: false as const, reason: decision.reason as string, spent: decision.spentBefore };
+      if (!decision.granted) return { granted: false as const, reason: decision.reason as string, ...(decision.relationConflict ? { relationConflict: true as const } : {}), spent: decision.spentBefore };
       this.granted.push(entry);
       return { granted: true as const, id: this.granted.length, spent: decision.spentAfter };
     });

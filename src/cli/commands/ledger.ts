@@ -45,8 +45,12 @@ the same way for that release alone; they do not add up.
 Read-only, in one snapshot, while other processes keep using the ledger (a running node, a
 training run): an open waits while another process writes (a fraction of a second), up to 120 s.
 A missing or damaged file is exit 3. A running node answers the same object on GET /budget.
+A ledger holds the releases of one neighbouring relation (the first grant's: replaceOne for a
+node's sessions and dpgd, output, output-sgd, shuffled, rgm; addOrRemoveOne for dpsgd and amp):
+a release for the other is refused, since one epsilon does not bound both.
 With --json: {ledger, format, budget, spent: {epsilon, delta, entries}, remaining: {epsilon,
-delta}, entries: [{id, time, client, description, epsilon, extraDelta, event}]}.
+delta}, relation (null before the first grant), entries: [{id, time, client, description,
+epsilon, extraDelta, event}]}.
 
 Example:
   $ dpfit ledger show owner.ledger

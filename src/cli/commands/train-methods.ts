@@ -158,10 +158,11 @@ export async function plannedTrainingRun(flags: TrainFlags, schema: Schema, rng:
   if (classes === undefined && flags.tune === undefined && !inDatabase) return plannedTrainingRelease(shape, options, 'dpfit train').planned;
   const resolved = resolvePlannedTraining(shape, options, 'dpfit train');
   const runShape = { n: resolved.size.value ?? resolved.dataset.n, d: resolved.dataset.d };
-  if (classes !== undefined) return { event: setUpOneVsRest(runShape, oneVsRestOptions(learner, flags, resolved, classes)).event, extraDelta: 0 };
-  if (flags.tune !== undefined) return { event: setUpTuning(runShape, tuningOptions(learner, flags, resolved)).event, extraDelta: 0 };
+  const { relation } = learner;
+  if (classes !== undefined) return { event: setUpOneVsRest(runShape, oneVsRestOptions(learner, flags, resolved, classes)).event, extraDelta: 0, relation };
+  if (flags.tune !== undefined) return { event: setUpTuning(runShape, tuningOptions(learner, flags, resolved)).event, extraDelta: 0, relation };
   const { planDpGdInSql } = await import('../../learners/sql/sql-gradient.js');
-  return { event: planDpGdInSql(runShape, resolved.options as unknown as Parameters<typeof planDpGdInSql>[1]), extraDelta: 0 };
+  return { event: planDpGdInSql(runShape, resolved.options as unknown as Parameters<typeof planDpGdInSql>[1]), extraDelta: 0, relation };
 }
 
 /**

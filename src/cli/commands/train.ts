@@ -181,7 +181,9 @@ its budget is refused with exit 4 and nothing is read. Every method plans its re
 with --max-memory or --db, one-vs-rest (the schema's classes) and --tune (its candidates and mean);
 rgm reserves its whole mechanism and its PTR delta whether or not the test passes. A run known to
 have no guarantee (objpert, --seed, a suggested schema, --noise-multiplier 0) is charged as
-non-private, which only --budget-epsilon Infinity holds. A run that fails after its reservation
+non-private, which only --budget-epsilon Infinity holds. A ledger holds the releases of one
+neighbouring relation (dpsgd, amp and objpert: add/remove-one; every other method and a node's
+sessions: replace-one): a run of the other is refused. A run that fails after its reservation
 keeps it (a failure the data decide could tell something). dpfit ledger show FILE prints what was
 spent.
   $ dpfit train --data adult.data --schema adult.schema.json --method dpgd --epsilon 0.5 \\

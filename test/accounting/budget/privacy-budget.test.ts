@@ -6,13 +6,15 @@
  *     and records nothing; `remaining()` never exceeds the budget minus what was spent;
  *   - `train()` spends its run's event before training: a run that does not fit never starts
  *     (its onStep is never called), a run that fits spends exactly the event its report carries;
+ *   - a budget holds the releases of one neighbouring relation: an add/remove-one release after a
+ *     replace-one one (by its tag, or its event's own relation) is refused, and the converse;
  *   - every method plans its release (output perturbation here; all of them in
  *     test/learners/planned-release.test.ts); a run known before training to have no guarantee (a
  *     seeded generator, continuous noise) is charged as non-private: only an infinite budget holds it.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gaussianEvent, selfComposeEvent } from '../../../src/accounting/events/constructors.js';
+import { gaussianEvent, poissonSampledEvent, selfComposeEvent } from '../../../src/accounting/events/constructors.js';
 import { parseEvent } from '../../../src/accounting/events/json.js';
 import { gaussianCompositionEpsilon } from '../../../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
@@ -113,4 +115,25 @@ test('train() with a budget: every method spends what it reports (output here); 
   assert.equal(seeded.privacy.guarantee, 'none');
   assert.deepEqual(open.entries().map((e) => e.event), [{ kind: 'nonPrivate' }]);
   assert.equal(budget.spent().entries, 1);
+});
+
+test('a budget holds the releases of one neighbouring relation: a release for the other relation is refused, by its tag or by its event', () => {
+  const budget = new PrivacyBudget({ epsilon: 100, delta: 1e-5 });
+  budget.spend(gaussianEvent(5), { relation: 'replaceOne' }); // DP-GD's kind: a Gaussian whose sensitivity is replace-one
+  const conflict = (e: unknown) => e instanceof BudgetExceededError && /^not in this budget \(epsilon 100, delta 0\.00001\): its guarantee holds for addOrRemoveOne neighbours, and this budget already holds releases for replaceOne neighbours/.test(e.message);
+  assert.throws(() => budget.spend(selfComposeEvent(poissonSampledEvent(0.1, gaussianEvent(5)), 10)), conflict);
+  assert.throws(() => budget.spend(gaussianEvent(5), { relation: 'addOrRemoveOne' }), conflict);
+  assert.equal(budget.check(gaussianEvent(5), { relation: 'addOrRemoveOne' }).relationConflict, true);
+  // Untagged relation-free releases hold for whichever relation their sensitivity was computed under: the caller's word.
+  budget.spend(gaussianEvent(5));
+  budget.spend(gaussianEvent(5), { relation: 'replaceOne' });
+  assert.equal(budget.spent().entries, 3);
+  assert.throws(() => budget.spend(gaussianEvent(5), { relation: 'replace' as never }), (e: unknown) => e instanceof InvalidParameterError && e.param === 'relation');
+  // train() tags its learner's relation: DP-SGD (add/remove-one) then DP-GD (replace-one, n public) on one budget.
+  const mixed = new PrivacyBudget({ epsilon: 100, delta: 1e-5 });
+  train(data(200), { method: 'dpsgd', epsilon: 1, delta: 1e-5, clipNorm: 1, epochs: 1, batchSize: 20, budget: mixed });
+  let steps = 0;
+  assert.throws(() => train(data(200), { method: 'dpgd', epsilon: 1, delta: 1e-5, clipNorm: 1, steps: 5, budget: mixed, onStep: () => steps++ }), (e: unknown) => e instanceof BudgetExceededError && /holds for replaceOne neighbours, and this budget already holds releases for addOrRemoveOne/.test(e.message));
+  assert.equal(steps, 0);
+  assert.deepEqual(mixed.entries().map((e) => e.relation), ['addOrRemoveOne']);
 });
