@@ -150,6 +150,23 @@ describe('each learner plans, from public values alone, the release its trained 
     });
   }
 
+  it('rows above R by rounding only change nothing the plan states (the constants are R\'s, not the largest row\'s)', () => {
+    const { dataset } = data.classification;
+    const rowNormBound = schemaRowNormBound(f.classificationSchema);
+    // Every row scaled 1e-13 up: rows normalised to R now exceed it, by far less than 1e-12.
+    const x = dataset.x.map((v) => v * (1 + 1e-13));
+    let largest = 0;
+    for (let i = 0; i < dataset.n; i++) largest = Math.max(largest, Math.hypot(...x.subarray(i * dataset.d, (i + 1) * dataset.d)));
+    assert.ok(largest > rowNormBound, 'the fixture has a row above R');
+    const above = { ...data.classification, dataset: { ...dataset, x } };
+    for (const c of CASES.filter((k) => ['amp', 'output', 'outputSgd', 'shuffled'].includes(k.options.method as string) && k.options.clipNorm === undefined)) {
+      const method = c.options.method as string;
+      const options = { ...c.options, delta: DELTA, ...(method === 'amp' ? {} : { datasetSize: records.classification }) } as unknown as TrainOptions;
+      const { planned } = plannedTrainingRelease(publicShape(f.classificationSchema), options);
+      assertCovers(planned, train(above, { ...options, rng: seededRng(3) } as TrainOptions).privacy, method);
+    }
+  });
+
   it('honest tuning and one-vs-rest: the composite plan is the reported event', () => {
     const { dataset } = data.classification;
     const base = { method: 'dpgd' as const, clipNorm: 1, steps: 10, learningRate: 0.5 };

@@ -75,18 +75,45 @@ export function maxRowNorm(data: GlmData): number {
   return m;
 }
 
+/** Rows normalised to R exceed it by rounding by less than this, relative. */
+const ROW_NORM_ROUNDING = 1e-12;
+
 /**
- * Checks a PUBLIC row-norm bound R against the data (every ||x_i|| <= R) and returns the bound to
- * compute the learners' constants with: R, or the largest row norm when rows normalised to R
- * exceed it by rounding (at most 1e-12 relative: the constants then use that larger value, so
- * they stay bounds). `src/data`'s `checkRowNormBound` is the strict check that names the row.
+ * Checks a PUBLIC row-norm bound R against the data and returns R, never a value read from the
+ * rows: the learners' constants, and so the release's event, are functions of R alone (a release
+ * planned before the data are read, `plannedTrainingRelease`, states the event of the trained
+ * model). Rows above R by rounding only (at most 1e-12 relative) are accepted; learners whose
+ * guarantee needs every row within R train on `rowsWithinBound(data, R)`. A row further above R is
+ * refused. `src/data`'s `checkRowNormBound` is the strict check that names the row.
  */
 export function checkedRowNormBound(data: GlmData, rowNormBound: number | undefined): number {
   const bound = requirePositive('rowNormBound', rowNormBound);
-  const largest = maxRowNorm(data);
-  if (largest > bound && largest <= bound * (1 + 1e-12)) return largest;
-  if (largest > bound) {
+  if (maxRowNorm(data) > bound * (1 + ROW_NORM_ROUNDING)) {
     throw new InvalidParameterError('rowNormBound', bound, '>= every row norm (a row has a larger norm, not shown: messages never quote the data); normalise or clip the rows');
   }
   return bound;
+}
+
+/**
+ * The data with every row above the PUBLIC bound R (by rounding: `checkedRowNormBound` has
+ * refused anything more) scaled down until its computed norm is at most R; the data themselves
+ * when no row is above R. A row-by-row map fixed in advance (clipping to R), so neighbouring data
+ * sets stay neighbours, and the constants computed from R bound every row trained on.
+ */
+export function rowsWithinBound(data: GlmData, rowNormBound: number): GlmData {
+  const bound = checkedRowNormBound(data, rowNormBound);
+  const norms = rowNorms(data);
+  if (!norms.some((r) => r > bound)) return data;
+  const x = Float64Array.from(data.x);
+  const { d } = data;
+  for (let i = 0; i < data.n; i++) {
+    if (!(norms[i] > bound)) continue;
+    const row = x.subarray(i * d, (i + 1) * d);
+    const factor = (bound / norms[i]) * (1 - 4 * Number.EPSILON);
+    for (let j = 0; j < d; j++) row[j] *= factor;
+    for (let guard = 0; guard < 64 && Math.sqrt(row.reduce((s, v) => s + v * v, 0)) > bound; guard++) {
+      for (let j = 0; j < d; j++) row[j] *= 1 - 2 * Number.EPSILON;
+    }
+  }
+  return { ...data, x };
 }

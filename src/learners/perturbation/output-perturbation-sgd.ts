@@ -36,7 +36,7 @@ import { defaultRng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../../validate.js';
 import type { TrainResult } from '../training.js';
 import { glmConstants, mulUp } from '../glm/constants.js';
-import { checkedRowNormBound } from '../glm/data.js';
+import { checkedRowNormBound, rowsWithinBound } from '../glm/data.js';
 import { clippedSumRoundingBound, sumClippedGradients } from '../glm/per-example.js';
 import type { GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName } from '../glm/losses/by-name.js';
@@ -168,10 +168,11 @@ export function planOutputPerturbationSgd(shape: { readonly n: number; readonly 
 export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturbationSgdOptions): TrainResult {
   rejectUnknownOptions(options, OUTPUT_PERTURBATION_SGD_OPTIONS, 'trainOutputPerturbationSgd');
   requireOwnMethod(options.method, 'outputSgd', 'trainOutputPerturbationSgd');
-  const glmData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
-  const { n, d } = glmData;
+  const lossData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
+  const { n, d } = lossData;
   const rng = options.rng ?? defaultRng();
-  const rowNormBound = checkedRowNormBound(glmData, requireRowNormBoundOption(options.rowNormBound));
+  const rowNormBound = checkedRowNormBound(lossData, requireRowNormBoundOption(options.rowNormBound));
+  const glmData = rowsWithinBound(lossData, rowNormBound);
   const run = setUpOutputPerturbationSgd({ n, d }, options, rowNormBound);
   const { loss, mu, epochs, batchSize, clipNorm, learningRate, rho, stepsPerEpoch, sensitivity, lipschitz, target, delta } = run;
 

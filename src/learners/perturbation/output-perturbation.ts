@@ -36,7 +36,7 @@ import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../../validate.js';
 import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.js';
 import { glmConstants, mulUp } from '../glm/constants.js';
-import { checkedRowNormBound } from '../glm/data.js';
+import { checkedRowNormBound, rowsWithinBound } from '../glm/data.js';
 import { minimizeGlmObjective } from '../glm/minimize.js';
 import { glmGradientRoundingBound, glmObjective } from '../glm/objective.js';
 import type { GlmData, GlmLoss } from '../glm/types.js';
@@ -225,10 +225,11 @@ export function planOutputPerturbation(shape: { readonly n: number; readonly d: 
 export function trainOutputPerturbation(data: GlmData, options: OutputPerturbationOptions): TrainResult {
   rejectUnknownOptions(options, OUTPUT_PERTURBATION_OPTIONS, 'trainOutputPerturbation');
   requireOwnMethod(options.method, 'output', 'trainOutputPerturbation');
-  const glmData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
-  const { n, d } = glmData;
+  const lossData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
+  const { n, d } = lossData;
   const rng = options.rng ?? defaultRng();
-  const rowNormBound = options.clipNorm === undefined && options.rowNormBound !== undefined ? checkedRowNormBound(glmData, options.rowNormBound) : undefined;
+  const rowNormBound = options.clipNorm === undefined && options.rowNormBound !== undefined ? checkedRowNormBound(lossData, options.rowNormBound) : undefined;
+  const glmData = rowNormBound === undefined ? lossData : rowsWithinBound(lossData, rowNormBound);
   const run = setUpOutputPerturbation({ n, d }, options, rowNormBound);
   const { loss, lambda, lipschitz, clipNorm, gradTolerance: tau, maxIterations, sensitivity, target, delta } = run;
 
