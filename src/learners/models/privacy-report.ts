@@ -39,6 +39,18 @@ export interface PrivacyReport {
   readonly warnings: readonly string[];
   /** Which number of records n the released values depend on, and why it may be public (`dataset-size.ts`). */
   readonly datasetSize?: DatasetSizeReport;
+  /**
+   * RGM for a GLM (`rgm/rgm-glm.ts`): the public values its relative sensitivity is derived from
+   * for every dataset (no Propose-Test-Release), so that `verify` can re-derive eta and R_rel.
+   */
+  readonly relativeSensitivity?: RelativeSensitivityReport;
+}
+
+/** The public inputs of RGM's relative sensitivity for a GLM (`000` App. B.2); n is `datasetSize.value`. */
+export interface RelativeSensitivityReport {
+  readonly source: 'glm';
+  readonly featureClip: number;
+  readonly regularization: number;
 }
 
 /** Which n is public (`dataset-size.ts`). */

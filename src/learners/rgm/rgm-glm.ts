@@ -351,7 +351,7 @@ export function trainRgmGlm(data: GlmData, options: RgmGlmOptions): RgmGlmResult
     const privacy = nonPrivateReport(rng, 'replaceOne');
     return { model: { ...model, privacy }, privacy, diagnostics: { ...common, message: 'no noise: this model is NOT private' } };
   }
-  const privacy = privacyReport(plan.event, options.delta, {
+  const report = privacyReport(plan.event, options.delta, {
     relation: 'replaceOne',
     rng,
     granularity: plan.grid.granularity,
@@ -359,6 +359,8 @@ export function trainRgmGlm(data: GlmData, options: RgmGlmOptions): RgmGlmResult
       `000 App. B.2 for the ${loss.name} loss: eta = ${sensitivity.eta.toExponential(3)} (L = ${sensitivity.smoothness}, mu = lambda = ${regularization}, L_rel = L/mu), R_rel = ${sensitivity.rRel.toExponential(3)} exceeds the absolute L2 sensitivity ${sensitivity.absoluteSensitivity.toExponential(3)}: DP-GD (--method dpgd) adds less noise at the same (epsilon, delta)`,
     ],
   });
+  // The public inputs of eta and R_rel, so that verify re-derives them (no PTR: they hold for every dataset).
+  const privacy: PrivacyReport = Object.freeze({ ...report, relativeSensitivity: Object.freeze({ source: 'glm' as const, featureClip, regularization }) });
   const message = `${steps} RGM steps (000 App. B.2, ${loss.name}) with eta = ${sensitivity.eta.toExponential(3)}, R_rel = ${sensitivity.rRel.toExponential(3)}, gamma = ${gamma.toExponential(3)}, sigma = ${common.baselineStd.toExponential(3)}`;
   return { model: { ...model, privacy }, privacy, diagnostics: { ...common, message } };
 }

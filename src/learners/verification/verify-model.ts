@@ -97,6 +97,7 @@ import { parseModel, type LinearModel } from '../models/model.js';
 import { localPerNodeSummary, secureAggregationSummary, type NodeClaim, type SecureAggregationClaim } from '../models/local-per-node.js';
 import { OBJECTIVE_PERTURBATION_NOT_PRIVATE } from '../perturbation/objective-perturbation-opt-in.js';
 import { gridProblems } from './verify-grid.js';
+import { rgmGlmSensitivity } from '../rgm/rgm-glm.js';
 import { parseOneVsRestModel, type OneVsRestModel } from '../composite/one-vs-rest.js';
 import { ADD_OR_REMOVE_EVENT_KINDS, N_UNUSED_EVENT_KINDS } from '../registry.js';
 import { weakerGuarantee, type GuaranteeCondition, type PrivacyReport } from '../models/privacy-report.js';
@@ -157,7 +158,7 @@ const LOSS_FIELDS = ['name', 'parameters'];
 const LOSS_PARAMETERS: Readonly<Record<string, readonly string[]>> = { huber: ['delta'], smoothedHinge: ['smoothing'] };
 const REPORT_FIELDS = [
   'epsilon', 'delta', 'accountant', 'event', 'neighboringRelation', 'guarantee', 'rdp', 'pld', 'comparisons',
-  'granularity', 'granularities', 'randomness', 'warnings', 'ptr', 'deltaComponents', 'datasetSize',
+  'granularity', 'granularities', 'randomness', 'warnings', 'ptr', 'deltaComponents', 'datasetSize', 'relativeSensitivity',
 ];
 /** The fields of the report's sub-blocks. */
 const REPORT_BLOCKS: Readonly<Record<string, readonly string[]>> = {
@@ -167,6 +168,7 @@ const REPORT_BLOCKS: Readonly<Record<string, readonly string[]>> = {
   deltaComponents: ['rdp', 'ptr'],
   datasetSize: ['value', 'source', 'note'],
   granularities: ['objective', 'output', 'ptr', 'gradient'],
+  relativeSensitivity: ['source', 'featureClip', 'regularization'],
 };
 const COMPARISON_FIELDS = ['epsilon', 'delta', 'noiseMultiplier'];
 /** The accountants a report names (`PrivacyGuarantee.accountant`, and 'none' for a release without noise). */
@@ -300,6 +302,37 @@ interface EventFacts {
   readonly unpaidObjectivePerturbation: boolean;
   readonly laplaceNoiseMultipliers: number[];
   readonly relativeGaussian: boolean;
+}
+
+/**
+ * RGM for a GLM (`rgm/rgm-glm.ts`, `000` App. B.2): its relative sensitivity holds for every
+ * dataset, from public values the report states (`privacy.relativeSensitivity`: the feature clip
+ * R and lambda; n is `datasetSize.value`; the loss is the model's). Re-derives eta and R_rel and
+ * checks every relativeGaussian part of the event against them. undefined: the report states no
+ * such derivation (then RGM needs its PTR part); 'none': it holds; else the problem.
+ */
+function glmRelativeSensitivityProblem(json: unknown, report: PrivacyReport, event: DpEvent): string | undefined {
+  const stated = report.relativeSensitivity;
+  if (stated === undefined) return undefined;
+  const loss = isRecord(json) && isRecord(json.loss) ? json.loss.name : undefined;
+  const n = report.datasetSize?.value;
+  let derived: { eta: number; rRel: number };
+  try {
+    if (stated.source !== 'glm') throw new InvalidParameterError('privacy.relativeSensitivity.source', stated.source, "'glm'");
+    derived = rgmGlmSensitivity({ loss: String(loss), n: n as number, featureClip: stated.featureClip, regularization: stated.regularization });
+  } catch (error) {
+    if (!(error instanceof DpfitError)) throw error;
+    return `privacy.relativeSensitivity does not give a GLM's relative sensitivity (loss ${quoted(loss)}, n = privacy.datasetSize.value ${quoted(n)}): ${error.message}`;
+  }
+  let problem: string | undefined;
+  walk(event, (e) => {
+    if (e.kind !== 'relativeGaussian' || problem !== undefined) return;
+    const { eta, rRel } = e as { eta: number; rRel: number };
+    if (!(eta >= derived.eta) || !(rRel >= derived.rRel)) {
+      problem = `the event's relativeGaussian eta = ${fmt(eta)}, R_rel = ${fmt(rRel)} are below what privacy.relativeSensitivity gives (eta >= ${fmt(derived.eta)}, R_rel >= ${fmt(derived.rRel)}): the noise does not cover the sensitivity`;
+    }
+  });
+  return problem ?? 'none';
 }
 
 function eventFacts(event: DpEvent): EventFacts {
@@ -799,7 +832,9 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
   }
   if (facts.nonPrivate || verifiedEpsilon === Infinity || report.epsilon === Infinity) conditions.push({ level: 'none', reason: 'epsilon is infinite: this model is NOT private' });
   if (facts.unpaidObjectivePerturbation) conditions.push({ level: 'none', reason: OBJECTIVE_PERTURBATION_NOT_PRIVATE });
-  if (facts.relativeGaussian && extra.ptr === undefined) {
+  const glmSensitivity = facts.relativeGaussian && extra.ptr === undefined ? glmRelativeSensitivityProblem(json, report, event) : undefined;
+  if (glmSensitivity !== undefined && glmSensitivity !== 'none') problems.push(glmSensitivity);
+  if (facts.relativeGaussian && extra.ptr === undefined && glmSensitivity === undefined) {
     conditions.push({
       level: 'none',
       reason: "the event has Relative Gaussian noise but the report has no Propose-Test-Release part (privacy.ptr, privacy.deltaComponents): RGM's relative sensitivity (000 Thm. 1) holds only on datasets that pass the test",

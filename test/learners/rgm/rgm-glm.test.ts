@@ -22,6 +22,7 @@ import { train } from '../../../src/learners/train.js';
 import { loadDataset } from '../../../src/data/node/read.js';
 import { parseSchema } from '../../../src/data/schema/parse.js';
 import { seededRng } from '../../../src/random/rng.js';
+import { verifyModel } from '../../../src/learners/verification/verify-model.js';
 import { runCli } from '../../helpers/people.js';
 
 /** Deterministic pseudo-random numbers for the property tests (seeded, no Math.random). */
@@ -164,6 +165,41 @@ test('train(): the private run meets its target, re-accounted from its event; ep
     () => train({ n, d, x, y }, { method: 'rgm', loss: 'logistic', epsilon: 0.01, delta: 1e-6, steps: 100, regularization: 1e-4, featureClip: Math.SQRT2 }),
     (e: unknown) => e instanceof CalibrationError && e.message.startsWith('epsilon 0.01 cannot be reached'),
   );
+});
+
+test('verify re-derives eta and R_rel from the public values the report states (no PTR for the GLM path), and refuses a file whose noise does not cover them', () => {
+  const u = lcg(5);
+  const n = 3000, d = 2;
+  const x = new Float64Array(n * d);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x[i * d] = Math.max(-1, Math.min(1, 0.5 * gaussian(u)));
+    x[i * d + 1] = Math.max(-1, Math.min(1, 0.5 * gaussian(u)));
+    y[i] = u() < 1 / (1 + Math.exp(-(2 * x[i * d] - x[i * d + 1]))) ? 1 : 0;
+  }
+  // The secure generator (a seeded one is reported as not private, whatever the mechanism).
+  const r = train({ n, d, x, y }, { method: 'rgm', loss: 'logistic', epsilon: 3, delta: 1e-6, steps: 10, regularization: 0.05, featureClip: Math.SQRT2 });
+  const file = JSON.parse(JSON.stringify(r.model));
+  assert.deepEqual(file.privacy.relativeSensitivity, { source: 'glm', featureClip: Math.SQRT2, regularization: 0.05 });
+  const ok = verifyModel(file);
+  assert.equal(ok.holds, true, ok.problems.join('; '));
+  assert.equal(ok.verified.guarantee, 'proven');
+  // lambda halved: eta doubles, above the event's: refused.
+  const tampered = structuredClone(file);
+  tampered.privacy.relativeSensitivity.regularization = 0.025;
+  const refused = verifyModel(tampered);
+  assert.equal(refused.holds, false);
+  assert.ok(refused.problems.some((p) => /below what privacy.relativeSensitivity gives/.test(p)), refused.problems.join('; '));
+  // A larger n than the report's would lower eta: the n is datasetSize.value, so changing it is caught the same way.
+  const smaller = structuredClone(file);
+  smaller.privacy.datasetSize.value = n / 2;
+  assert.equal(verifyModel(smaller).holds, false);
+  // Without the derivation, a Relative Gaussian release needs its PTR part: guarantee none.
+  const bare = structuredClone(file);
+  delete bare.privacy.relativeSensitivity;
+  const unproven = verifyModel(bare);
+  assert.equal(unproven.holds, false);
+  assert.equal(unproven.verified.guarantee, 'none');
 });
 
 test('dpfit train --method rgm --loss logistic end to end, and train(loadDataset(...)); compared with --method dpgd at the same epsilon', async (t) => {
