@@ -12,7 +12,7 @@ import { requirePositiveOrInfinity } from '../../validate.js';
 import { clipThreshold } from './clipped-gradient.js';
 import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thresholds.js';
 import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
-import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, WASM_BLOCK, type FeatureMemory } from './kernels/feature-memory.js';
+import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, slotPointers, WASM_BLOCK, type FeatureMemory } from './kernels/feature-memory.js';
 import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kernels/kernels.js';
 import { newSparseScratch, sparseAccumulateGathered, sparseMarginsGathered, type SparseRows, type SparseScratch } from './kernels/sparse-rows.js';
 import { logisticLoss } from './losses/logistic.js';
@@ -195,11 +195,7 @@ function wasmRange(
   thresholds: Float64Array, start: number, end: number, s: ClipScratch, out: Float64Array,
 ): number {
   const buffer = info.memory.buffer;
-  const thetaPtr = slot * info.slotBytes;
-  const zPtr = thetaPtr + 16 * d;
-  const cPtr = zPtr + 8 * WASM_BLOCK;
-  const tPtr = cPtr + 8 * WASM_BLOCK;
-  const partPtr = tPtr + 8 * WASM_BLOCK;
+  const { theta: thetaPtr, z: zPtr, c: cPtr, t: tPtr, part: partPtr } = slotPointers(info, slot, d);
   const t = new Float64Array(buffer, tPtr, WASM_BLOCK);
   new Float64Array(buffer, thetaPtr, d).set(theta);
   const z = new Float64Array(buffer, zPtr, WASM_BLOCK);

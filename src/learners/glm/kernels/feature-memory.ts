@@ -167,6 +167,15 @@ export function claimSlot(info: FeatureMemory): number {
   return -1;
 }
 
+/** @internal The byte offsets of a slot's scratch (the layout of `FeatureMemory.slotBytes`). */
+export function slotPointers(info: FeatureMemory, slot: number, d: number): { theta: number; z: number; c: number; t: number; part: number } {
+  const theta = slot * info.slotBytes;
+  const z = theta + 16 * d;
+  const c = z + 8 * WASM_BLOCK;
+  const t = c + 8 * WASM_BLOCK;
+  return { theta, z, c, t, part: t + 8 * WASM_BLOCK };
+}
+
 /** @internal Releases a slot claimed by `claimSlot`. */
 export function releaseSlot(info: FeatureMemory, slot: number): void {
   Atomics.store(new Int32Array(info.memory.buffer, info.locksOffset, SLOTS), slot, 0);
