@@ -119,8 +119,8 @@ function objectiveKernels(x: Float64Array, d: number): ObjectiveKernels | null {
 /**
  * Features with at least this many elements are worth a copy into a feature memory
  * (`withKernelFeatures`): the copy costs about one pass over the data, and every objective
- * evaluation then reads them with the SIMD kernels (Adult, 32561 x 146: about 4 times faster per
- * evaluation). Below it the JavaScript kernels are used (the same numbers).
+ * evaluation then reads them with the SIMD kernels (Adult, 32561 x 146: about 2.5 times faster per
+ * evaluation, `bench/kernel.ts`). Below it the JavaScript kernels are used (the same numbers).
  */
 export const KERNEL_FEATURES_MIN_ELEMENTS = 65536;
 
