@@ -14,7 +14,7 @@ import { InvalidParameterError } from '../../../errors.js';
 import type { FeatureArray } from '../types.js';
 import { wasmApi, type WasmMemory } from './wasm-binary.js';
 import { instantiateKernels, kernelModule, type Precision, type WasmKernelExports } from './wasm-kernels.js';
-import { FUSED_MAX_BLOCK_ROWS } from './wasm-logistic-step.js';
+import { FUSED_MAX_BLOCK_ROWS, FUSED_MAX_D } from './wasm-logistic-step.js';
 
 /**
  * Rows per block of the SIMD path: 1024 rows x 20 features x 8 bytes = 160 KiB, in L2 for the
@@ -39,7 +39,8 @@ export interface FeatureMemory {
   readonly xOffset: number;
   /**
    * Bytes per slot; slot s starts at s * slotBytes: theta (d f64, 2d reserved), z (or y), c, t
-   * (WASM_BLOCK each), part (d), the fused pass's scratch (FUSED_MAX_BLOCK_ROWS (d + 1) f64).
+   * (WASM_BLOCK each), part (d), the fused pass's scratch (FUSED_MAX_BLOCK_ROWS (d + 1) f64, when
+   * d <= FUSED_MAX_D).
    */
   readonly slotBytes: number;
   /** Byte offset of the slot locks (SLOTS int32), after the slots. */
@@ -56,7 +57,9 @@ export interface FeatureMemory {
 const registry = new WeakMap<ArrayBufferLike, FeatureMemory>();
 
 function slotBytesFor(d: number): number {
-  return Math.ceil((16 * d + 24 * WASM_BLOCK + 8 * d + 8 * FUSED_MAX_BLOCK_ROWS * (d + 1)) / 64) * 64;
+  // The fused pass's scratch only for the rows it is built for (d <= FUSED_MAX_D).
+  const fused = d <= FUSED_MAX_D ? 8 * FUSED_MAX_BLOCK_ROWS * (d + 1) : 0;
+  return Math.ceil((16 * d + 24 * WASM_BLOCK + 8 * d + fused) / 64) * 64;
 }
 
 /** The side region's offset: after x's bytes, 8-byte aligned. */
