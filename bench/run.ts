@@ -6,6 +6,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   samplers: async () => (await import('./samplers.js')).runSamplersBench(),
   accounting: async () => (await import('./accounting.js')).runAccountingBench(),
   train: async () => (await import('./train.js')).runTrainBench(),
+  kernel: async () => (await import('./kernel.js')).runKernelBench(),
   dpsgd: async () => (await import('./dpsgd.js')).runDpSgdBench(),
   pld: async () => (await import('./pld.js')).runPldBench(),
   'pld-sweep': async () => (await import('./pld-sweep.js')).runPldSweepBench(),

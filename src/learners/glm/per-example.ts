@@ -12,11 +12,11 @@ import { requirePositiveOrInfinity } from '../../validate.js';
 import { clipThreshold } from './clipped-gradient.js';
 import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thresholds.js';
 import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
-import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, WASM_BLOCK, type FeatureMemory } from './kernels/feature-memory.js';
+import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, slotPointers, WASM_BLOCK, type FeatureMemory } from './kernels/feature-memory.js';
 import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kernels/kernels.js';
 import { newSparseScratch, sparseAccumulateGathered, sparseMarginsGathered, type SparseRows, type SparseScratch } from './kernels/sparse-rows.js';
 import { logisticLoss } from './losses/logistic.js';
-import { GROUP, logisticStepFor } from './kernels/wasm-logistic-step.js';
+import { fusedBlockRows, logisticStepFor } from './kernels/wasm-logistic-step.js';
 import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
 import type { WasmKernelExports } from './kernels/wasm-kernels.js';
 
@@ -112,12 +112,20 @@ export const CHUNK_ROWS = 32768;
  * mul and add, no fused multiply-add; the clamp by pmax/pmin, the scalar comparisons); the fused
  * logistic pass (`wasm-logistic-step.ts`: the same margins, `deterministicExp` as the JavaScript
  * derivative, the same clamp, and the update's four-row groups added to out one after the
- * other); the worker pool (chunk sums added in chunk order); DP-SGD's batches with cached
+ * other, float32 rows widened once into a scratch); the worker pool (chunk sums added in chunk order); DP-SGD's batches with cached
  * thresholds (`sumBatchClippedGradients`), on the dense rows or on their nonzero entries
  * (`kernels/sparse-rows.ts`, which proves that skipping the zero terms changes no bit). Float32 storage: a stored
  * value widens to float64 exactly, so the pass is the float64 pass on the widened rows; t and the
  * clamp use those rows, so B still bounds every computed term and the same D applies
  * (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
+ *
+ * The relaxed-SIMD variant of the fused pass (`logisticStepFor(..., 'fused')`: f64x2.relaxed_madd,
+ * fused or not as the engine chooses) is not used by these sums (measured 6 to 16 % faster on
+ * 1e6 x 20, `bench/kernel.ts`: not worth losing the identity between paths). Were it used, the same
+ * D would hold: it forms each group as madd(c3, x3, madd(c2, x2, madd(c1, x1, c0 x0))) and adds it
+ * to out, so a term passes through at most the roundings counted above (a multiply-add rounds once
+ * where a multiply and an add round twice); `test/learners/glm/relaxed-kernel.test.ts` checks it
+ * against an exact sum, and that it is deterministic.
  */
 export function clippedSumRoundingBound(rows: number, clipNorm: number, d: number): number {
   const u = Number.EPSILON / 2;
@@ -195,11 +203,7 @@ function wasmRange(
   thresholds: Float64Array, start: number, end: number, s: ClipScratch, out: Float64Array,
 ): number {
   const buffer = info.memory.buffer;
-  const thetaPtr = slot * info.slotBytes;
-  const zPtr = thetaPtr + 16 * d;
-  const cPtr = zPtr + 8 * WASM_BLOCK;
-  const tPtr = cPtr + 8 * WASM_BLOCK;
-  const partPtr = tPtr + 8 * WASM_BLOCK;
+  const { theta: thetaPtr, z: zPtr, c: cPtr, t: tPtr, part: partPtr, fused: fusedPtr } = slotPointers(info, slot, d);
   const t = new Float64Array(buffer, tPtr, WASM_BLOCK);
   new Float64Array(buffer, thetaPtr, d).set(theta);
   const z = new Float64Array(buffer, zPtr, WASM_BLOCK);
@@ -210,8 +214,9 @@ function wasmRange(
   const rowBytes = d * (f64 ? 8 : 4);
   let clipped = 0;
   // The logistic loss has a fused SIMD pass (its deterministic exp is in the kernel) over whole
-  // groups of GROUP rows; the rows past the last group take the blocked kernels below.
+  // blocks of `group` rows; the rows past the last block take the blocked kernels below.
   const fused = loss === logisticLoss ? logisticStepFor(info.memory, d, info.precision) : null;
+  const group = fusedBlockRows(info.precision);
   // Labels and thresholds in the features' memory (its side region, `feature-memory.ts`) are read
   // in place; others are copied into the slot block by block.
   const yInPlace = y.buffer === buffer;
@@ -220,12 +225,12 @@ function wasmRange(
     let b = block;
     let m = Math.min(WASM_BLOCK, end - b);
     if (fused !== null) {
-      const groups = m - (m % GROUP);
+      const groups = m - (m % group);
       if (!yInPlace) z.set(y.subarray(b, b + groups));
       if (!tInPlace) t.set(thresholds.subarray(b, b + groups));
-      clipped += fused(info.xOffset + b * rowBytes, thetaPtr, yInPlace ? y.byteOffset + 8 * b : zPtr, tInPlace ? thresholds.byteOffset + 8 * b : tPtr, groups, partPtr);
+      clipped += fused(info.xOffset + b * rowBytes, thetaPtr, yInPlace ? y.byteOffset + 8 * b : zPtr, tInPlace ? thresholds.byteOffset + 8 * b : tPtr, groups, partPtr, fusedPtr);
       if (groups === m) continue;
-      b += groups; // the last block's 1 to GROUP - 1 remaining rows (WASM_BLOCK is a multiple of GROUP)
+      b += groups; // the last block's 1 to group - 1 remaining rows (WASM_BLOCK is a multiple of group)
       m -= groups;
     }
     const ptr = info.xOffset + b * rowBytes;

@@ -62,7 +62,7 @@ import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } fr
 import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.js';
 import { glmConstants } from '../glm/constants.js';
 import { checkedRowNormBound, checkTheta, rowsWithinBound, validateGlmData } from '../glm/data.js';
-import { glmGradientRoundingBound, glmObjective } from '../glm/objective.js';
+import { glmGradientRoundingBound, glmObjective, withKernelFeatures } from '../glm/objective.js';
 import type { GlmConstants, GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
@@ -213,7 +213,8 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
   const b = options.continuousNoise ? fillGaussian(rng, new Float64Array(d), noise.noiseStd) : grid.draw(rng);
   // The optimiser aims below tau by the coupling's gap between b~ and the ideal continuous b.
   const target = options.continuousNoise ? tau : tau - grid.toleranceCost;
-  const objective = glmObjective(loss, glmData, { regularization: lambda, linear: b, clipNorm });
+  // The features in a feature memory: margins and gradient sums by the SIMD kernels, the same numbers.
+  const objective = glmObjective(loss, withKernelFeatures(glmData), { regularization: lambda, linear: b, clipNorm });
   const progress = options.onStep === undefined ? undefined : optimizerProgress(Math.min(optimizerTolerance, target / 2), options.onStep);
   const fast = lbfgs(objective, start, { gradTolerance: Math.min(optimizerTolerance, target / 2), maxIterations, maxEvaluations, memory, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
   const bNorm = norm2(b) * (1 + 4 * Number.EPSILON);

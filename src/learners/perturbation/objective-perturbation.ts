@@ -76,7 +76,7 @@ import { glmConstants, mulUp } from '../glm/constants.js';
 import { huberLoss } from '../glm/losses/huber.js';
 import { checkedRowNormBound, validateGlmData } from '../glm/data.js';
 import { minimizeGlmObjective } from '../glm/minimize.js';
-import { glmGradientRoundingBound, glmObjective } from '../glm/objective.js';
+import { glmGradientRoundingBound, glmObjective, withKernelFeatures } from '../glm/objective.js';
 import type { GlmConstants, GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
@@ -354,9 +354,11 @@ export function minimizePerturbedObjective(
   rejectUnknownOptions(options, MINIMIZE_PERTURBED_OBJECTIVE_OPTIONS, 'minimizePerturbedObjective');
   const objectiveOptions = { regularization: options.regularization, linear: b, ...(options.clipNorm === undefined ? {} : { clipNorm: options.clipNorm }) };
   const progress = options.onStep === undefined ? undefined : optimizerProgress(options.gradTolerance / 2, options.onStep);
-  const fast = minimizeGlmObjective(loss, data, objectiveOptions, { gradTolerance: options.gradTolerance / 2, maxIterations: options.maxIterations, optimizer: options.optimizer, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
+  // The features in a feature memory: margins and gradient sums by the SIMD kernels, the same numbers.
+  const kernelData = withKernelFeatures(data);
+  const fast = minimizeGlmObjective(loss, kernelData, objectiveOptions, { gradTolerance: options.gradTolerance / 2, maxIterations: options.maxIterations, optimizer: options.optimizer, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
   const bNorm = norm2(b) * (1 + 4 * Number.EPSILON);
-  const certified = certifiedMinimum(glmObjective(loss, data, objectiveOptions), {
+  const certified = certifiedMinimum(glmObjective(loss, kernelData, objectiveOptions), {
     strongConvexity: options.regularization,
     smoothness: objectiveSmoothness(loss, data, options.regularization),
     tolerance: options.gradTolerance,

@@ -38,7 +38,7 @@ import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.
 import { glmConstants, mulUp } from '../glm/constants.js';
 import { checkedRowNormBound, rowsWithinBound } from '../glm/data.js';
 import { minimizeGlmObjective } from '../glm/minimize.js';
-import { glmGradientRoundingBound, glmObjective } from '../glm/objective.js';
+import { glmGradientRoundingBound, glmObjective, withKernelFeatures } from '../glm/objective.js';
 import type { GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
@@ -236,8 +236,10 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
   // The SUM objective n F: its gradient is n grad F, so the test ||grad F|| <= tau is ||grad|| <= n tau.
   const objectiveOptions = { regularization: n * lambda, clipNorm };
   const progress = options.onStep === undefined ? undefined : optimizerProgress(n * tau * 0.5, options.onStep);
-  const fast = minimizeGlmObjective(loss, glmData, objectiveOptions, { gradTolerance: n * tau * 0.5, maxIterations, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
-  const certified = certifiedMinimum(glmObjective(loss, glmData, objectiveOptions), {
+  // The features in a feature memory: margins and gradient sums by the SIMD kernels, the same numbers.
+  const kernelData = withKernelFeatures(glmData);
+  const fast = minimizeGlmObjective(loss, kernelData, objectiveOptions, { gradTolerance: n * tau * 0.5, maxIterations, ...(progress === undefined ? {} : { onIteration: progress.onIteration }) });
+  const certified = certifiedMinimum(glmObjective(loss, kernelData, objectiveOptions), {
     strongConvexity: n * lambda,
     smoothness: objectiveSmoothness(loss, glmData, n * lambda),
     tolerance: n * tau,

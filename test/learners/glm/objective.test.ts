@@ -21,6 +21,8 @@ import {
   validateGlmData,
 } from '../../../src/learners/glm/index.js';
 import type { GlmData, GlmLoss, GlmObjectiveOptions } from '../../../src/learners/glm/index.js';
+import { featureMemoryOf, storeFeatures } from '../../../src/learners/glm/kernels/feature-memory.js';
+import { KERNEL_FEATURES_MIN_ELEMENTS, withKernelFeatures } from '../../../src/learners/glm/objective.js';
 import { lbfgs } from '../../../src/math/lbfgs.js';
 import { norm2 } from '../../../src/math/linear-algebra.js';
 import { newton } from '../../../src/math/newton.js';
@@ -334,4 +336,74 @@ test('GLM data and options are validated', () => {
   const g = new Float64Array(2);
   assert.equal(glmObjective(logisticLoss, empty, { regularization: 2 })(Float64Array.of(1, 1), g), 2);
   assert.deepEqual([...g], [2, 2]);
+});
+
+/** The bits of a float64 array (Object.is per entry tells -0 from 0). */
+function assertSameBits(a: Float64Array, b: Float64Array, what: string): void {
+  assert.equal(a.length, b.length, what);
+  for (let j = 0; j < a.length; j++) assert.ok(Object.is(a[j], b[j]), `${what} [${j}]: ${a[j]} vs ${b[j]}`);
+}
+
+test('glmObjective on features in a feature memory (SIMD margins and gradient sums) gives the JavaScript path\'s value and gradient bit for bit (fast-check)', () => {
+  // The identity is the test: both paths are documented to perform the same operations in the same
+  // order (objective.ts, `valueAndGradient`), and the JavaScript path is the one checked above
+  // against per-row references and finite differences.
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 900 }), fc.integer({ min: 1, max: 13 }), fc.integer({ min: 1, max: 1e6 }),
+      fc.constantFrom(...LOSSES), fc.constantFrom(0, 0.7), fc.boolean(), fc.constantFrom(Infinity, 0.5, 2), fc.constantFrom(0.1, 40),
+      (n, d, seed, loss, lambda, perturbed, clipNorm, thetaScale) => {
+        const data = makeData(loss, n, d, seed);
+        const stored = { ...data, x: storeFeatures(data.x, n, d, 'float64') as Float64Array };
+        assert.ok(featureMemoryOf(stored.x, d) !== undefined);
+        const rng = seededRng(seed + 1);
+        const options: GlmObjectiveOptions = { regularization: lambda, clipNorm, ...(perturbed ? { linear: fillGaussian(rng, new Float64Array(d), 3) } : {}) };
+        const theta = fillGaussian(rng, new Float64Array(d), thetaScale);
+        const gJs = new Float64Array(d);
+        const gWasm = new Float64Array(d);
+        const vJs = glmObjective(loss, data, options)(theta, gJs);
+        const vWasm = glmObjective(loss, stored, options)(theta, gWasm);
+        assert.ok(Object.is(vJs, vWasm), `value ${vJs} vs ${vWasm}`);
+        assertSameBits(gWasm, gJs, 'gradient');
+        // glmValueAndGradient takes the same path as the Objective.
+        const gOnce = new Float64Array(d);
+        assert.ok(Object.is(glmValueAndGradient(loss, stored, theta, gOnce, options), vJs));
+        assertSameBits(gOnce, gJs, 'glmValueAndGradient');
+      },
+    ),
+    { numRuns: 60 },
+  );
+});
+
+test('withKernelFeatures: large features move into a feature memory once (a bit-for-bit copy); a refilled array is copied again, small ones stay', () => {
+  const loss = logisticLoss;
+  const d = 16;
+  const n = Math.ceil(KERNEL_FEATURES_MIN_ELEMENTS / d);
+  const data = makeData(loss, n, d, 5);
+  const moved = withKernelFeatures(data);
+  assert.notEqual(moved.x, data.x);
+  assert.ok(featureMemoryOf(moved.x, d) !== undefined);
+  assert.ok(Buffer.from(moved.x.buffer, moved.x.byteOffset, moved.x.byteLength).equals(Buffer.from(data.x.buffer, data.x.byteOffset, data.x.byteLength)));
+  assert.equal(moved.y, data.y);
+  // The same features again: the same copy; features already in a memory: kept.
+  assert.equal(withKernelFeatures(data).x, moved.x);
+  assert.equal(withKernelFeatures(moved).x, moved.x);
+  // The caller refills x in place (one value, and a sign of zero): the objective must see the new rows.
+  data.x[7] = 12.5;
+  const refilled = withKernelFeatures(data);
+  assert.notEqual(refilled.x, moved.x);
+  assert.equal(refilled.x[7], 12.5);
+  data.x[9] = 0;
+  const zero = withKernelFeatures(data);
+  data.x[9] = -0;
+  assert.ok(Object.is(withKernelFeatures(data).x[9], -0));
+  assert.notEqual(withKernelFeatures(data).x, zero.x);
+  const theta = fillGaussian(seededRng(6), new Float64Array(d), 0.3);
+  const g1 = new Float64Array(d);
+  const g2 = new Float64Array(d);
+  assert.ok(Object.is(glmObjective(loss, withKernelFeatures(data))(theta, g1), glmObjective(loss, data)(theta, g2)));
+  assertSameBits(g1, g2, 'refilled');
+  // Below the threshold: the data as given (the JavaScript kernels).
+  const small = makeData(loss, 100, d, 7);
+  assert.equal(withKernelFeatures(small), small);
 });

@@ -183,7 +183,7 @@ test('verify re-derives eta and R_rel from the public values the report states (
   assert.deepEqual(file.privacy.relativeSensitivity, { source: 'glm', featureClip: Math.SQRT2, regularization: 0.05 });
   const ok = verifyModel(file);
   assert.equal(ok.holds, true, ok.problems.join('; '));
-  assert.equal(ok.verified.guarantee, 'proven');
+  assert.equal(ok.verified?.guarantee, 'proven');
   // lambda halved: eta doubles, above the event's: refused.
   const tampered = structuredClone(file);
   tampered.privacy.relativeSensitivity.regularization = 0.025;
@@ -199,7 +199,7 @@ test('verify re-derives eta and R_rel from the public values the report states (
   delete bare.privacy.relativeSensitivity;
   const unproven = verifyModel(bare);
   assert.equal(unproven.holds, false);
-  assert.equal(unproven.verified.guarantee, 'none');
+  assert.equal(unproven.verified?.guarantee, 'none');
 });
 
 test('dpfit train --method rgm --loss logistic end to end, and train(loadDataset(...)); compared with --method dpgd at the same epsilon', async (t) => {

@@ -14,12 +14,13 @@ import { InvalidParameterError } from '../../../errors.js';
 import type { FeatureArray } from '../types.js';
 import { wasmApi, type WasmMemory } from './wasm-binary.js';
 import { instantiateKernels, kernelModule, type Precision, type WasmKernelExports } from './wasm-kernels.js';
+import { FUSED_MAX_BLOCK_ROWS, FUSED_MAX_D } from './wasm-logistic-step.js';
 
 /**
  * Rows per block of the SIMD path: 1024 rows x 20 features x 8 bytes = 160 KiB, in L2 for the
  * update (a multiple of 4, so that the four-row groups are those of the scalar kernels' 256-row
- * blocks: the same numbers; fewer calls than 256; and of the fused pass's GROUP = 8 rows, so that
- * only a range's last block has rows left over).
+ * blocks: the same numbers; fewer calls than 256; and of the fused pass's 8 or 16-row blocks, so
+ * that only a range's last block has rows left over).
  */
 export const WASM_BLOCK = 1024;
 
@@ -36,7 +37,11 @@ export interface FeatureMemory {
   readonly precision: Precision;
   /** Byte offset of x[0]. */
   readonly xOffset: number;
-  /** Bytes per slot; slot s starts at s * slotBytes: theta (d f64, 2d reserved), z (or y), c, t (WASM_BLOCK each), part (d). */
+  /**
+   * Bytes per slot; slot s starts at s * slotBytes: theta (d f64, 2d reserved), z (or y), c, t
+   * (WASM_BLOCK each), part (d), the fused pass's scratch (FUSED_MAX_BLOCK_ROWS (d + 1) f64, when
+   * d <= FUSED_MAX_D).
+   */
   readonly slotBytes: number;
   /** Byte offset of the slot locks (SLOTS int32), after the slots. */
   readonly locksOffset: number;
@@ -52,7 +57,9 @@ export interface FeatureMemory {
 const registry = new WeakMap<ArrayBufferLike, FeatureMemory>();
 
 function slotBytesFor(d: number): number {
-  return Math.ceil((16 * d + 24 * WASM_BLOCK + 8 * d) / 64) * 64;
+  // The fused pass's scratch only for the rows it is built for (d <= FUSED_MAX_D).
+  const fused = d <= FUSED_MAX_D ? 8 * FUSED_MAX_BLOCK_ROWS * (d + 1) : 0;
+  return Math.ceil((16 * d + 24 * WASM_BLOCK + 8 * d + fused) / 64) * 64;
 }
 
 /** The side region's offset: after x's bytes, 8-byte aligned. */
@@ -165,6 +172,16 @@ export function claimSlot(info: FeatureMemory): number {
   const locks = new Int32Array(info.memory.buffer, info.locksOffset, SLOTS);
   for (let s = 0; s < SLOTS; s++) if (Atomics.compareExchange(locks, s, 0, 1) === 0) return s;
   return -1;
+}
+
+/** @internal The byte offsets of a slot's scratch (the layout of `FeatureMemory.slotBytes`). */
+export function slotPointers(info: FeatureMemory, slot: number, d: number): { theta: number; z: number; c: number; t: number; part: number; fused: number } {
+  const theta = slot * info.slotBytes;
+  const z = theta + 16 * d;
+  const c = z + 8 * WASM_BLOCK;
+  const t = c + 8 * WASM_BLOCK;
+  const part = t + 8 * WASM_BLOCK;
+  return { theta, z, c, t, part, fused: part + 8 * d };
 }
 
 /** @internal Releases a slot claimed by `claimSlot`. */

@@ -86,6 +86,10 @@ export const op = {
   i32Shl: [0x74],
   i32LtS: [0x48],
   i32GeS: [0x4e],
+  select: [0x1b],
+  drop: [0x1a],
+  i32Load: (offset = 0) => mem([0x28], offset),
+  i32Store: (offset = 0) => mem([0x36], offset),
   f32Load: (offset = 0) => mem([0x2a], offset),
   f64Load: (offset = 0) => mem([0x2b], offset),
   f64Store: (offset = 0) => mem([0x39], offset),
@@ -96,6 +100,8 @@ export const op = {
   v128Load: (offset = 0) => mem(simd(0x00), offset),
   v128Store: (offset = 0) => mem(simd(0x0b), offset),
   v128Load64Zero: (offset = 0) => mem(simd(0x5d), offset),
+  /** v128.load64_splat: one float64 in both lanes. */
+  v128Load64Splat: (offset = 0) => mem(simd(0x0a), offset),
   /** i8x16.shuffle with 16 lane indices into the concatenation of its two operands. */
   shuffle: (lanes: number[]) => [...simd(0x0d), ...lanes],
   f64x2Splat: simd(0x14),
@@ -130,6 +136,11 @@ export const op = {
   i64x2Const: (value: number) => [...simd(0x0c), ...i64Bytes(value), ...i64Bytes(value)],
   f64x2PromoteLowF32x4: simd(0x5f),
   v128Zero: [...simd(0x0c), ...new Array<number>(16).fill(0)],
+  /**
+   * f64x2.relaxed_madd(a, b, c) = a b + c, rounded once (fused) or twice (a b rounded, then the
+   * sum), as the engine chooses (WebAssembly relaxed SIMD, Sec. "Relaxed fused multiply-add").
+   */
+  f64x2RelaxedMadd: simd(0x107),
 };
 
 /** (lane 0 of a, lane 0 of b) and (lane 1 of a, lane 1 of b) for f64x2 operands. */

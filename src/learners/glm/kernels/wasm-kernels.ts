@@ -70,6 +70,7 @@ function marginsFunction(precision: Precision): WasmFunction {
   const [k, o, j, rb, p, tp, rb2, rb3] = [5, 6, 7, 8, 9, 10, 11, 12];
   const accs = [13, 14, 15, 16];
   const tv = 17;
+  const [touch, last] = [18, 19];
   const L = loads(precision);
   const rows = [op.get(p), add(p, rb), add(p, rb2), add(p, rb3)];
   /** acc <- acc + (x at ptr) * theta pair (lanes: the even and the odd half of the row's sum). */
@@ -84,17 +85,25 @@ function marginsFunction(precision: Precision): WasmFunction {
     name: `margins${precision === 'float64' ? 64 : 32}`,
     params: [I32, I32, I32, I32, I32],
     results: [],
-    locals: [I32, I32, I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, V128],
+    locals: [I32, I32, I32, I32, I32, I32, I32, I32, V128, V128, V128, V128, V128, I32, I32],
     body: [
       rowStrides(L.bytes, rb, rb2, rb3, o),
+      // last: where the last group of four rows starts (the touches below never pass its end).
+      op.get(0), op.get(3), op.i32(4), op.i32Sub, op.get(rb), op.i32Mul, op.i32Add, op.set(last),
       // Groups of four rows, one accumulator each.
       op.block, op.loop,
       op.get(3), op.get(k), op.i32Sub, op.i32(4), op.i32LtS, op.brIf(1),
       ...accs.map((acc) => [...op.v128Zero, ...op.set(acc)]),
       op.i32(0), op.set(j), op.get(o), op.set(p), op.get(2), op.set(tp),
+      // touch <- the next group's start (or the last group's): each sweep of theta below reads one
+      // 4-byte word per 8 elements ahead, the next four rows in order, so that they stream in while
+      // these are summed (the four rows' interleaved reads alone ran at a third of the memory's
+      // speed on Adult's 146 columns, `bench/kernel.ts`). The words read are dropped.
+      op.get(o), op.get(rb), op.i32(2), op.i32Shl, op.i32Add, op.tee(touch), op.get(last), op.get(touch), op.get(last), op.i32LtS, op.select, op.set(touch),
       op.block, op.loop,
       op.get(1), op.get(j), op.i32Sub, op.i32(2), op.i32LtS, op.brIf(1),
       op.get(tp), op.v128Load(), op.set(tv),
+      op.get(touch), op.i32Load(), op.drop, inc(touch, op.i32(8 * L.bytes)),
       ...accs.map((acc, r) => pairTerm(acc, rows[r])),
       inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(16)), inc(j, op.i32(2)),
       op.br(0), op.end, op.end,

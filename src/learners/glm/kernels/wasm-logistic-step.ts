@@ -1,38 +1,58 @@
 /**
- * @internal The fused WebAssembly SIMD pass of the logistic loss, which reads the features once per step: for each group of
- * GROUP = 8 rows, while they are in L1,
+ * @internal The fused WebAssembly SIMD pass of the logistic loss, which reads the features once per
+ * step. The rows are taken in blocks of B = `fusedBlockRows(precision)` rows (8 for float64, 16
+ * for float32: measured best on 1e6 x 20, `bench/kernel.ts`), and each block goes through three
+ * short loops while its rows are in L1:
  *
- *   z = x . theta (as `margins`: z = E + O, the even and odd halves of the sum in the two lanes),
- *   c = clamp(-y / (1 + exp(y z)), -t, t) (as `logisticLoss.derivatives` with `deterministicExp`,
- *       then `clamp`: pmax / pmin, the clip count in i64 lanes),
- *   out_j += ((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j for each four rows in turn (as
- *       `accumulate`'s four-row groups),
+ *   1. margins, four rows per sweep of theta: z = x . theta as `margins` of `kernels.ts` (z = E + O,
+ *      the even and odd halves of the sum in the two lanes), into the block scratch; float32 rows
+ *      are widened to float64 once here and kept in a row scratch for step 3;
+ *   2. derivatives, four rows per iteration: c = clamp(-y / (1 + exp(y z)), -t, t) (as
+ *      `logisticLoss.derivatives` with `deterministicExp`, then `clamp`: pmax / pmin, the clip
+ *      count in i64 lanes), in place of z;
+ *   3. the update, one sweep of out per four-row group in row order:
+ *      out_j <- out_j + (((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j) (as `accumulate`'s four-row groups).
  *
- * so the features are read from memory once per step and every number is the scalar kernels'
- * (`per-example.ts` states the rounding bound these orders satisfy). The module is built for one
- * row length d and storage precision, fully unrolled over j: every row element is a load at a
- * constant offset from the group's first row and there is no inner loop. Rows past the last full
- * group are left to the caller.
+ * Every number is the scalar kernels' (`per-example.ts` states the rounding bound these orders
+ * satisfy). Loops, not straight-line code: V8 schedules a block's loads in program order and its
+ * arithmetic next to its uses, so the previous straight-line body (eight rows, fully unrolled over
+ * j) kept every loaded row element alive across the exp and spilled it to the stack: it was 1.4 to
+ * 1.9 times slower on 1e6 x 20, float64 and float32 (`bench/kernel.ts`; before/after in the commit).
+ *
+ * `fused` builds the variant with WebAssembly relaxed SIMD's f64x2.relaxed_madd (where the engine
+ * has it, `relaxedSimdAvailable`): the margins' terms and the update's group terms are
+ * multiply-adds in the same tree (G = madd(c3, x3, madd(c2, x2, madd(c1, x1, c0 x0))), then
+ * out_j + G), so each term passes through no more roundings than in the exact variant (a fused
+ * multiply-add rounds once where a multiply and an add round twice) and `clippedSumRoundingBound`
+ * holds for it unchanged; its sums are not the scalar kernels' bit for bit. The exp, the
+ * derivative and the clamp are the exact variant's.
+ *
+ * The module is built for one row length d, storage precision and variant. Rows past the last
+ * full block are left to the caller.
  */
 import { EXP_LN2_HI, EXP_LN2_LO, EXP_LOG2E, EXP_MAX, EXP_MIN, EXP_SHIFTER, EXP_TAYLOR } from '../../../math/exp.js';
-import { encodeModule, HIGH_LANES, I32, LOW_LANES, op, V128, wasmApi, type WasmFunction, type WasmMemory, type WasmModule } from './wasm-binary.js';
+import { encodeModule, F64, HIGH_LANES, I32, LOW_LANES, op, V128, wasmApi, type WasmFunction, type WasmMemory, type WasmModule } from './wasm-binary.js';
 import { inc, loads, type Precision } from './wasm-kernels.js';
 
-/**
- * Rows per group (a multiple of 4): GROUP independent margin accumulators hide the add latency
- * (measured on 1e6 x 20: 8 beats 4, 12 and 16).
- */
-export const GROUP = 8;
+/** Rows per block of the fused pass: 8 for float64 rows, 16 for float32 (a multiple of 4 dividing WASM_BLOCK). */
+export function fusedBlockRows(precision: Precision): number {
+  return precision === 'float64' ? 8 : 16;
+}
 
 /** The longest row the fused pass is built for (longer rows use the blocked kernels). */
 export const FUSED_MAX_D = 512;
 
+/** The most rows per block of any precision (the scratch `feature-memory.ts` reserves). */
+export const FUSED_MAX_BLOCK_ROWS = 16;
+
 /**
- * step(x, theta, y, t, count, out): the pass over the first GROUP floor(count / GROUP) rows from
- * byte `x`; `theta` holds d float64, `y` and `t` float64 labels and thresholds of
- * the same rows, `out` d float64 sums; returns how many derivatives were clipped.
+ * step(x, theta, y, t, count, out, scratch): the pass over the first B floor(count / B) rows from
+ * byte `x` (B = `fusedBlockRows`); `theta` holds d float64, `y` and `t` float64 labels and
+ * thresholds of the same rows, `out` d float64 sums, `scratch` 8 B bytes (the block's margins,
+ * then its coefficients) followed, for float32 rows, by 8 B d bytes (the block's rows widened);
+ * returns how many derivatives were clipped.
  */
-export type LogisticStep = (x: number, theta: number, y: number, t: number, count: number, out: number) => number;
+export type LogisticStep = (x: number, theta: number, y: number, t: number, count: number, out: number, scratch: number) => number;
 
 /**
  * `deterministicExp` (`math/exp.ts`) on both lanes of local `s`, left on the stack: the same
@@ -68,87 +88,117 @@ export function simdExp(s: number, tmp: readonly number[]): number[] {
   ];
 }
 
-/** The fused pass for rows of d elements stored in `precision` (see the module comment). */
-export function logisticStepFunction(precision: Precision, d: number): WasmFunction {
-  // params: x 0, th 1, y 2, t 3, count 4, out 5
-  const [X, TH, Y, T, COUNT, OUT] = [0, 1, 2, 3, 4, 5];
+/** The fused pass for rows of d elements stored in `precision` (see the module comment); `fused`: the relaxed-SIMD variant. */
+export function logisticStepFunction(precision: Precision, d: number, fused = false): WasmFunction {
+  const [X, TH, Y, T, COUNT, OUT, S] = [0, 1, 2, 3, 4, 5, 6];
   const locals: number[] = [];
-  const local = (type: number): number => 6 + locals.push(type) - 1;
-  const [k] = [local(I32)];
-  const [a, yv, tv, cnt, g, sum] = Array.from({ length: 6 }, () => local(V128));
-  /** Per pair of rows: its margins' accumulator, then its clipped derivatives. */
-  const accs = Array.from({ length: GROUP / 2 }, () => local(V128));
-  const cs = Array.from({ length: GROUP }, () => local(V128));
-  const tmp = Array.from({ length: 7 }, () => local(V128));
+  const local = (type: number): number => 7 + locals.push(type) - 1;
+  const [k, r0, wr, sp, bend, p, pend, tp, wp] = Array.from({ length: 9 }, () => local(I32));
+  const [a, cnt, w] = Array.from({ length: 3 }, () => local(V128));
+  const tail = local(F64);
+  const accs = Array.from({ length: 4 }, () => local(V128));
+  const cs = Array.from({ length: 4 }, () => local(V128));
+  const lanes = [0, 1].map(() => ({ y: local(V128), t: local(V128), s: local(V128), g: local(V128), tmp: Array.from({ length: 7 }, () => local(V128)) }));
+  const B = fusedBlockRows(precision);
   const L = loads(precision);
   const rowBytes = d * L.bytes;
-  /** Row r's element j of the group at x: a load at a constant offset. */
-  const at = (r: number, j: number) => r * rowBytes + j * L.bytes;
-  // Margins in the order of `kernels.ts` (z = E + O): row r's accumulator has the even half in
-  // lane 0 and the odd half in lane 1; theta (plain, t_j t_{j+1} pairs) is loaded once per pair.
-  const rowAccs = Array.from({ length: GROUP }, () => local(V128));
-  const margins: number[][] = rowAccs.map((acc) => [...op.v128Zero, ...op.set(acc)]);
-  for (let j = 0; j + 1 < d; j += 2) {
-    margins.push(op.get(TH), op.v128Load(8 * j), op.set(a));
-    rowAccs.forEach((acc, r) => margins.push(op.get(acc), L.pair(op.get(X), at(r, j)), op.get(a), op.f64x2Mul, op.f64x2Add, op.set(acc)));
-  }
-  if (d % 2 === 1) {
-    margins.push(op.get(TH), op.f64Load(8 * (d - 1)), op.f64x2Splat, op.set(a));
-    rowAccs.forEach((acc, r) => margins.push(
-      op.get(acc), op.get(acc), op.f64x2ExtractLane(0), L.scalar(op.get(X), at(r, d - 1)), op.get(a), op.f64x2ExtractLane(0), op.f64Mul, op.f64Add, op.f64x2ReplaceLane(0), op.set(acc),
-    ));
-  }
-  // accs[i] = (z_2i, z_2i+1) = (E + O of row 2i, E + O of row 2i + 1).
-  accs.forEach((acc, i) => {
-    const [e, f] = [rowAccs[2 * i], rowAccs[2 * i + 1]];
-    margins.push(op.get(e), op.get(f), op.shuffle(LOW_LANES), op.get(e), op.get(f), op.shuffle(HIGH_LANES), op.f64x2Add, op.set(acc));
-  });
-  /** acc <- clamp(-y / (1 + exp(y z)), -t, t) for the two rows of `acc` (their y, t at byte `offset`). */
-  const derivative = (acc: number, offset: number) => [
-    ...op.get(Y), ...op.v128Load(offset), ...op.tee(yv), ...op.get(acc), ...op.f64x2Mul, ...op.set(sum),
-    ...op.get(yv), ...op.f64x2Neg, ...op.f64x2Const(1), ...simdExp(sum, tmp), ...op.f64x2Add, ...op.f64x2Div, ...op.set(g),
-    ...op.get(T), ...op.v128Load(offset), ...op.set(tv),
-    ...op.get(cnt), ...op.get(g), ...op.get(tv), ...op.f64x2Gt, ...op.i64x2Sub, ...op.get(g), ...op.get(tv), ...op.f64x2Neg, ...op.f64x2Lt, ...op.i64x2Sub, ...op.set(cnt),
-    ...op.get(g), ...op.get(tv), ...op.f64x2Neg, ...op.f64x2Pmax, ...op.get(tv), ...op.f64x2Pmin, ...op.set(acc),
+  const pairs = Math.floor(d / 2);
+  // float32 rows are widened once (step 1) into the row scratch after the block scratch; step 3 reads them there.
+  const wide = precision === 'float32';
+  const W = loads('float64');
+  const wideRow = 8 * d;
+  const U = wide ? W : L;
+  const uRow = wide ? wideRow : rowBytes;
+  const madd = op.f64x2RelaxedMadd;
+
+  /** x_pair at ptr + off (widened to float64 lanes; kept in the row scratch at wp + woff for float32). */
+  const pair = (ptr: number[], off: number, woff: number) => (wide
+    ? [...op.get(wp), ...L.pair(ptr, off), ...op.tee(w), ...op.v128Store(woff), ...op.get(w)]
+    : L.pair(ptr, off));
+  /** acc <- acc + x_pair theta_pair. */
+  const marginTerm = (acc: number, r: number) => (fused
+    ? [...pair(op.get(p), r * rowBytes, r * wideRow), ...op.get(a), ...op.get(acc), ...madd, ...op.set(acc)]
+    : [...op.get(acc), ...pair(op.get(p), r * rowBytes, r * wideRow), ...op.get(a), ...op.f64x2Mul, ...op.f64x2Add, ...op.set(acc)]);
+  /** acc's lane 0 (the even half) <- + x_{d-1} theta_{d-1}, for odd d (a scalar multiply and add, as the scalar kernel). */
+  const tailTerm = (acc: number, r: number) => [
+    ...op.get(acc), ...op.get(acc), ...op.f64x2ExtractLane(0),
+    ...L.scalar(op.get(p), r * rowBytes), ...(wide ? [...op.tee(tail)] : []), ...op.get(a), ...op.f64x2ExtractLane(0), ...op.f64Mul, ...op.f64Add,
+    ...op.f64x2ReplaceLane(0), ...op.set(acc),
+    ...(wide ? [...op.get(wp), ...op.get(tail), ...op.f64Store(r * wideRow)] : []),
   ];
-  const derivatives = accs.flatMap((acc, i) => [
-    derivative(acc, 16 * i),
-    [...op.get(acc), ...op.f64x2ExtractLane(0), ...op.f64x2Splat, ...op.set(cs[2 * i])],
-    [...op.get(acc), ...op.f64x2ExtractLane(1), ...op.f64x2Splat, ...op.set(cs[2 * i + 1])],
-  ]);
-  const term = (r: number, j: number) => [...op.get(cs[r]), ...L.pair(op.get(X), at(r, j)), ...op.f64x2Mul];
-  const scalarTerm = (r: number, j: number) => [...op.get(cs[r]), ...op.f64x2ExtractLane(0), ...L.scalar(op.get(X), at(r, j)), ...op.f64Mul];
-  // out_j <- ((out_j + G_0j) + G_1j) + ..., G_q = ((c x_4q + c x_4q+1) + c x_4q+2) + c x_4q+3: the
-  // scalar kernel's consecutive four-row groups, out_j loaded and stored once.
-  const update: number[][] = [];
-  for (let j = 0; j + 1 < d; j += 2) {
-    update.push(op.get(OUT), op.get(OUT), op.v128Load(8 * j));
-    for (let q = 0; q < GROUP; q += 4) {
-      update.push(term(q, j), term(q + 1, j), op.f64x2Add, term(q + 2, j), op.f64x2Add, term(q + 3, j), op.f64x2Add, op.f64x2Add);
-    }
-    update.push(op.v128Store(8 * j));
+  const margins: number[][] = [
+    op.get(X), op.set(r0), op.get(S), op.set(sp), op.get(S), op.i32(8 * B), op.i32Add, op.tee(wr), op.set(bend),
+    op.loop,
+    ...accs.map((acc) => [...op.v128Zero, ...op.set(acc)]),
+    op.get(r0), op.set(p), op.get(TH), op.set(tp), op.get(wr), op.set(wp),
+  ];
+  if (pairs > 0) {
+    margins.push(
+      op.get(r0), op.i32(2 * pairs * L.bytes), op.i32Add, op.set(pend),
+      op.loop, op.get(tp), op.v128Load(), op.set(a),
+      ...accs.map((acc, r) => marginTerm(acc, r)),
+      inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(16)), inc(wp, op.i32(16)),
+      op.get(p), op.get(pend), op.i32LtS, op.brIf(0), op.end,
+    );
+  }
+  if (d % 2 === 1) margins.push(op.get(tp), op.f64Load(), op.f64x2Splat, op.set(a), ...accs.map((acc, r) => tailTerm(acc, r)));
+  // (E + O of row 0, of row 1) and (of row 2, of row 3) into the block scratch.
+  margins.push(
+    op.get(sp), op.get(accs[0]), op.get(accs[1]), op.shuffle(LOW_LANES), op.get(accs[0]), op.get(accs[1]), op.shuffle(HIGH_LANES), op.f64x2Add, op.v128Store(),
+    op.get(sp), op.get(accs[2]), op.get(accs[3]), op.shuffle(LOW_LANES), op.get(accs[2]), op.get(accs[3]), op.shuffle(HIGH_LANES), op.f64x2Add, op.v128Store(16),
+    inc(r0, op.i32(4 * rowBytes)), inc(wr, op.i32(4 * wideRow)), inc(sp, op.i32(32)),
+    op.get(sp), op.get(bend), op.i32LtS, op.brIf(0), op.end,
+  );
+
+  // Two pairs of rows per iteration (two independent exps: the latency of one is hidden by the other).
+  const derivatives: number[][] = [op.get(S), op.set(sp), op.get(Y), op.set(p), op.get(T), op.set(tp), op.loop];
+  lanes.forEach((l, e) => derivatives.push(op.get(p), op.v128Load(16 * e), op.tee(l.y), op.get(sp), op.v128Load(16 * e), op.f64x2Mul, op.set(l.s)));
+  lanes.forEach((l) => derivatives.push(op.get(l.y), op.f64x2Neg, op.f64x2Const(1), simdExp(l.s, l.tmp), op.f64x2Add, op.f64x2Div, op.set(l.g)));
+  lanes.forEach((l, e) => derivatives.push(
+    op.get(tp), op.v128Load(16 * e), op.set(l.t),
+    op.get(cnt), op.get(l.g), op.get(l.t), op.f64x2Gt, op.i64x2Sub, op.get(l.g), op.get(l.t), op.f64x2Neg, op.f64x2Lt, op.i64x2Sub, op.set(cnt),
+    op.get(sp), op.get(l.g), op.get(l.t), op.f64x2Neg, op.f64x2Pmax, op.get(l.t), op.f64x2Pmin, op.v128Store(16 * e),
+  ));
+  derivatives.push(inc(sp, op.i32(32)), inc(p, op.i32(32)), inc(tp, op.i32(32)), op.get(sp), op.get(bend), op.i32LtS, op.brIf(0), op.end);
+
+  /** G = ((c0 x0 + c1 x1) + c2 x2) + c3 x3 for the coordinate pair at p (rows uRow apart). */
+  const term = (r: number) => [...op.get(cs[r]), ...U.pair(op.get(p), r * uRow), ...op.f64x2Mul];
+  const groupSum = fused
+    ? [...term(0), ...op.set(w), ...[1, 2, 3].flatMap((r) => [...op.get(cs[r]), ...U.pair(op.get(p), r * uRow), ...op.get(w), ...madd, ...op.set(w)]), ...op.get(w)]
+    : [...term(0), ...term(1), ...op.f64x2Add, ...term(2), ...op.f64x2Add, ...term(3), ...op.f64x2Add];
+  const scalarTerm = (r: number) => [...op.get(cs[r]), ...op.f64x2ExtractLane(0), ...U.scalar(op.get(p), r * uRow), ...op.f64Mul];
+  const update: number[][] = [
+    wide ? [...op.get(S), ...op.i32(8 * B), ...op.i32Add] : op.get(X), op.set(r0), op.get(S), op.set(sp),
+    op.loop,
+    ...cs.map((c, r) => [...op.get(sp), ...op.v128Load64Splat(8 * r), ...op.set(c)]),
+    op.get(r0), op.set(p), op.get(OUT), op.set(tp),
+  ];
+  if (pairs > 0) {
+    update.push(
+      op.get(r0), op.i32(2 * pairs * U.bytes), op.i32Add, op.set(pend),
+      op.loop, op.get(tp), op.get(tp), op.v128Load(), groupSum, op.f64x2Add, op.v128Store(),
+      inc(p, op.i32(2 * U.bytes)), inc(tp, op.i32(16)),
+      op.get(p), op.get(pend), op.i32LtS, op.brIf(0), op.end,
+    );
   }
   if (d % 2 === 1) {
-    const j = d - 1;
-    update.push(op.get(OUT), op.get(OUT), op.f64Load(8 * j));
-    for (let q = 0; q < GROUP; q += 4) {
-      update.push(scalarTerm(q, j), scalarTerm(q + 1, j), op.f64Add, scalarTerm(q + 2, j), op.f64Add, scalarTerm(q + 3, j), op.f64Add, op.f64Add);
-    }
-    update.push(op.f64Store(8 * j));
+    update.push(op.get(tp), op.get(tp), op.f64Load(), scalarTerm(0), scalarTerm(1), op.f64Add, scalarTerm(2), op.f64Add, scalarTerm(3), op.f64Add, op.f64Add, op.f64Store());
   }
+  update.push(inc(r0, op.i32(4 * uRow)), inc(sp, op.i32(32)), op.get(sp), op.get(bend), op.i32LtS, op.brIf(0), op.end);
+
   return {
     name: 'logisticStep',
-    params: [I32, I32, I32, I32, I32, I32],
+    params: [I32, I32, I32, I32, I32, I32, I32],
     results: [I32],
     locals,
     body: [
       op.v128Zero, op.set(cnt),
       op.block, op.loop,
-      op.get(COUNT), op.get(k), op.i32Sub, op.i32(GROUP), op.i32LtS, op.brIf(1),
+      op.get(COUNT), op.get(k), op.i32Sub, op.i32(B), op.i32LtS, op.brIf(1),
       ...margins,
       ...derivatives,
       ...update,
-      inc(X, op.i32(GROUP * rowBytes)), inc(Y, op.i32(8 * GROUP)), inc(T, op.i32(8 * GROUP)), inc(k, op.i32(GROUP)),
+      inc(X, op.i32(B * rowBytes)), inc(Y, op.i32(8 * B)), inc(T, op.i32(8 * B)), inc(k, op.i32(B)),
       op.br(0), op.end, op.end,
       op.get(cnt), op.i64x2ExtractLane(0), op.get(cnt), op.i64x2ExtractLane(1), op.i64Add, op.i32WrapI64,
     ],
@@ -158,14 +208,41 @@ export function logisticStepFunction(precision: Precision, d: number): WasmFunct
 const modules = new Map<string, WasmModule | null>();
 const instances = new WeakMap<WasmMemory, Map<string, LogisticStep | null>>();
 
+/** A module of one function (type () -> v128) using f64x2.relaxed_madd: valid only where the engine has relaxed SIMD. */
+const RELAXED_PROBE: WasmFunction = {
+  name: 'probe', params: [], results: [V128], locals: [],
+  body: [op.v128Zero, op.v128Zero, op.v128Zero, op.f64x2RelaxedMadd],
+};
+
+let relaxed: boolean | undefined;
+
+/**
+ * Whether this engine has WebAssembly relaxed SIMD (f64x2.relaxed_madd), detected by validating a
+ * small module: Node 22 and current browsers have it; Node 20 only with
+ * `--experimental-wasm-relaxed-simd`.
+ */
+export function relaxedSimdAvailable(): boolean {
+  if (relaxed === undefined) {
+    try {
+      relaxed = wasmApi !== undefined && wasmApi.validate(encodeModule([RELAXED_PROBE], { shared: false, pages: 1, maxPages: 1 }));
+    } catch {
+      relaxed = false;
+    }
+  }
+  return relaxed;
+}
+
 /**
  * The fused pass for rows of d elements in `precision`, bound to `memory` (a shared WebAssembly
- * memory), or null where WebAssembly SIMD is unavailable or d > FUSED_MAX_D. Built once per
- * (d, precision) per thread, instantiated once per memory.
+ * memory), or null where WebAssembly SIMD is unavailable or d > FUSED_MAX_D. `variant`: 'exact'
+ * (the scalar kernels' numbers bit for bit) or 'fused' (relaxed SIMD multiply-adds; null where the
+ * engine has no relaxed SIMD). Built once per (d, precision, variant) per thread, instantiated
+ * once per memory.
  */
-export function logisticStepFor(memory: WasmMemory, d: number, precision: Precision): LogisticStep | null {
+export function logisticStepFor(memory: WasmMemory, d: number, precision: Precision, variant: 'exact' | 'fused' = 'exact'): LogisticStep | null {
   if (wasmApi === undefined || d > FUSED_MAX_D) return null;
-  const key = `${precision}:${d}`;
+  if (variant === 'fused' && !relaxedSimdAvailable()) return null;
+  const key = `${precision}:${d}:${variant}`;
   let perMemory = instances.get(memory);
   if (perMemory === undefined) instances.set(memory, (perMemory = new Map()));
   const known = perMemory.get(key);
@@ -174,7 +251,7 @@ export function logisticStepFor(memory: WasmMemory, d: number, precision: Precis
   if (module === undefined) {
     module = null;
     try {
-      const bytes = encodeModule([logisticStepFunction(precision, d)], { shared: true, pages: 1, maxPages: 65536 });
+      const bytes = encodeModule([logisticStepFunction(precision, d, variant === 'fused')], { shared: true, pages: 1, maxPages: 65536 });
       if (wasmApi.validate(bytes)) module = new wasmApi.Module(bytes);
     } catch {
       module = null;
