@@ -34,7 +34,9 @@ import { trainDpSgd } from '../learners/gradient/dp-sgd.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, seededRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
-import { clopperPearsonUpper } from './clopper-pearson.js';
+import { epsilonLowerBound } from './error-rate-bound.js';
+
+export { epsilonLowerBound };
 
 export type AuditMethod = 'dpgd' | 'dpsgd';
 
@@ -104,15 +106,6 @@ function auditData(rows: number, features: number, canary: 'plus' | 'minus' | 'n
     y[rows] = canary === 'plus' ? LABEL : -LABEL;
   }
   return { x, y, n, d, featureNames: [...Array.from({ length: features }, (_, k) => `x${k + 1}`), 'canary'] };
-}
-
-/** The (confidence) lower bound on epsilon from a test's error counts (file comment). */
-export function epsilonLowerBound(falsePositives: number, falseNegatives: number, trials: number, delta: number, confidence: number): number {
-  const alpha = (1 - confidence) / 2;
-  const fpr = clopperPearsonUpper(falsePositives, trials, alpha);
-  const fnr = clopperPearsonUpper(falseNegatives, trials, alpha);
-  const bound = (a: number, b: number) => (1 - delta - a > 0 && b > 0 ? Math.log((1 - delta - a) / b) : 0);
-  return Math.max(0, bound(fnr, fpr), bound(fpr, fnr));
 }
 
 interface ResolvedAudit {
