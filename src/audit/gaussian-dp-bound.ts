@@ -9,13 +9,19 @@
  * a sum that the canary moves by a fixed amount: DP-GD's released sums along a gradient canary
  * (`gradient-canary.ts`), summed over the steps.
  *
- * The bound on mu, from n1 statistics with the canary and n0 without, under that model:
- *   - sigma <= sigma_up = sqrt(nu s^2 / chi^2_{nu; alpha/2}) with probability 1 - alpha/2 (s^2 the
+ * The bound on mu, from n1 statistics with the canary and n0 without, under that model, with the
+ * error probability alpha shared as alpha_s = alpha / 5 for the variance and alpha_m = 4 alpha / 5
+ * for the mean (fixed in advance: the variance's bound has many degrees of freedom and costs
+ * little, the mean's is what limits mu):
+ *   - sigma <= sigma_up = sqrt(nu s^2 / chi^2_{nu; alpha_s}) with probability 1 - alpha_s (s^2 the
  *     pooled variance, nu = n1 + n0 - 2 degrees of freedom: nu s^2 / sigma^2 ~ chi^2_nu);
- *   - m1 - m0 >= x1 - x0 - z_{1 - alpha/2} sigma sqrt(1/n1 + 1/n0) with probability 1 - alpha/2
+ *   - m1 - m0 >= x1 - x0 - z_{1 - alpha_m} sigma sqrt(1/n1 + 1/n0) with probability 1 - alpha_m
  *     (x1 - x0 ~ N(m1 - m0, sigma^2 (1/n1 + 1/n0)));
  * so by a union bound, with probability >= 1 - alpha, m1 - m0 >= Delta_lo = x1 - x0 -
- * z_{1 - alpha/2} sigma_up sqrt(1/n1 + 1/n0) and mu >= mu_lo = max(0, Delta_lo / sigma_up). Then
+ * z_{1 - alpha_m} sigma_up sqrt(1/n1 + 1/n0) and mu >= mu_lo = max(0, Delta_lo / sigma_up). When the
+ * statistic is a sum of T independent identical Gaussian steps, the steps themselves are the
+ * samples (n1 = runs x T) and the run's mu is sqrt(T) times the step's (DRS Cor. 3.3): the
+ * variance then has T times more degrees of freedom, the mean the same precision. Then
  * epsilon(mu_lo, delta) <= epsilon(mu, delta) (delta_mu grows with mu): a lower bound on the
  * mechanism's epsilon at delta that holds with probability >= 1 - alpha, IF the model holds. The
  * model is the mechanism's definition here, not an estimate: the bound measures mu, not the shape.
@@ -106,8 +112,8 @@ export function gaussianShiftMuLower(inside: ArrayLike<number>, outside: ArrayLi
   const variance = (a.squares + b.squares) / nu;
   if (!(variance > 0)) throw new InvalidParameterError('statistics', variance, 'a positive pooled variance (the statistics are all equal)');
   const std = Math.sqrt(variance);
-  const stdUpper = Math.sqrt((nu * variance) / chiSquareLowerQuantile(alpha / 2, nu)) * (1 + 1e-12);
-  const z = normalQuantile(1 - alpha / 2) * (1 + 1e-12);
+  const stdUpper = Math.sqrt((nu * variance) / chiSquareLowerQuantile(alpha / 5, nu)) * (1 + 1e-12);
+  const z = normalQuantile(1 - (4 * alpha) / 5) * (1 + 1e-12);
   const shiftLower = a.mean - b.mean - z * stdUpper * Math.sqrt(1 / n1 + 1 / n0);
   return { muEstimate: (a.mean - b.mean) / std, muLower: Math.max(0, shiftLower / stdUpper), std, stdUpper };
 }
