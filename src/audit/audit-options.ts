@@ -80,6 +80,9 @@ export interface ResolvedAudit {
   readonly batchSize: number;
 }
 
+/** The accountant's threat model keeps runs x steps released values of each world in memory: at most this many (400 MB for both). */
+export const MAX_RELEASED_VALUES = 2.5e7;
+
 export const AUDIT_OPTIONS = optionNames<AuditOptions>({ method: true, epsilon: true, delta: true, claimedEpsilon: true, runs: true, confidence: true, threatModel: true, steps: true, clipNorm: true, learningRate: true, batchSize: true, rows: true, features: true, rng: true, onRun: true });
 
 /** Validates the options of `where` (every check before any run). */
@@ -90,14 +93,19 @@ export function resolveAudit(options: AuditOptions, where: string): ResolvedAudi
   const threatModel = options.threatModel ?? 'lastModel';
   if (threatModel !== 'lastModel' && threatModel !== 'accountant') throw new InvalidParameterError('threatModel', threatModel, "'lastModel' or 'accountant'");
   const rows = requireInteger('rows', options.rows ?? 100, 10);
+  const runs = requireInteger('runs', options.runs, 20);
+  const steps = requireInteger('steps', options.steps ?? 20, 1);
+  if (threatModel === 'accountant' && runs * steps > MAX_RELEASED_VALUES) {
+    throw new InvalidParameterError('runs', runs, `at most ${Math.floor(MAX_RELEASED_VALUES / steps)} with ${steps} steps (runs x steps <= ${MAX_RELEASED_VALUES}: the released values the accountant model's statistics hold in memory)`);
+  }
   return {
     method,
     threatModel,
     epsilon: requirePositive('epsilon', options.epsilon),
     delta: requireOpenUnit('delta', options.delta),
-    runs: requireInteger('runs', options.runs, 20),
+    runs,
     confidence: requireOpenUnit('confidence', options.confidence ?? 0.95),
-    steps: requireInteger('steps', options.steps ?? 20, 1),
+    steps,
     clipNorm: requirePositive('clipNorm', options.clipNorm ?? 1),
     learningRate: requirePositive('learningRate', options.learningRate ?? 0.5),
     rows,

@@ -81,3 +81,23 @@ test('the accountant-model audit runs on worker threads too', { timeout: 60_000 
   assert.equal(result.threatModel, 'accountant');
   assert.ok(result.epsilonLower >= 0 && result.epsilonLower <= result.epsilonAccounted);
 });
+
+test('dpfit audit --threat-model accountant: the JSON fields, exit 4 on a refuted claim, exit 2 on a bad threat model', { timeout: 60_000 }, async () => {
+  const { runCli } = await import('../helpers/people.js');
+  const refuted = await runCli('audit', '--method', 'dpgd', '--epsilon', '4', '--delta', '1e-5', '--runs', '500', '--threat-model', 'accountant', '--claimed-epsilon', '0.4', '--threads', '1', '--json');
+  assert.equal(refuted.code, 4, refuted.stderr);
+  assert.equal(refuted.stderr.trim().split('\n').length, 1);
+  const json = JSON.parse(refuted.stdout);
+  assert.equal(json.threatModel, 'accountant');
+  assert.equal(json.statistic, 'gaussianShift');
+  assert.ok(json.bounds.gaussianShift === json.epsilonLower && json.bounds.splitThreshold >= 0 && json.gaussian.muLower > 0);
+  const text = await runCli('audit', '--method', 'dpsgd', '--epsilon', '4', '--delta', '1e-5', '--runs', '200', '--threat-model', 'accountant', '--threads', '1');
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /threat model accountant/);
+  assert.match(text.stdout, /per-step trade-off curve/);
+  const bad = await runCli('audit', '--method', 'dpgd', '--epsilon', '4', '--delta', '1e-5', '--threat-model', 'everything');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--threat-model must be last-model or accountant/);
+  const help = await runCli('audit', '--help');
+  assert.match(help.stdout, /accountant {2}The adversary sees every step/);
+});
