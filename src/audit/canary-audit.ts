@@ -1,6 +1,8 @@
 /**
  * Empirical privacy audit of dpfit's gradient learners (Jagielski, Ullman & Oprea 2020; Nasr et
- * al. 2021): train many times, through the real training code (`trainDpGd`, `trainDpSgd`), on two
+ * al. 2021), and the entry of both threat models (`auditLearner`, `auditLearnerParallel`): the
+ * accountant's (`threatModel: 'accountant'`) is `accountant-audit.ts`; this file is the last-model
+ * one (the default), which trains many times, through the real training code (`trainDpGd`, `trainDpSgd`), on two
  * neighbouring datasets that differ in one worst-case record, and turn the success of a
  * membership test into a lower bound on epsilon that holds with a stated confidence. An upper
  * bound (the accountant's) below this lower bound is a privacy bug.
@@ -33,49 +35,15 @@ import { trainDpGd } from '../learners/gradient/dp-gd.js';
 import { trainDpSgd } from '../learners/gradient/dp-sgd.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, seededRng, type Rng } from '../random/rng.js';
-import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
-import { clopperPearsonUpper } from './clopper-pearson.js';
+import { requireInteger } from '../validate.js';
+import { accountantVerdict } from './accountant-audit.js';
+import { resolveAudit, type AuditOptions, type AuditResult } from './audit-options.js';
+import { epsilonLowerBound } from './error-rate-bound.js';
+import { concatReleases, gradientCanaryReleases, type GradientCanaryReleases } from './gradient-canary.js';
+import { splitThresholdBound } from './split-threshold.js';
 
-export type AuditMethod = 'dpgd' | 'dpsgd';
-
-export interface AuditOptions {
-  readonly method: AuditMethod;
-  /** The training target (the learner calibrates its noise for it). */
-  readonly epsilon: number;
-  readonly delta: number;
-  /** The claim audited (default: the epsilon the training report gives). */
-  readonly claimedEpsilon?: number;
-  /** Training runs on EACH of the two datasets. */
-  readonly runs: number;
-  readonly confidence?: number;
-  readonly steps?: number;
-  readonly clipNorm?: number;
-  readonly learningRate?: number;
-  /** DP-SGD: expected batch size (default n / 10). */
-  readonly batchSize?: number;
-  /** Auditor's rows besides the canary (default 100) and features (default 5). */
-  readonly rows?: number;
-  readonly features?: number;
-  /** Randomness of the TRAINING runs (default secure). The auditor's data use a fixed seed. */
-  readonly rng?: Rng;
-  readonly onRun?: (done: number, total: number) => void;
-}
-
-export interface AuditResult {
-  readonly method: AuditMethod;
-  /** The lower bound on epsilon at `delta`, holding with probability >= confidence. */
-  readonly epsilonLower: number;
-  readonly epsilonClaimed: number;
-  /** What dpfit's accountant reports for the runs (the upper bound audited by default). */
-  readonly epsilonAccounted: number;
-  readonly delta: number;
-  readonly runs: number;
-  readonly confidence: number;
-  /** epsilonLower > epsilonClaimed: the claim is refuted (with probability >= confidence). */
-  readonly violated: boolean;
-  /** The chosen threshold, its false positive and false negative counts out of `evaluated` runs each. */
-  readonly test: { readonly threshold: number; readonly falsePositives: number; readonly falseNegatives: number; readonly evaluated: number };
-}
+export { epsilonLowerBound };
+export type { AuditMethod, AuditOptions, AuditResult, ThreatModel } from './audit-options.js';
 
 const LABEL = 1e9;
 /** Thresholds of the test: 0, s0/4, ..., 10 s0. */
@@ -106,55 +74,10 @@ function auditData(rows: number, features: number, canary: 'plus' | 'minus' | 'n
   return { x, y, n, d, featureNames: [...Array.from({ length: features }, (_, k) => `x${k + 1}`), 'canary'] };
 }
 
-/** The (confidence) lower bound on epsilon from a test's error counts (file comment). */
-export function epsilonLowerBound(falsePositives: number, falseNegatives: number, trials: number, delta: number, confidence: number): number {
-  const alpha = (1 - confidence) / 2;
-  const fpr = clopperPearsonUpper(falsePositives, trials, alpha);
-  const fnr = clopperPearsonUpper(falseNegatives, trials, alpha);
-  const bound = (a: number, b: number) => (1 - delta - a > 0 && b > 0 ? Math.log((1 - delta - a) / b) : 0);
-  return Math.max(0, bound(fnr, fpr), bound(fpr, fnr));
-}
-
-interface ResolvedAudit {
-  readonly method: AuditMethod;
-  readonly epsilon: number;
-  readonly delta: number;
-  readonly runs: number;
-  readonly confidence: number;
-  readonly steps: number;
-  readonly clipNorm: number;
-  readonly learningRate: number;
-  readonly rows: number;
-  readonly features: number;
-  readonly batchSize: number;
-}
-
-const AUDIT_OPTIONS = optionNames<AuditOptions>({ method: true, epsilon: true, delta: true, claimedEpsilon: true, runs: true, confidence: true, steps: true, clipNorm: true, learningRate: true, batchSize: true, rows: true, features: true, rng: true, onRun: true });
-
-/** Validates the options of `where` (every check before any run). */
-function resolve(options: AuditOptions, where: string): ResolvedAudit {
-  rejectUnknownOptions(options, AUDIT_OPTIONS, where);
-  const method = options.method;
-  if (method !== 'dpgd' && method !== 'dpsgd') throw new InvalidParameterError('method', method, "'dpgd' or 'dpsgd'");
-  const rows = requireInteger('rows', options.rows ?? 100, 10);
-  return {
-    method,
-    epsilon: requirePositive('epsilon', options.epsilon),
-    delta: requireOpenUnit('delta', options.delta),
-    runs: requireInteger('runs', options.runs, 20),
-    confidence: requireOpenUnit('confidence', options.confidence ?? 0.95),
-    steps: requireInteger('steps', options.steps ?? 20, 1),
-    clipNorm: requirePositive('clipNorm', options.clipNorm ?? 1),
-    learningRate: requirePositive('learningRate', options.learningRate ?? 0.5),
-    rows,
-    features: requireInteger('features', options.features ?? 5, 1),
-    batchSize: options.batchSize ?? Math.max(1, Math.floor(rows / 10)),
-  };
-}
-
 /** Scores of `runs` training runs on each neighbour (the canary's coordinate of the released model), and the accountant's epsilon. */
 export function canaryScores(options: AuditOptions, runs: number, rng: Rng = options.rng ?? defaultRng(), onRun?: (done: number) => void): { inside: number[]; outside: number[]; accounted: number } {
-  const a = resolve(options, 'canaryScores');
+  const a = resolveAudit(options, 'canaryScores');
+  if (a.threatModel !== 'lastModel') throw new InvalidParameterError('threatModel', a.threatModel, "'lastModel' for canaryScores (the accountant's threat model simulates its releases: gradientCanaryReleases)");
   const canaryIn = auditData(a.rows, a.features, 'plus');
   const canaryOut = auditData(a.rows, a.features, a.method === 'dpgd' ? 'minus' : 'none');
   const d = a.features + 1;
@@ -178,9 +101,9 @@ export function canaryScores(options: AuditOptions, runs: number, rng: Rng = opt
   return { inside, outside, accounted };
 }
 
-/** The audit's verdict from the scores (file comment): the best of the fixed thresholds, Clopper-Pearson with a union bound. */
-function verdict(options: AuditOptions, scores: { inside: readonly number[]; outside: readonly number[]; accounted: number }): AuditResult {
-  const a = resolve(options, 'verdict');
+/** The last-model audit's verdict from the scores (file comment): the best of the fixed thresholds, Clopper-Pearson with a union bound. */
+function lastModelVerdict(options: AuditOptions, scores: { inside: readonly number[]; outside: readonly number[]; accounted: number }): AuditResult {
+  const a = resolveAudit(options, 'verdict');
   const { inside, outside, accounted } = scores;
   // Thresholds fixed before any run: multiples of the canary's noiseless effect on the score,
   // s0 = T lr C / n (DP-SGD divides by the expected batch, so its mean effect is the same). Every run
@@ -206,13 +129,32 @@ function verdict(options: AuditOptions, scores: { inside: readonly number[]; out
     confidence: a.confidence,
     violated: best.bound > epsilonClaimed,
     test: { threshold: best.threshold, falsePositives: best.falsePositives, falseNegatives: best.falseNegatives, evaluated: inside.length },
+    threatModel: 'lastModel',
+    statistic: 'fixedThresholds',
+    // The split-sample bound on the same scores, reported beside (it holds by itself; the fixed thresholds decide).
+    bounds: { fixedThresholds: best.bound, splitThreshold: splitThresholdBound(inside, outside, a.delta, a.confidence).epsilonLower },
   };
+}
+
+/** One share of an audit's runs: the last model's scores or the accountant model's releases. */
+export type AuditRuns = { readonly scores: { inside: number[]; outside: number[]; accounted: number } } | { readonly releases: GradientCanaryReleases };
+
+/** Runs `runs` of the audit's runs in each world on this thread (what a worker does with its share). */
+export function auditRuns(options: AuditOptions, runs: number, rng?: Rng, onRun?: (done: number) => void): AuditRuns {
+  const a = resolveAudit(options, 'auditRuns');
+  return a.threatModel === 'accountant' ? { releases: gradientCanaryReleases(options, runs, rng, onRun) } : { scores: canaryScores(options, runs, rng, onRun) };
+}
+
+function verdictOf(options: AuditOptions, parts: readonly AuditRuns[]): AuditResult {
+  if ('releases' in parts[0]) return accountantVerdict(options, concatReleases(parts.map((p) => (p as { releases: GradientCanaryReleases }).releases)));
+  const scores = parts.map((p) => (p as { scores: { inside: number[]; outside: number[]; accounted: number } }).scores);
+  return lastModelVerdict(options, { inside: scores.flatMap((p) => p.inside), outside: scores.flatMap((p) => p.outside), accounted: scores[0].accounted });
 }
 
 /** Runs the audit on the calling thread (file comment). */
 export function auditLearner(options: AuditOptions): AuditResult {
-  const a = resolve(options, 'auditLearner');
-  return verdict(options, canaryScores(options, a.runs, options.rng ?? defaultRng(), (done) => options.onRun?.(done, a.runs)));
+  const a = resolveAudit(options, 'auditLearner');
+  return verdictOf(options, [auditRuns(options, a.runs, options.rng ?? defaultRng(), (done) => options.onRun?.(done, a.runs))]);
 }
 
 /**
@@ -220,7 +162,7 @@ export function auditLearner(options: AuditOptions): AuditResult {
  * for seeded runs). Node-only. `onRun` reports the runs done over all threads.
  */
 export async function auditLearnerParallel(options: AuditOptions, threads: number): Promise<AuditResult> {
-  const a = resolve(options, 'auditLearnerParallel');
+  const a = resolveAudit(options, 'auditLearnerParallel');
   if (options.rng !== undefined) throw new InvalidParameterError('rng', 'a generator', 'absent for the parallel audit (each worker draws its own secure randomness)');
   const count = requireInteger('threads', threads, 1, 256);
   if (count === 1) return auditLearner(options);
@@ -231,9 +173,9 @@ export async function auditLearnerParallel(options: AuditOptions, threads: numbe
   const parts = await Promise.all(
     shares.map(
       (runs, i) =>
-        new Promise<{ inside: number[]; outside: number[]; accounted: number }>((resolveRun, reject) => {
+        new Promise<AuditRuns>((resolveRun, reject) => {
           const worker = startModuleWorker(new URL('./audit-worker', import.meta.url), { workerData: { options: plain, runs } });
-          worker.on('message', (message: { done?: number; result?: { inside: number[]; outside: number[]; accounted: number }; error?: string }) => {
+          worker.on('message', (message: { done?: number; result?: AuditRuns; error?: string }) => {
             if (message.done !== undefined) {
               progress[i] = message.done;
               onRun?.(progress.reduce((x, y) => x + y, 0), a.runs);
@@ -251,5 +193,5 @@ export async function auditLearnerParallel(options: AuditOptions, threads: numbe
         }),
     ),
   );
-  return verdict(options, { inside: parts.flatMap((p) => p.inside), outside: parts.flatMap((p) => p.outside), accounted: parts[0].accounted });
+  return verdictOf(options, parts);
 }
