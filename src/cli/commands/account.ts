@@ -165,11 +165,16 @@ function addAccountingOptions(command: Command, accountants: 'rdp' | 'rdp-or-pld
     .option('--json', 'print one JSON object');
 }
 
-function guaranteeLines(g: PrivacyGuarantee & { epsilonLower?: number }): string {
+/** What `boundBy` of a PLD result says, in the text output. */
+const BOUND_NAMES: Record<string, string> = { rdp: 'the RDP accountant', exactGaussian: 'the exact Gaussian composition' };
+
+function guaranteeLines(g: PrivacyGuarantee & { epsilonLower?: number; boundBy?: string }): string {
+  // A PLD answer capped by another valid bound on the same event says whose value it is (issue 29).
+  const bound = g.boundBy !== undefined && g.boundBy !== g.accountant ? `; the upper end is ${BOUND_NAMES[g.boundBy] ?? g.boundBy}'s (below the PLD's)` : '';
   const how =
     g.order !== undefined
       ? `${g.accountant} accountant, Rényi order ${formatNumber(g.order, 8)}${g.conversion ? `, ${g.conversion} conversion` : ''}`
-      : `${g.accountant} accountant${g.epsilonLower !== undefined ? `, exact epsilon >= ${formatNumber(g.epsilonLower)}` : ''}`;
+      : `${g.accountant} accountant${g.epsilonLower !== undefined ? `, exact epsilon >= ${formatNumber(g.epsilonLower)}` : ''}${bound}`;
   return [
     `epsilon ${formatNumber(g.epsilon)}  delta ${formatNumber(g.delta)}  (${how})`,
     `neighbouring relation: ${g.neighboringRelation}; guarantee: ${g.guarantee}`,
@@ -315,11 +320,10 @@ export function registerAccounting(program: Command, io: CliIo): void {
         grid = Array.from({ length: flags.points }, (_, i) => (maxEpsilon * i) / (flags.points - 1));
         if (flags.accountant !== 'pld') series.push({ label: 'RDP (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) });
         if (withPld) {
+          // Each point is what `dpfit delta --accountant pld --epsilon E` answers: a PLD query depends
+          // only on the event and the value queried.
           const pld = new PldAccountant(onProgress).compose(flags.event);
-          for (const [i, epsilon] of grid.entries()) ((phase = 1 + i), pld.getDelta(epsilon));
-          // Read again: every point then comes from the best of the compositions the queries kept, as
-          // a point query on this accountant would (the second pass composes nothing new).
-          series.push({ label: 'PLD (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: pld.getDelta(epsilon).delta })) });
+          series.push({ label: 'PLD (upper bound)', points: grid.map((epsilon, i) => ((phase = 1 + i), { epsilon, delta: pld.getDelta(epsilon).delta })) });
         }
         bar?.end(true);
       } catch (error) {

@@ -1,0 +1,165 @@
+/**
+ * The other valid bounds on the same event that cap the PLD accountant's answers (issue 29): the
+ * RDP accountant's (`../rdp/accountant.ts`, every RDP -> DP conversion an upper bound) and, for a
+ * composition of Gaussians only, the exact Gaussian profile (`../gaussian/gaussian-composition.ts`,
+ * Dong, Roth & Su 2022, Cor. 3.3 with `003` eq. B.1). The minimum of valid upper bounds is a valid
+ * upper bound, so the PLD accountant never reports an epsilon (delta) above what these prove, and
+ * still answers when its own composition cannot be computed.
+ *
+ * Each source's answers agree with themselves the way the PLD's do: epsilon(d) is checked to give
+ * delta(epsilon(d)) <= d by the same source, and lowered to the smallest double that does, so that
+ * epsilon(delta(e)) <= e too; the minimum over sources keeps both properties.
+ */
+import { DpfitError } from '../../errors.js';
+import type { DpEvent } from '../events/types.js';
+import { composeEvent, selfComposeEvent } from '../events/constructors.js';
+import { gaussianCompositionDelta, gaussianCompositionEpsilon, gaussianPrecision } from '../gaussian/gaussian-composition.js';
+import { RdpAccountant } from '../rdp/accountant.js';
+
+/** Which accountant's value a PLD accountant's answer is. */
+export type BoundSource = 'pld' | 'rdp' | 'exactGaussian';
+
+export interface OtherBound {
+  readonly value: number;
+  readonly source: 'rdp' | 'exactGaussian';
+}
+
+/** Bits of the grid of epsilons the other sources' deltas are taken on (relative step 2^-36). */
+const GRID_BITS = 36;
+
+/** The step of the epsilon grid at x > 0. */
+function gridStep(x: number): number {
+  return 2 ** (Math.floor(Math.log2(x)) - GRID_BITS);
+}
+
+/**
+ * x rounded down to the epsilon grid. A source's delta is taken at gridDown(epsilon) (a valid
+ * delta there is valid at every larger epsilon), which makes it a step function of epsilon,
+ * monotone although the source's own rounding (log Phi, the RDP accountant's order search) is not
+ * at the ulp level; epsilon queries then return the left end of a step.
+ */
+function gridDown(x: number): number {
+  if (!(x > 0) || !Number.isFinite(x)) return x;
+  const s = gridStep(x);
+  return Math.floor(x / s) * s;
+}
+
+/**
+ * The smallest grid point x with ok(x), ok nondecreasing, starting from an estimate: up from
+ * gridDown(estimate) until ok, then down by bisection over at most 64 grid steps. undefined when
+ * no point within 2^20 steps above is ok.
+ */
+function smallestGridPoint(estimate: number, ok: (x: number) => boolean): number | undefined {
+  if (estimate === 0) return ok(0) ? 0 : undefined;
+  let x = gridDown(estimate);
+  for (let i = 0; !ok(x); i++) {
+    if (i >= 21) return undefined;
+    x = gridDown(x + gridStep(x) * 2 ** i);
+  }
+  const s = gridStep(x);
+  let good = 0; // ok(x - good s)
+  let bad = 64;
+  if (x - bad * s <= 0 || gridStep(x - bad * s) !== s) bad = Math.max(1, Math.min(bad, Math.floor((x - 2 ** Math.floor(Math.log2(x))) / s)));
+  if (ok(x - bad * s)) return x - bad * s;
+  while (bad - good > 1) {
+    const mid = (good + bad) >> 1;
+    if (ok(x - mid * s)) good = mid;
+    else bad = mid;
+  }
+  return x - good * s;
+}
+
+/**
+ * The event with every sampling without replacement of the whole dataset (m >= n) replaced by its
+ * release, as the PLD accountant composes it (`event-components.ts`): then a Gaussian by itself.
+ */
+function wholeSamplesAsReleases(event: DpEvent): DpEvent {
+  switch (event.kind) {
+    case 'sampledWithoutReplacement':
+      return event.sampleSize >= event.sourceDatasetSize ? wholeSamplesAsReleases(event.event) : event;
+    case 'selfCompose':
+      return selfComposeEvent(wholeSamplesAsReleases(event.event), event.count);
+    case 'compose':
+      return composeEvent(event.events.map(wholeSamplesAsReleases));
+    default:
+      return event;
+  }
+}
+
+/** The RDP and exact-Gaussian bounds of what a PLD accountant composed. */
+export class OtherBounds {
+  private rdp: RdpAccountant | undefined = new RdpAccountant();
+  private readonly parts: DpEvent[] = [];
+  private gaussianOnly = true;
+
+  /** Validates `event` x count for the RDP accountant; the returned commit composes it. */
+  prepare(event: DpEvent, count: number): () => void {
+    const asReleases = wholeSamplesAsReleases(event);
+    const gaussian = this.gaussianOnly && gaussianPrecision(asReleases) !== undefined;
+    let rdpOk = this.rdp !== undefined && this.rdp.supports(event);
+    return () => {
+      if (rdpOk) {
+        try {
+          this.rdp!.compose(event, count);
+        } catch (error) {
+          if (!(error instanceof DpfitError)) throw error;
+          rdpOk = false;
+        }
+      }
+      if (!rdpOk) this.rdp = undefined;
+      this.gaussianOnly = gaussian;
+      this.parts.push(count === 1 ? asReleases : selfComposeEvent(asReleases, count));
+    };
+  }
+
+  private whole(): DpEvent | undefined {
+    if (!this.gaussianOnly || this.parts.length === 0) return undefined;
+    return this.parts.length === 1 ? this.parts[0] : composeEvent(this.parts);
+  }
+
+  private rdpDelta(epsilon: number): number | undefined {
+    const g = this.rdp?.getDelta(gridDown(epsilon));
+    return g !== undefined && g.guarantee === 'proven' ? g.delta : undefined;
+  }
+
+  private exactDelta(whole: DpEvent, epsilon: number): number | undefined {
+    return gaussianCompositionDelta(whole, gridDown(epsilon));
+  }
+
+  /**
+   * The smallest of the other sources' epsilons at delta (each the smallest grid point at which the
+   * source's own delta is <= delta), when one is below `below` (undefined otherwise).
+   */
+  epsilon(delta: number, below: number): OtherBound | undefined {
+    let best: OtherBound | undefined;
+    const whole = this.whole();
+    if (whole !== undefined) {
+      const exact = gaussianCompositionEpsilon(whole, delta);
+      if (exact !== undefined && Number.isFinite(exact.epsilon)) {
+        const e = smallestGridPoint(exact.epsilon, (x) => (this.exactDelta(whole, x) ?? 1) <= delta);
+        if (e !== undefined && e < below) best = { value: e, source: 'exactGaussian' };
+      }
+    }
+    const bound = best?.value ?? below;
+    const g = this.rdp?.getEpsilon(delta);
+    // The RDP epsilon is refined (a few RDP delta queries) only when it may be the smallest.
+    if (g !== undefined && g.guarantee === 'proven' && Number.isFinite(g.epsilon) && g.epsilon < bound * (1 + 1e-9)) {
+      const e = smallestGridPoint(g.epsilon, (x) => (this.rdpDelta(x) ?? 1) <= delta);
+      if (e !== undefined && e < bound) best = { value: e, source: 'rdp' };
+    }
+    return best;
+  }
+
+  /** The smallest of the other sources' deltas at epsilon (taken at gridDown(epsilon)). */
+  delta(epsilon: number): OtherBound | undefined {
+    let best: OtherBound | undefined;
+    const whole = this.whole();
+    if (whole !== undefined) {
+      const exact = this.exactDelta(whole, epsilon);
+      if (exact !== undefined) best = { value: exact, source: 'exactGaussian' };
+    }
+    const rdp = this.rdpDelta(epsilon);
+    if (rdp !== undefined && (best === undefined || rdp < best.value)) best = { value: rdp, source: 'rdp' };
+    return best;
+  }
+}
