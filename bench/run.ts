@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   dpsgd: async () => (await import('./dpsgd.js')).runDpSgdBench(),
   pld: async () => (await import('./pld.js')).runPldBench(),
   'pld-sweep': async () => (await import('./pld-sweep.js')).runPldSweepBench(),
+  'pld-corners': async () => (await import('./pld-corners.js')).runPldCornersBench(),
   schedule: async () => (await import('./schedule.js')).runScheduleBench(),
   data: async () => (await import('./data.js')).runDataBench(),
   memory: async () => (await import('./memory.js')).runMemoryBench(),

@@ -659,7 +659,9 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
           discretization = check.discretization;
         }
         next = lowestOn(check.composed, delta, candidate, Math.min(lower, candidate));
-        if (!(next < candidate)) break;
+        // Steps below 1e-12 relative are not worth a composition (a single release's is aligned at
+        // its epsilon, so each candidate composes anew).
+        if (!(next < candidate * (1 - 1e-12))) break;
       } else {
         const raised = consistentEpsilon(check.composed, delta, composedEpsilon(check.composed, delta));
         next = raised > candidate ? raised : candidate + Math.max(4 * Number.EPSILON * candidate, Number.MIN_VALUE) * 2 ** round;
@@ -754,9 +756,11 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       return { value: delta, lower, acceptable, tolerable, shrink: gap > 0 ? 0.9 * Math.sqrt((accuracy * delta) / gap) : 0.5, warnings, tiltAt };
     };
     const describeFailure = (e: Evaluation) => `delta at epsilon = ${epsilon} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`;
-    // The tail mass: 1e-18, then (for a tiny delta, or one the truncation and rounding limit) the
-    // level of the delta found (query-plan.ts), as an epsilon query at that delta would use.
-    let tailMass = this.options.tailMassBound ?? DEFAULT_TAIL_MASS;
+    // The tail mass: 1e-18, or the level (query-plan.ts) of the other bounds' delta at epsilon when
+    // that is tiny (an upper bound on the exact delta); then, for a tiny delta or one the truncation
+    // and rounding limit, the level of the delta found, as an epsilon query at that delta would use.
+    const hint = this.noiseRounding === 'down' ? this.others.delta(epsilon)?.value : undefined;
+    let tailMass = this.options.tailMassBound ?? (hint !== undefined && hint > 0 ? tailMassFor(hint, accuracy) : DEFAULT_TAIL_MASS);
     for (let round = 0; ; round++) {
       const evaluated = this.evaluate(tailMass, align, undefined, query, describeFailure);
       const delta = evaluated.evaluation.value;

@@ -117,8 +117,12 @@ export class OtherBounds {
     return this.parts.length === 1 ? this.parts[0] : composeEvent(this.parts);
   }
 
+  /**
+   * The RDP accountant's delta, at epsilon itself (not on the grid: an answer must never be above
+   * what that accountant proves, and its epsilon and delta queries agree up to rounding).
+   */
   private rdpDelta(epsilon: number): number | undefined {
-    const g = this.rdp?.getDelta(gridDown(epsilon));
+    const g = this.rdp?.getDelta(epsilon);
     return g !== undefined && g.guarantee === 'proven' ? g.delta : undefined;
   }
 
@@ -144,8 +148,10 @@ export class OtherBounds {
     const g = this.rdp?.getEpsilon(delta);
     // The RDP epsilon is refined (a few RDP delta queries) only when it may be the smallest.
     if (g !== undefined && g.guarantee === 'proven' && Number.isFinite(g.epsilon) && g.epsilon < bound * (1 + 1e-9)) {
-      const e = smallestGridPoint(g.epsilon, (x) => (this.rdpDelta(x) ?? 1) <= delta);
-      if (e !== undefined && e < bound) best = { value: e, source: 'rdp' };
+      // Its own epsilon, raised by ulps in the rare case that its delta query disagrees by rounding.
+      let e = g.epsilon;
+      for (let i = 0; i < 32 && (this.rdpDelta(e) ?? 1) > delta; i++) e += Math.max(Number.MIN_VALUE, Number.EPSILON * e) * 2 ** i;
+      if (e < bound) best = { value: e, source: 'rdp' };
     }
     return best;
   }
