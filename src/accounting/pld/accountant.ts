@@ -661,7 +661,8 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
         next = lowestOn(check.composed, delta, candidate, Math.min(lower, candidate));
         // Steps below 1e-12 relative are not worth a composition (a single release's is aligned at
         // its epsilon, so each candidate composes anew).
-        if (!(next < candidate * (1 - 1e-12))) break;
+        const single = this.getEngine().totalCount === 1;
+        if (!(next < (single ? candidate * (1 - 1e-12) : candidate))) break;
       } else {
         const raised = consistentEpsilon(check.composed, delta, composedEpsilon(check.composed, delta));
         next = raised > candidate ? raised : candidate + Math.max(4 * Number.EPSILON * candidate, Number.MIN_VALUE) * 2 ** round;
@@ -748,10 +749,12 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
         noise = Math.max(noise, noiseAt(d.pessimistic, epsilon), noiseAt(d.optimistic, epsilon));
       }
       // Compared with what the accuracy allows (delta's change over a relative epsilon step of
-      // relativeAccuracy); on small grids, where a second pass is cheap, with 1e-3 of that step
-      // in delta itself, so that single releases match closed forms to ~1e-9.
+      // relativeAccuracy); for a single release on a small grid, where a second pass is cheap, with
+      // 1e-3 of that step in delta itself, so that it matches closed forms to ~1e-9. (Not for
+      // compositions: an epsilon query, which does not tilt then, checks its answer here, and
+      // finds the composition it made in the cache.)
       const allowed = 0.1 * Math.max(accuracy * delta, shifted - lower);
-      const cheap = composed.gridSize <= 1 << 17;
+      const cheap = composed.gridSize <= 1 << 17 && engine.totalCount === 1;
       const tiltAt = composed.directions[0].pessimistic.tilt === 0 && (noise > allowed || (cheap && noise > 1e-3 * accuracy * delta)) ? { epsilon, direction: binding } : undefined;
       return { value: delta, lower, acceptable, tolerable, shrink: gap > 0 ? 0.9 * Math.sqrt((accuracy * delta) / gap) : 0.5, warnings, tiltAt };
     };

@@ -6,16 +6,16 @@
  * rung. (Each composition is a valid bound whatever its parameters; the ladders only make queries
  * agree, and let the accountant's cache serve the check an epsilon query makes of its answer.)
  *
- * - Tail mass (what the window may leave out on each side, added to delta): 1e-18 for every delta
- *   >= 1e-12 (at relativeAccuracy 1e-4), below that the decade at or below 1e-2 relativeAccuracy
+ * - Tail mass (what the window may leave out on each side, added to delta): 1e-14 for every delta
+ *   >= 1e-8 (at relativeAccuracy 1e-4), below that the decade at or below 1e-2 relativeAccuracy
  *   delta, so that it moves delta by at most 1e-2 of the accuracy target.
  * - Exponential tilt: rounded down to a ladder of 8 rungs per doubling (any tilt >= 0 is exact;
  *   the tilt only places the FFT's precision, `tilt.ts`).
  * - Grid step refinements: rungs of 2^{-1/2} below the first step.
  */
 
-/** Tail mass of the composition for deltas >= 1e-12 (relativeAccuracy 1e-4). */
-export const DEFAULT_TAIL_MASS = 1e-18;
+/** Tail mass of the composition for deltas >= 1e-8 (relativeAccuracy 1e-4). */
+export const DEFAULT_TAIL_MASS = 1e-14;
 /** Tail mass per unit of relativeAccuracy * delta. */
 const TAIL_PER_ACCURATE_DELTA = 1e-2;
 
