@@ -649,8 +649,14 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     const rounds = this.noiseRounding === 'up' ? 0 : CHECK_ROUNDS; // (the lower-bound accountant's upper ends are not reported)
     let agreed: number | undefined;
     let candidate = epsilon;
+    let lowered: ComposedPlds | undefined; // the composition the last candidate is the lowest on
     for (let round = 0; round < rounds && Number.isFinite(candidate); round++) {
       const check = this.deltaAt(candidate);
+      if (check.composed === lowered && check.evaluation.value <= delta) {
+        agreed = candidate; // already the smallest on this composition
+        discretization = check.discretization;
+        break;
+      }
       for (const d of check.composed.directions) lower = Math.max(lower, epsilonForDelta(d.optimistic, delta).epsilon);
       let next: number;
       if (check.evaluation.value <= delta) {
@@ -659,6 +665,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
           discretization = check.discretization;
         }
         next = lowestOn(check.composed, delta, candidate, Math.min(lower, candidate));
+        lowered = check.composed;
         // Steps below 1e-12 relative are not worth a composition (a single release's is aligned at
         // its epsilon, so each candidate composes anew).
         const single = this.getEngine().totalCount === 1;
@@ -762,7 +769,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     // The tail mass: 1e-18, or the level (query-plan.ts) of the other bounds' delta at epsilon when
     // that is tiny (an upper bound on the exact delta); then, for a tiny delta or one the truncation
     // and rounding limit, the level of the delta found, as an epsilon query at that delta would use.
-    const hint = this.noiseRounding === 'down' ? this.others.delta(epsilon)?.value : undefined;
+    const hint = this.noiseRounding === 'down' && this.options.tailMassBound === undefined ? this.others.roughDelta(epsilon) : undefined;
     let tailMass = this.options.tailMassBound ?? (hint !== undefined && hint > 0 ? tailMassFor(hint, accuracy) : DEFAULT_TAIL_MASS);
     for (let round = 0; ; round++) {
       const evaluated = this.evaluate(tailMass, align, undefined, query, describeFailure);
@@ -814,11 +821,16 @@ function lowestOn(composed: ComposedPlds, delta: number, epsilon: number, floor:
   const ok = (x: number) => composedDelta(composed, x) <= delta;
   let hi = Math.min(epsilon, consistentEpsilon(composed, delta, composedEpsilon(composed, delta)));
   if (!ok(hi)) hi = epsilon;
-  let lo = Math.max(floor, hi * (1 - 1e-12) - Number.MIN_VALUE);
-  if (!(lo < hi)) return hi;
-  if (ok(lo)) {
-    lo = Math.max(0, floor);
-    if (ok(lo)) return lo;
+  // Down in steps growing 16-fold from 1e-12 relative until delta exceeds, then bisection (the
+  // composition's own inverse is conservative by its rounding bound, about n ulps of delta).
+  let lo = hi;
+  for (let k = 0; ; k++) {
+    const step = 1e-12 * 16 ** k;
+    lo = step < 1 ? Math.max(floor, hi * (1 - step) - Number.MIN_VALUE) : Math.max(0, floor);
+    if (!(lo < hi)) return hi;
+    if (!ok(lo)) break;
+    if (step >= 1 || lo <= floor) return lo;
+    hi = lo;
   }
   for (let i = 0; i < 1100; i++) {
     const mid = lo + (hi - lo) / 2;

@@ -15,6 +15,7 @@ import type { DpEvent } from '../events/types.js';
 import { composeEvent, selfComposeEvent } from '../events/constructors.js';
 import { gaussianCompositionDelta, gaussianCompositionEpsilon, gaussianPrecision } from '../gaussian/gaussian-composition.js';
 import { RdpAccountant } from '../rdp/accountant.js';
+import { deltaFromRdpCurve } from '../rdp/conversion.js';
 
 /** Which accountant's value a PLD accountant's answer is. */
 export type BoundSource = 'pld' | 'rdp' | 'exactGaussian';
@@ -152,6 +153,20 @@ export class OtherBounds {
       let e = g.epsilon;
       for (let i = 0; i < 32 && (this.rdpDelta(e) ?? 1) > delta; i++) e += Math.max(Number.MIN_VALUE, Number.EPSILON * e) * 2 ** i;
       if (e < bound) best = { value: e, source: 'rdp' };
+    }
+    return best;
+  }
+
+  /**
+   * A valid but rougher delta at epsilon, cheaply (the RDP curve on its grid of orders, no order
+   * search; the exact Gaussian's): what the PLD's delta query uses to choose its tail mass.
+   */
+  roughDelta(epsilon: number): number | undefined {
+    const whole = this.whole();
+    let best = whole === undefined ? undefined : this.exactDelta(whole, epsilon);
+    if (this.rdp !== undefined) {
+      const rdp = deltaFromRdpCurve(this.rdp.orders, this.rdp.rdpCurve(), epsilon).delta;
+      if (best === undefined || rdp < best) best = rdp;
     }
     return best;
   }
