@@ -9,18 +9,9 @@
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
 import { gaussianEpsilon, poissonGaussianEpsilonLower } from '../test/helpers/pld-lower-bound.js';
+import { mulberry32 } from './mulberry32.js';
 
-/** Mulberry32: a fixed, seeded sweep. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 export async function runPldSweepBench(): Promise<void> {
   const total = Number(process.env.PLD_SWEEP_POINTS ?? 400);

@@ -7,7 +7,7 @@
  *   dpfit evaluate --model m.json --data data/adult/adult.test
  *
  * with seeds 1..SEEDS (seeded noise: an experiment, not a release). RGM (ridge regression, `000`)
- * is run with `--loss linear` and reported as refused when its Thm. 1 floor is above epsilon.
+ * is run with `--loss squared` and reported as refused when its Thm. 1 floor is above epsilon.
  * objpert runs with its research opt-in `--accept-no-guarantee` and is labelled NOT private: its
  * released minimiser identifies the dataset (`test/learners/perturbation/grid-inversion.test.ts`).
  *
@@ -25,7 +25,7 @@ if (!existsSync(join(DATA, 'adult.data'))) {
   process.stdout.write('data/adult is missing (dpfit data fetch adult --dir data/adult)\n');
   process.exit(0);
 }
-const METHODS: readonly (readonly string[])[] = [['dpsgd'], ['dpgd'], ['shuffled'], ['output'], ['output-sgd'], ['objpert', '--accept-no-guarantee'], ['amp'], ['rgm', '--loss', 'linear']];
+const METHODS: readonly (readonly string[])[] = [['dpsgd'], ['dpgd'], ['shuffled'], ['output'], ['output-sgd'], ['objpert', '--accept-no-guarantee'], ['amp'], ['rgm', '--loss', 'squared']];
 /** How a method's row is labelled (objpert is research only: no guarantee). */
 const LABELS: Readonly<Record<string, string>> = { objpert: '`objpert` (`--accept-no-guarantee`: NOT private, research only)' };
 const dir = mkdtempSync(join(tmpdir(), 'dpfit-defaults-'));

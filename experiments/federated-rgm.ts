@@ -91,7 +91,7 @@ import { loadDataset } from '../src/data/node/read.js';
 import { parseSchema } from '../src/data/schema/parse.js';
 import { twoPartySplit, type TwoPartySplitKind } from '../src/data/synthetic.js';
 import type { Dataset } from '../src/data/dataset.js';
-import { InMemoryLedger } from '../src/federated/budget.js';
+import { InMemoryLedger } from '../src/accounting/budget/rule.js';
 import { federate, type FederateOptions } from '../src/federated/coordinator.js';
 import { inProcessClient } from '../src/federated/in-process.js';
 import { FederatedNode, type NodeData } from '../src/federated/node.js';

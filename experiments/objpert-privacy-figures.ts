@@ -33,7 +33,7 @@ import { objectivePerturbationDelta } from '../src/accounting/pld/models/objecti
 import { pldDelta, pldEpsilon } from '../src/accounting/pld/accountant.js';
 import { rdpDelta, rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import { gaussianRdp, objectivePerturbationRdp } from '../src/accounting/rdp/base-mechanisms.js';
-import { poissonGaussianRdp } from '../src/accounting/rdp/poisson-gaussian.js';
+import { poissonGaussianRdp } from '../src/accounting/rdp/subsampling/poisson-gaussian.js';
 import { lineBandChart, renderVegaLite, type BandRow } from '../src/report/vega-chart.js';
 import { writeFileAtomic } from '../src/data/node/atomic-write.js';
 import { InvalidParameterError } from '../src/errors.js';

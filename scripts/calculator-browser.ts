@@ -64,12 +64,21 @@ export interface DpsgdPageResult {
   readonly json: { epsilon: number; event: unknown };
 }
 
-/** Opens the page, fills the DP-SGD form as a user would, computes, and reads the results once the worker's PLD value is in. */
-export async function computeDpsgdOnPage(page: Page, url: string, form: DpsgdForm, timeoutMs = 60_000): Promise<DpsgdPageResult> {
+/** Opens the page and waits for its script (the page then computes every form's defaults by itself). */
+export async function openCalculator(page: Page, url: string): Promise<void> {
   await page.goto(url);
   await page.waitForSelector('html[data-ready="true"]');
+}
+
+/**
+ * Fills the DP-SGD form as a user would (there is no button: the page recomputes as the fields
+ * change, `web/live-form.ts`) and reads the results once the run for these inputs has ended,
+ * the worker's PLD value and curve included. Filling a field sets the form's state to `pending`
+ * at once, so `done` means done for the inputs filled.
+ */
+export async function computeDpsgdOnPage(page: Page, url: string, form: DpsgdForm, timeoutMs = 60_000): Promise<DpsgdPageResult> {
+  await openCalculator(page, url);
   for (const [name, value] of Object.entries(form)) await page.locator('#dpsgd').getByLabel(labelOf(name)).fill(value);
-  await page.locator('#dpsgd').getByRole('button', { name: 'Compute epsilon' }).click();
   await page.waitForSelector('#dpsgd[data-state="done"], #dpsgd[data-state="error"]', { timeout: timeoutMs });
   const state = await page.getAttribute('#dpsgd', 'data-state');
   if (state !== 'done') throw new Error(`the page refused the form: ${await page.locator('#dpsgd .error').allTextContents()}`);
@@ -82,7 +91,7 @@ export async function computeDpsgdOnPage(page: Page, url: string, form: DpsgdFor
   };
 }
 
-function labelOf(name: string): string | RegExp {
+export function labelOf(name: string): string | RegExp {
   const labels: Record<string, RegExp> = {
     datasetSize: /^Dataset size N$/,
     batchSize: /^Batch size B$/,

@@ -40,6 +40,18 @@ export class InvalidParameterError extends DpfitError {
 }
 
 /**
+ * A value read from the data outside its valid range, named by where it is (`y[41]`, a column)
+ * but never quoted: no message carries a value of the data (docs/threat-model.md, "Messages"),
+ * since messages reach logs and terminals that the release's guarantee does not cover. `value`
+ * is left undefined for the same reason (a logged error object prints its fields).
+ */
+export function dataValueError(param: string, expected: string, detail?: string): InvalidParameterError {
+  const error = new InvalidParameterError(param, undefined, expected, detail);
+  error.message = `${param} must be ${expected}${detail ? ` (${detail})` : ''}; the value is not shown (messages never quote the data)`;
+  return error;
+}
+
+/**
  * An option a function does not know (`validate.ts`, `rejectUnknownOptions`): a typo would
  * otherwise be silently ignored. `param` is the unknown key, `value` what was given for it,
  * `validOptions` the names the function accepts and `suggestion` the closest of them, if any.

@@ -43,7 +43,8 @@ import { downloadVerified, fetchAdult, installFiles } from '../src/data/node/fet
 import { loadDataset, readCsvFile, readLibsvmFile, readTable } from '../src/data/node/read.js';
 import { openStreamedDataset } from '../src/data/node/stream-rows.js';
 import { InvalidParameterError, UnknownOptionError } from '../src/errors.js';
-import { decideBudget, InMemoryLedger, spentBudget } from '../src/federated/budget.js';
+import { decideBudget, InMemoryLedger, spentBudget } from '../src/accounting/budget/rule.js';
+import { PrivacyBudget, remainingBudget } from '../src/accounting/budget/privacy-budget.js';
 import { federate } from '../src/federated/coordinator.js';
 import { httpNodeClient } from '../src/federated/http-client.js';
 import { startNodeServer } from '../src/federated/http-server.js';
@@ -237,6 +238,11 @@ const ROWS: readonly Row[] = [
   row('errorBarChart', 'refrence', 'reference', (o) => errorBarChart([], { title: 't', xTitle: 'x', yTitle: 'y', ...o })),
   row('PrivacyLedger.open', 'epsilion', 'epsilon', (o) => PrivacyLedger.open(join(tmpdir(), 'dpfit-strict-options-ledger.duckdb'), { epsilon: 1, delta: 1e-6, ...o }), "PrivacyLedger.open's budget"),
   row('InMemoryLedger', 'delt', 'delta', (o) => new InMemoryLedger({ epsilon: 1, delta: 1e-6, ...o })),
+  row('PrivacyBudget', 'epsilom', 'epsilon', (o) => new PrivacyBudget({ epsilon: 1, delta: 1e-6, ...o })),
+  row('remainingBudget', 'epsilom', 'epsilon', (o) => remainingBudget({ epsilon: 1, delta: 1e-6, ...o }, { epsilon: 0, delta: 0, entries: 0 }, 0), "remainingBudget's budget"),
+  row('PrivacyBudget.spend', 'extradelta', 'extraDelta', (o) => new PrivacyBudget({ epsilon: 1, delta: 1e-6 }).spend(untouchable, { ...o })),
+  row('PrivacyBudget.check', 'descripton', 'description', (o) => new PrivacyBudget({ epsilon: 1, delta: 1e-6 }).check(untouchable, { ...o })),
+  row('PrivacyLedger.open', 'lockTimeout', 'lockTimeoutMs', (o) => PrivacyLedger.open(join(tmpdir(), 'dpfit-strict-options-ledger.duckdb'), { epsilon: 1, delta: 1e-6 }, { ...o })),
   row('spentBudget', 'epsilom', 'epsilon', (o) => spentBudget([], { epsilon: 1, delta: 1e-6, ...o }), "spentBudget's budget"),
   row('decideBudget', 'delt', 'delta', (o) => decideBudget([], untouchable, { epsilon: 1, delta: 1e-6, ...o }), "decideBudget's budget"),
   // Out of core and in a database (dpfit/node): refused before the file, the source or the database is touched

@@ -4,7 +4,10 @@
  * response, objective perturbation and AMP (`003`), and RGM (`000` Thm. 1). Every number comes
  * from dpfit's own core, bundled for the browser, through the functions the CLI calls with the
  * options it passes, so the page and the CLI agree to the last digit. Quick RDP work runs here;
- * PLD compositions and calibrations run on a worker (`pld-worker.ts`).
+ * PLD compositions and calibrations run on a worker (`pld-worker.ts`). Every result is computed
+ * on load and again whenever an input it reads changes (`live-form.ts`: no button, and no result
+ * next to inputs it was not computed from). Curves take the accountants' colours of the CLI's
+ * charts (`src/report/accountant-colors.ts`).
  */
 import { ampEvent } from '../src/accounting/events/approximate-minima-perturbation.js';
 import { calibrateGaussian, type GaussianCalibrationMethod } from '../src/accounting/gaussian/calibrate-gaussian.js';
@@ -26,10 +29,12 @@ import { calibrateRelativeGaussian, relativeGaussianCorollary1, relativeGaussian
 import { toDpfitJson } from '../src/json-numbers.js';
 import { randomizedResponseNoiseParameter } from '../src/mechanisms/randomized-response.js';
 import { requirePositive } from '../src/validate.js';
+import { ACCOUNTANT_COLORS } from '../src/report/accountant-colors.js';
 import { drawPrivacyCurve, type CurveSeries } from './curve-svg.js';
-import { clearErrors, input, markBusy, numberField, showError, showNumber, showText } from './form-fields.js';
+import { input, markBusy, markFresh, numberField, showNumber, showText } from './form-fields.js';
+import { startLive, type LiveRun } from './live-form.js';
 import type { CalibrationResult, PldResult } from './protocol.js';
-import { runInWorker, SupersededError } from './worker-client.js';
+import { runInWorker } from './worker-client.js';
 
 /** Points per privacy curve, from epsilon 0 to RDP's epsilon at delta = 1e-8 (`dpfit curve`'s range). */
 const CURVE_POINTS = 16;
@@ -58,29 +63,6 @@ function howPld(g: PrivacyGuarantee & { epsilonLower?: number }): string {
   return [g.accountant === 'pld' ? lower : `${g.accountant} accountant`, ...g.warnings.map((w) => `warning: ${w}`)].filter((p) => p !== '').join('; ');
 }
 
-/** Runs a form's handler on submit, with its errors shown next to their fields. */
-function onSubmit(formId: string, handler: () => Promise<void> | void, fields?: ReadonlyMap<string, string>): void {
-  const form = document.getElementById(formId);
-  if (!(form instanceof HTMLFormElement)) throw new Error(`internal error: no form ${formId}`);
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    clearErrors(formId);
-    form.dataset.state = 'busy';
-    Promise.resolve()
-      .then(handler)
-      .then(
-        () => {
-          form.dataset.state = 'done';
-        },
-        (error: unknown) => {
-          if (error instanceof SupersededError) return;
-          showError(formId, error, fields);
-          form.dataset.state = 'error';
-        },
-      );
-  });
-}
-
 // ---- DP-SGD ----------------------------------------------------------------------------------
 
 interface DpsgdInputs {
@@ -102,7 +84,21 @@ function dpsgdInputs(): DpsgdInputs {
   return { datasetSize, batchSize, epochs, delta, samplingProbability, steps };
 }
 
-async function computeDpsgd(): Promise<void> {
+/**
+ * Settles once DP-SGD's first PLD epsilon is shown (or after 5 s). On load, the other worker work
+ * (the calibration, objective perturbation's PLD) waits for it rather than compete with the
+ * page's headline number for the CPU; later runs do not wait.
+ */
+const firstPldEpsilon = (() => {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+    setTimeout(r, 5000);
+  });
+  return { promise, resolve: () => resolve() };
+})();
+
+async function computeDpsgd(live: LiveRun): Promise<void> {
   const inputs = dpsgdInputs();
   const noiseMultiplier = numberField('dpsgd', 'noiseMultiplier') as number;
   const event = dpsgdEvent(inputs.samplingProbability, noiseMultiplier, inputs.steps);
@@ -122,19 +118,26 @@ async function computeDpsgd(): Promise<void> {
   // The curve's range is `dpfit curve`'s: up to RDP's epsilon at delta = 1e-8.
   const maxEpsilon = Math.max(rdp.getEpsilon(1e-8).epsilon, rdpGuarantee.epsilon);
   const epsilons = Number.isFinite(maxEpsilon) && maxEpsilon > 0 ? Array.from({ length: CURVE_POINTS }, (_, i) => (maxEpsilon * i) / (CURVE_POINTS - 1)) : [];
-  const rdpSeries: CurveSeries = { label: 'RDP (upper bound)', color: '#cf222e', points: epsilons.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) };
+  const rdpSeries: CurveSeries = { label: 'RDP (upper bound)', color: ACCOUNTANT_COLORS.rdp, points: epsilons.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) };
   const svg = document.getElementById('dpsgd-curve') as unknown as SVGSVGElement;
   drawPrivacyCurve(svg, [rdpSeries], { epsilon: rdpGuarantee.epsilon, delta: inputs.delta });
+  markFresh(svg);
   markBusy('dpsgd-epsilon-pld');
   showText('dpsgd-how-pld', '');
-  const pld = await runInWorker<PldResult>('dpsgd', { task: 'pld', event, delta: inputs.delta, curveEpsilons: epsilons });
-  showNumber('dpsgd-epsilon-pld', pld.guarantee.epsilon);
-  showText('dpsgd-how-pld', howPld(pld.guarantee));
-  const series = pld.curve === undefined ? [rdpSeries] : [rdpSeries, { label: 'PLD (upper bound)', color: '#0969da', points: pld.curve }];
+  // The PLD epsilon arrives first (partial result), its curve seconds later.
+  const showPld = (result: PldResult) => {
+    firstPldEpsilon.resolve();
+    if (!live.isCurrent()) return;
+    showNumber('dpsgd-epsilon-pld', result.guarantee.epsilon);
+    showText('dpsgd-how-pld', [howPld(result.guarantee), result.curve === undefined && epsilons.length > 0 ? 'curve: computing…' : ''].filter((p) => p !== '').join('; '));
+  };
+  const pld = await live.wait(runInWorker<PldResult, PldResult>('dpsgd', { task: 'pld', event, delta: inputs.delta, curveEpsilons: epsilons }, showPld));
+  showPld(pld);
+  const series = pld.curve === undefined ? [rdpSeries] : [rdpSeries, { label: 'PLD (upper bound)', color: ACCOUNTANT_COLORS.pld, points: pld.curve }];
   drawPrivacyCurve(svg, series, { epsilon: pld.guarantee.accountant === 'pld' ? pld.guarantee.epsilon : rdpGuarantee.epsilon, delta: inputs.delta });
 }
 
-async function calibrateDpsgdForm(): Promise<void> {
+async function calibrateDpsgdForm(live: LiveRun): Promise<void> {
   const inputs = dpsgdInputs();
   const targetEpsilon = numberField('dpsgd-calibrate', 'targetEpsilon') as number;
   requirePositive('targetEpsilon', targetEpsilon);
@@ -145,14 +148,17 @@ async function calibrateDpsgdForm(): Promise<void> {
   );
   markBusy('dpsgd-calibrate-noiseMultiplier');
   showText('dpsgd-calibrate-how', '');
-  const result = await runInWorker<CalibrationResult>('dpsgd-calibrate', {
-    task: 'calibrateDpsgd',
-    samplingProbability: inputs.samplingProbability,
-    steps: inputs.steps,
-    targetEpsilon,
-    delta: inputs.delta,
-    accountant,
-  });
+  if (live.id === 1) await live.wait(firstPldEpsilon.promise);
+  const result = await live.wait(
+    runInWorker<CalibrationResult>('dpsgd-calibrate', {
+      task: 'calibrateDpsgd',
+      samplingProbability: inputs.samplingProbability,
+      steps: inputs.steps,
+      targetEpsilon,
+      delta: inputs.delta,
+      accountant,
+    }),
+  );
   showNumber('dpsgd-calibrate-noiseMultiplier', result.noiseMultiplier, 10);
   showText('dpsgd-calibrate-how', `(epsilon ${Number(result.guarantee.epsilon.toPrecision(6))} by ${result.guarantee.accountant.toUpperCase()}, ${inputs.steps} steps at q = ${inputs.samplingProbability})`);
 }
@@ -196,7 +202,7 @@ function computeRandomizedResponse(): void {
 
 // ---- Objective perturbation and AMP ------------------------------------------------------------
 
-async function computeObjectivePerturbation(): Promise<void> {
+async function computeObjectivePerturbation(live: LiveRun): Promise<void> {
   const params = {
     noiseStd: numberField('objpert', 'noiseStd') as number,
     lipschitz: numberField('objpert', 'lipschitz') as number,
@@ -218,7 +224,8 @@ async function computeObjectivePerturbation(): Promise<void> {
       : 'Objective perturbation alone: this is the epsilon of the idealised mechanism (003 Thm. 3.1/3.2: the exact minimiser, continuous noise), for research. What dpfit can release is NOT private (its minimiser identifies the dataset: b is recomputed from theta and lies on the noise grid only for the true data), so dpfit train refuses it without --accept-no-guarantee. Use AMP.',
   );
   markBusy('objpert-epsilon-pld');
-  const pld = await runInWorker<PldResult>('objpert', { task: 'pld', event, delta, curveEpsilons: [] });
+  if (live.id === 1) await live.wait(firstPldEpsilon.promise);
+  const pld = await live.wait(runInWorker<PldResult>('objpert', { task: 'pld', event, delta, curveEpsilons: [] }));
   showNumber('objpert-epsilon-pld', pld.guarantee.epsilon);
 }
 
@@ -242,13 +249,29 @@ function computeRgm(): void {
   showNumber('rgm-calibrated-gamma', calibrated.gamma, 10);
 }
 
-onSubmit('dpsgd', computeDpsgd);
-onSubmit('dpsgd-calibrate', calibrateDpsgdForm);
-onSubmit('gaussian', computeGaussian);
-onSubmit('laplace', computeLaplace);
-onSubmit('rr', computeRandomizedResponse);
-onSubmit('objpert', computeObjectivePerturbation);
-onSubmit('rgm', computeRgm);
+startLive([
+  {
+    form: 'dpsgd',
+    inputs: ['dpsgd'],
+    outputs: ['dpsgd-q', 'dpsgd-steps', 'dpsgd-epsilon-rdp', 'dpsgd-how-rdp', 'dpsgd-epsilon-pld', 'dpsgd-how-pld', 'dpsgd-curve', 'dpsgd-cli', 'dpsgd-event', 'dpsgd-json'],
+    channels: ['dpsgd'],
+    run: computeDpsgd,
+  },
+  {
+    // Reads N, B, E and delta of the DP-SGD form too: an error there is shown under this form as well.
+    form: 'dpsgd-calibrate',
+    inputs: ['dpsgd', 'dpsgd-calibrate'],
+    unread: ['dpsgd-noiseMultiplier'],
+    outputs: ['dpsgd-calibrate-noiseMultiplier', 'dpsgd-calibrate-how', 'dpsgd-calibrate-cli'],
+    channels: ['dpsgd-calibrate'],
+    run: calibrateDpsgdForm,
+  },
+  { form: 'gaussian', inputs: ['gaussian'], outputs: ['gaussian-noiseStd', 'gaussian-event'], run: computeGaussian },
+  { form: 'laplace', inputs: ['laplace'], outputs: ['laplace-scale', 'laplace-epsilon', 'laplace-event'], run: computeLaplace },
+  { form: 'rr', inputs: ['rr'], outputs: ['rr-noiseParameter', 'rr-epsilon', 'rr-event'], run: computeRandomizedResponse },
+  { form: 'objpert', inputs: ['objpert'], outputs: ['objpert-epsilon-rdp', 'objpert-epsilon-pld', 'objpert-note', 'objpert-cli'], channels: ['objpert'], run: computeObjectivePerturbation },
+  { form: 'rgm', inputs: ['rgm'], outputs: ['rgm-epsilon', 'rgm-corollary', 'rgm-cli', 'rgm-calibrated-gamma'], run: computeRgm },
+]);
 
 const ampBox = document.getElementById('objpert-amp') as HTMLInputElement;
 const syncAmp = () => {

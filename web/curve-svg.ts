@@ -1,6 +1,7 @@
 /**
  * The privacy curve delta(epsilon) drawn as SVG (no plotting library on the page): epsilon on a
- * linear axis, delta on a log axis, one polyline per accountant, and the requested point.
+ * linear axis with round ticks, delta on a log axis labelled as the CLI's charts label it ("1e-6",
+ * `src/report/axis-format.ts`), one polyline per accountant in its colour, and the requested point.
  */
 export interface CurveSeries {
   readonly label: string;
@@ -24,6 +25,13 @@ function formatTick(value: number): string {
   return Number(value.toPrecision(3)).toString();
 }
 
+/** A round step (1, 2 or 5 times a power of ten) giving about `count` ticks from 0 to `max`. */
+function niceStep(max: number, count: number): number {
+  const raw = max / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw) ?? 10 * power;
+}
+
 /** Draws `series` into `svg` (its previous content is replaced). Deltas <= 0 are left out (log axis). */
 export function drawPrivacyCurve(svg: SVGSVGElement, series: readonly CurveSeries[], marker?: { epsilon: number; delta: number }): void {
   svg.replaceChildren();
@@ -45,8 +53,11 @@ export function drawPrivacyCurve(svg: SVGSVGElement, series: readonly CurveSerie
     svg.append(element('line', { x1: MARGIN.left, x2: MARGIN.left + plotWidth, y1: yy, y2: yy, stroke: '#eaeef2' }));
     svg.append(element('text', { x: MARGIN.left - 6, y: yy + 4, 'text-anchor': 'end' }, `1e${e}`));
   }
-  for (let i = 0; i <= 5; i++) {
-    const epsilon = (maxEpsilon * i) / 5;
+  // Round epsilons (0, 2, 4, ...), not fifths of the range (0, 1.88, 3.76, ...).
+  const step = maxEpsilon > 0 ? niceStep(maxEpsilon, 5) : 1;
+  for (let i = 0; i * step <= maxEpsilon * (1 + 1e-9); i++) {
+    const epsilon = i * step;
+    svg.append(element('line', { x1: x(epsilon), x2: x(epsilon), y1: MARGIN.top + plotHeight, y2: MARGIN.top + plotHeight + 4, stroke: '#57606a' }));
     svg.append(element('text', { x: x(epsilon), y: MARGIN.top + plotHeight + 16, 'text-anchor': 'middle' }, formatTick(epsilon)));
   }
   svg.append(element('text', { x: MARGIN.left + plotWidth / 2, y: HEIGHT - 6, 'text-anchor': 'middle' }, 'epsilon'));

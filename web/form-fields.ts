@@ -47,11 +47,18 @@ export function showError(formId: string, error: unknown, fields: ReadonlyMap<st
   }
 }
 
+/** Marks a result as computed from the current inputs (`live-form.ts` dims stale ones). */
+export function markFresh(node: Element): void {
+  node.classList.remove('stale');
+  node.removeAttribute('aria-busy');
+}
+
 /** Writes a number into an <output>: 6 significant digits shown, the exact double in data-value. */
 export function showNumber(id: string, value: number | undefined, digits = 6): void {
   const node = document.getElementById(id);
   if (node === null) throw new Error(`internal error: no output ${id}`);
   node.classList.remove('busy');
+  markFresh(node);
   if (value === undefined) {
     node.textContent = '';
     node.removeAttribute('data-value');
@@ -65,6 +72,7 @@ export function showText(id: string, text: string): void {
   const node = document.getElementById(id);
   if (node === null) throw new Error(`internal error: no element ${id}`);
   node.classList.remove('busy');
+  markFresh(node);
   node.textContent = text;
 }
 
@@ -73,6 +81,7 @@ export function markBusy(id: string): void {
   if (node !== null) {
     node.textContent = '';
     node.removeAttribute('data-value');
+    markFresh(node);
     node.classList.add('busy');
   }
 }

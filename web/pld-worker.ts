@@ -16,8 +16,12 @@ interface WorkerScope {
 }
 const scope = self as unknown as WorkerScope;
 
-/** epsilon by PLD, falling back to RDP with the PLD accountant's own reason (as the CLI's --accountant pld does). */
-function pld(event: DpEvent, delta: number, curveEpsilons: readonly number[]): PldResult {
+/**
+ * epsilon by PLD, falling back to RDP with the PLD accountant's own reason (as the CLI's
+ * --accountant pld does). The epsilon goes to `partial` as soon as it is known (about a second for
+ * DP-SGD's default), the curve's points after it (each may refine the grid: several seconds).
+ */
+function pld(event: DpEvent, delta: number, curveEpsilons: readonly number[], partial: (result: PldResult) => void): PldResult {
   const accountant = new PldAccountant();
   if (!accountant.supports(event)) {
     const g = new RdpAccountant().compose(event).getEpsilon(delta);
@@ -25,6 +29,8 @@ function pld(event: DpEvent, delta: number, curveEpsilons: readonly number[]): P
   }
   accountant.compose(event);
   const guarantee = accountant.getEpsilon(delta);
+  if (curveEpsilons.length === 0) return { guarantee };
+  partial({ guarantee });
   const curve = curveEpsilons.map((epsilon) => ({ epsilon, delta: accountant.getDelta(epsilon).delta }));
   return { guarantee, curve };
 }
@@ -43,7 +49,8 @@ function calibrate(request: Extract<WorkerRequest, { task: 'calibrateDpsgd' }>):
 
 scope.onmessage = ({ data: { id, request } }) => {
   try {
-    const result = request.task === 'pld' ? pld(request.event, request.delta, request.curveEpsilons) : calibrate(request);
+    const partial = (result: unknown) => scope.postMessage({ id, ok: true, partial: true, result });
+    const result = request.task === 'pld' ? pld(request.event, request.delta, request.curveEpsilons, partial) : calibrate(request);
     scope.postMessage({ id, ok: true, result });
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));

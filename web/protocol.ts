@@ -23,6 +23,7 @@ export type WorkerRequest =
       readonly accountant: 'rdp' | 'pld';
     };
 
+/** The PLD task's result; its partial result is the same without `curve`. */
 export interface PldResult {
   readonly guarantee: PrivacyGuarantee & { readonly epsilonLower?: number };
   /** Present when the PLD accountant supports the event. */
@@ -42,4 +43,11 @@ export interface WorkerError {
   readonly param?: string;
 }
 
-export type WorkerResponse = { readonly id: number; readonly ok: true; readonly result: unknown } | { readonly id: number; readonly ok: false; readonly error: WorkerError };
+/**
+ * The worker's answers to request `id`: its result (`ok`), or its error; before them, a request may
+ * send `partial` results (the PLD epsilon in about a second, before its curve, which takes longer).
+ */
+export type WorkerResponse =
+  | { readonly id: number; readonly ok: true; readonly partial?: false; readonly result: unknown }
+  | { readonly id: number; readonly ok: true; readonly partial: true; readonly result: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: WorkerError };

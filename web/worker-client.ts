@@ -1,7 +1,9 @@
 /**
- * Runs requests on the calculator's worker, one worker per channel (a form): a new request on a
- * busy channel terminates the worker and its stale work (a PLD composition cannot be interrupted
- * otherwise) and starts a fresh one.
+ * Runs requests on the calculator's worker, one worker per channel (a calculation): a new request
+ * on a busy channel, or `cancelWorker`, terminates the worker and its stale work (a PLD
+ * composition cannot be interrupted otherwise); the next request starts a fresh one. Every
+ * message carries its request's id, and a message whose id is not the channel's pending request
+ * is dropped, so no stale result reaches the page.
  */
 import type { WorkerError, WorkerRequest, WorkerResponse } from './protocol.js';
 
@@ -23,9 +25,16 @@ export class WorkerFailure extends Error {
   }
 }
 
+interface Pending {
+  readonly id: number;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly onPartial?: (value: unknown) => void;
+}
+
 interface Channel {
-  worker: Worker;
-  pending?: { id: number; resolve: (value: unknown) => void; reject: (error: Error) => void };
+  readonly worker: Worker;
+  pending?: Pending;
 }
 
 const channels = new Map<string, Channel>();
@@ -35,18 +44,28 @@ function startWorker(): Worker {
   return new Worker(new URL('./pld-worker.js', import.meta.url), { type: 'module' });
 }
 
-export function runInWorker<T>(channelName: string, request: WorkerRequest): Promise<T> {
+/** Stops the channel's work, if any: its pending request fails with `SupersededError`. */
+export function cancelWorker(channelName: string): void {
+  const channel = channels.get(channelName);
+  if (channel?.pending === undefined) return;
+  channel.worker.terminate();
+  channels.delete(channelName);
+  channel.pending.reject(new SupersededError());
+}
+
+/** Runs `request` on the channel's worker; `onPartial` receives the results it sends before its last. */
+export function runInWorker<T, P = unknown>(channelName: string, request: WorkerRequest, onPartial?: (partial: P) => void): Promise<T> {
+  cancelWorker(channelName);
   let channel = channels.get(channelName);
-  if (channel?.pending !== undefined) {
-    channel.worker.terminate();
-    channel.pending.reject(new SupersededError());
-    channel = undefined;
-  }
   if (channel === undefined) {
     const created: Channel = { worker: startWorker() };
     created.worker.onmessage = (message: MessageEvent<WorkerResponse>) => {
       const pending = created.pending;
       if (pending === undefined || pending.id !== message.data.id) return;
+      if (message.data.ok && message.data.partial === true) {
+        pending.onPartial?.(message.data.result);
+        return;
+      }
       created.pending = undefined;
       if (message.data.ok) pending.resolve(message.data.result);
       else pending.reject(new WorkerFailure(message.data.error));
@@ -62,7 +81,7 @@ export function runInWorker<T>(channelName: string, request: WorkerRequest): Pro
   const id = nextId++;
   const current = channel;
   return new Promise<T>((resolve, reject) => {
-    current.pending = { id, resolve: resolve as (value: unknown) => void, reject };
+    current.pending = { id, resolve: resolve as (value: unknown) => void, reject, ...(onPartial === undefined ? {} : { onPartial: onPartial as (value: unknown) => void }) };
     current.worker.postMessage({ id, request });
   });
 }

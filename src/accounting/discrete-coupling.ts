@@ -132,6 +132,7 @@ import {
   poissonSampledEvent,
   relativeGaussianEvent,
   repeatAndSelectEvent,
+  nonUniformSampledEvent,
   sampledWithoutReplacementEvent,
   selfComposeEvent,
 } from './events/constructors.js';
@@ -219,6 +220,10 @@ function mapChecked(event: DpEvent, leaf: LeafMap): DpEvent {
     case 'sampledWithoutReplacement': {
       const inner = mapChecked(event.event, leaf);
       return inner === event.event ? event : sampledWithoutReplacementEvent(event.sourceDatasetSize, event.sampleSize, inner);
+    }
+    case 'nonUniformSampled': {
+      const inner = mapChecked(event.event, leaf);
+      return inner === event.event ? event : nonUniformSampledEvent(event.maxWeight, inner);
     }
     case 'repeatAndSelect': {
       const inner = mapChecked(event.event, leaf);

@@ -2,7 +2,8 @@
  * Neighbouring relations (docs/design.md, "Conventions"). Every guarantee states the relation it holds
  * under. Conventions, as in dp_accounting: Poisson subsampling (and so the DP-SGD shorthand) and
  * objective perturbation (`003`, Sec. 2) are add/remove-one; sampling without replacement,
- * randomized response and the shuffled-SGD conjecture are replace-one. Gaussian, Laplace and RGM
+ * non-uniform sampling of one record (`004` Thm. 4.2), randomized response and the shuffled-SGD
+ * conjecture are replace-one. Gaussian, Laplace and RGM
  * events are relation-free: their guarantee holds for whichever relation their sensitivity was
  * computed under ("relativeToSensitivity"). Composing events of different relations is refused:
  * the user must convert explicitly (e.g. a replace-one sensitivity is at most twice an
@@ -32,9 +33,9 @@ function combine(root: DpEvent, parent: DpEvent, relations: NeighboringRelation[
 }
 
 /** Requires `inner` to be relation-free or of `relation`; returns `relation`. */
-function within(root: DpEvent, parent: DpEvent, relation: NeighboringRelation, inner: NeighboringRelation): NeighboringRelation {
+function within(root: DpEvent, parent: DpEvent, relation: NeighboringRelation, inner: NeighboringRelation, why = ''): NeighboringRelation {
   if (inner !== 'relativeToSensitivity' && inner !== relation) {
-    throw new UnsupportedEventError(root, parent, `a ${parent.kind} event is ${relation}, but its sub-event is ${inner}`);
+    throw new UnsupportedEventError(root, parent, `a ${parent.kind} event is ${relation}, but its sub-event is ${inner}${why}`);
   }
   return relation;
 }
@@ -65,6 +66,10 @@ function relationOf(event: DpEvent, root: DpEvent): NeighboringRelation {
       return 'replaceOne';
     case 'sampledWithoutReplacement':
       return within(root, event, 'replaceOne', relationOf(event.event, root));
+    case 'nonUniformSampled':
+      // 004 Thm. 4.2 (as WBK 2019 Thm. 9) needs the same n and the same public weights on both
+      // datasets: replace-one only.
+      return within(root, event, 'replaceOne', relationOf(event.event, root), ' (004 Thm. 4.2 is proven for replace-one neighbours only: the weights must be the same on both datasets)');
     case 'compose':
       return combine(root, event, event.events.map((e) => relationOf(e, root)));
     case 'selfCompose':

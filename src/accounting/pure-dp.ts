@@ -4,7 +4,8 @@
  * - `pureEpsilon`: basic composition (epsilons add) of the pure-DP events: Laplace (1/b),
  *   randomized response (log(1 + k(1-p)/p)), their Poisson subsampling (log(1 + q(e^eps - 1)),
  *   add/remove-one) and sampling without replacement (log(1 + (m/n)(e^eps - 1)), replace-one;
- *   Balle, Barthe, Gaboardi 2018, Thm. 9 / 10). Events with no pure-DP guarantee (Gaussian, RGM,
+ *   Balle, Barthe, Gaboardi 2018, Thm. 9 / 10), and one record sampled with public weights <= c
+ *   (log(1 + c(e^eps - 1)), replace-one, by the same argument). Events with no pure-DP guarantee (Gaussian, RGM,
  *   objective perturbation) give Infinity, which is the truth for delta = 0.
  * - `advancedComposition`: `004` Thm. 2.1 (Dwork, Rothblum, Vadhan 2010): k-fold composition of
  *   (eps, delta)-DP mechanisms is (sqrt(2k log(1/delta')) eps + k eps (e^eps - 1), k delta + delta')-DP.
@@ -34,6 +35,10 @@ function pureEpsilonOf(event: DpEvent): number {
       return up(Math.log1p(event.samplingProbability * Math.expm1(pureEpsilonOf(event.event))));
     case 'sampledWithoutReplacement':
       return up(Math.log1p((event.sampleSize / event.sourceDatasetSize) * Math.expm1(pureEpsilonOf(event.event))));
+    case 'nonUniformSampled':
+      // P - Q = w_i (X - Y) and X <= e^eps Q pointwise (x_i is a replace-one neighbour of every
+      // record that Q mixes), so P <= (1 + w_i (e^eps - 1)) Q, w_i <= c (rdp/non-uniform-sampling.ts).
+      return up(Math.log1p(event.maxWeight * Math.expm1(pureEpsilonOf(event.event))));
     case 'compose':
       return event.events.reduce((sum, e) => sum + pureEpsilonOf(e), 0);
     case 'selfCompose':

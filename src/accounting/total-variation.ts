@@ -17,7 +17,8 @@
  *   shift of one grid step its pair is binary randomized response): TV <= tanh(1/(2b)), the TV of
  *   that pair, which bounds every epsilon-DP mechanism (Kairouz, Oh & Viswanath 2015).
  * - Randomized response: exactly 1 - p.
- * - Poisson subsampling with probability q (and sampling m of n) multiplies the TV by q (m/n).
+ * - Poisson subsampling with probability q (and sampling m of n) multiplies the TV by q (m/n);
+ *   one record sampled with public weights <= c multiplies it by c.
  */
 import { normalCdf } from '../math/normal.js';
 import { couplingReducedNoise } from './discrete-coupling.js';
@@ -92,6 +93,9 @@ function tvOf(event: DpEvent): number {
       return up(event.samplingProbability * tvOf(event.event));
     case 'sampledWithoutReplacement':
       return up((event.sampleSize / event.sourceDatasetSize) * tvOf(event.event));
+    case 'nonUniformSampled':
+      // P - Q = w_i (X - Y) with w_i <= c (`004` App. A.7).
+      return up(event.maxWeight * tvOf(event.event));
     case 'gaussian':
     case 'compose':
     case 'selfCompose': {

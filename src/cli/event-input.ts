@@ -6,6 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { DpEvent } from '../accounting/events/types.js';
 import { parseEvent } from '../accounting/events/json.js';
 import { InvalidParameterError } from '../errors.js';
+import { parseDecimal } from './io.js';
 
 /** The largest event file read (an event of a million steps written out is ~100 MB; use selfCompose). */
 export const MAX_EVENT_FILE_BYTES = 64 * 1024 * 1024;
@@ -33,7 +34,7 @@ export function readEventFlag(raw: string): DpEvent {
 export function parseOrdersFlag(raw: string): number[] {
   const orders = raw.split(',').map((part) => part.trim());
   return orders.map((part, i) => {
-    const value = part === 'Infinity' || part === 'inf' ? Infinity : Number(part);
+    const value = part === 'Infinity' || part === 'inf' ? Infinity : parseDecimal(part);
     if (part === '' || Number.isNaN(value) || !(value > 1)) throw new InvalidParameterError(`--orders[${i}]`, part, 'a Rényi order > 1');
     return value;
   });

@@ -4,6 +4,7 @@
  * codes (docs/design.md, "CLI contract").
  */
 import { DpfitError, InvalidParameterError } from '../errors.js';
+import { parseDecimalBytes } from '../data/parse-number.js';
 import { toDpfitJson } from '../json-numbers.js';
 
 export interface CliIo {
@@ -45,12 +46,21 @@ export function exitCodeFor(error: unknown): number {
   }
 }
 
-/** Parses a flag's value as a finite number (commander gives strings); names the flag on failure. */
+/**
+ * A decimal number, or NaN: `[+-] digits [. digits] [(e|E) [+-] digits]` (the grammar of data
+ * cells, `data/parse-number.ts`). `Number()` alone would also read hex, octal and binary
+ * (`--epsilon 0x10` was 16), "Infinity" and a blank string (0).
+ */
+export function parseDecimal(text: string): number {
+  const bytes = new TextEncoder().encode(text.trim());
+  return parseDecimalBytes(bytes, 0, bytes.length);
+}
+
+/** Parses a flag's value as a finite decimal number (commander gives strings); names the flag on failure. */
 export function parseNumberFlag(flag: string): (raw: string) => number {
   return (raw: string) => {
-    const trimmed = raw.trim();
-    const value = trimmed === '' ? NaN : Number(trimmed);
-    if (!Number.isFinite(value)) throw new InvalidParameterError(flag, raw, 'a finite number');
+    const value = parseDecimal(raw);
+    if (!Number.isFinite(value)) throw new InvalidParameterError(flag, raw, 'a finite decimal number (e.g. 0.5 or 1e-5)');
     return value;
   };
 }

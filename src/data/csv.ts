@@ -15,12 +15,13 @@
  * Column types come from the caller (a schema) or, when not given, from a first pass over the
  * data: a column is numeric when every non-missing value is a number (see `parse-number.ts`).
  * Errors are `DataFormatError`s naming the source, the line and the column:
- * `data.csv, line 1042, column 'age': 'abc' is not a number`.
+ * `data.csv, line 1042, column 'age': a value is not a number` (no message quotes the data).
  *
  * Browser-safe: imports nothing from Node. The Node file reader (`node/read.ts`) feeds large
  * files to `CsvParser` in chunks.
  */
 import { DataFormatError, InvalidParameterError } from '../errors.js';
+import { missingColumnsError } from './missing-columns.js';
 import { parseDecimalBytes } from './parse-number.js';
 import type { RawColumn, RawTable } from './table.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';
@@ -219,19 +220,22 @@ export class CsvParser {
 
   private setNames(names: string[] | undefined): void {
     if (names === undefined) return;
+    const declared = this.declared;
+    const schemaNames = declared !== undefined && declared !== 'numeric' ? Object.keys(declared) : [];
+    // The schema's columns first: a headerless file's first line is a record, and no message quotes it.
+    const present = new Set(names);
+    const absent = schemaNames.filter((name) => !present.has(name) && !this.dialect.optionalColumns.includes(name));
+    if (absent.length > 0) throw missingColumnsError(this.dialect.source, absent, this.dialect.header ? 'header' : 'columnList');
+    const line = this.dialect.header ? this.line : undefined;
     const seen = new Set<string>();
     for (const name of names) {
-      if (name === '') throw new DataFormatError(this.dialect.source, 'a column has an empty name', this.dialect.header ? this.line : undefined);
-      if (seen.has(name)) throw new DataFormatError(this.dialect.source, `column name '${name}' appears twice`, this.dialect.header ? this.line : undefined);
-      seen.add(name);
-    }
-    const declared = this.declared;
-    if (declared !== undefined && declared !== 'numeric') {
-      for (const name of Object.keys(declared)) {
-        if (!seen.has(name) && !this.dialect.optionalColumns.includes(name)) {
-          throw new DataFormatError(this.dialect.source, `column '${name}' is not in the ${this.dialect.header ? 'header' : 'column list'} (columns: ${names.join(', ')})`);
-        }
+      if (name === '') throw new DataFormatError(this.dialect.source, 'a column has an empty name', line);
+      if (seen.has(name)) {
+        // Named only when the schema names it: other header cells are read from the file.
+        const which = schemaNames.includes(name) ? `the schema's column '${name}'` : 'a column name';
+        throw new DataFormatError(this.dialect.source, `${which} appears twice in the first line`, line);
       }
+      seen.add(name);
     }
     this.names = names;
     this.builders = names.map((name, j) => {
@@ -300,7 +304,7 @@ export class CsvParser {
       let v = this.dialect.missingIsNumeric && this.isMissing(bytes, start, end) ? NaN : parseDecimalBytes(bytes, start, end);
       if (v !== v && !this.isMissing(bytes, start, end)) {
         if (this.guessed?.[col]) throw new CsvTypeGuessError(col);
-        throw this.error(`'${this.text(bytes, start, end, escaped, line)}' is not a number`, line, b.name);
+        throw this.error('a value is not a number', line, b.name);
       }
       b.values[this.rows] = v;
       return;
@@ -452,7 +456,7 @@ export class CsvParser {
             while (p < end && (bytes[p] === SPACE || bytes[p] === tab)) p++;
             stop = p < end ? bytes[p] : -1;
             if (stop !== -1 && stop !== delimiter && stop !== LF && stop !== CR) {
-              throw this.error(`unexpected ${JSON.stringify(String.fromCharCode(stop))} after a closing quote`, this.line, this.names?.[col]);
+              throw this.error('a character follows a closing quote (a quoted field must end at a delimiter or a line end)', this.line, this.names?.[col]);
             }
             // Quoted content is trimmed too (numbers, missing tokens and text alike).
             while (fieldStart < fieldEnd && (bytes[fieldStart] === SPACE || bytes[fieldStart] === tab)) fieldStart++;

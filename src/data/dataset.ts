@@ -6,7 +6,7 @@
  *
  * Browser-safe: imports nothing from Node.
  */
-import { DataFormatError, InvalidParameterError } from '../errors.js';
+import { DataFormatError, InvalidParameterError, dataValueError } from '../errors.js';
 import { randomPermutation } from '../random/discrete.js';
 import type { Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireProbability } from '../validate.js';
@@ -51,9 +51,9 @@ export function createDataset(parts: {
   const featureNames = parts.featureNames ?? Array.from({ length: d }, (_, j) => `x${j}`);
   if (featureNames.length !== d) throw new InvalidParameterError('featureNames.length', featureNames.length, `d = ${d}`);
   for (let i = 0; i < n; i++) {
-    if (!Number.isFinite(y[i])) throw new InvalidParameterError(`y[${i}]`, y[i], 'a finite number');
+    if (!Number.isFinite(y[i])) throw dataValueError(`y[${i}]`, 'a finite number');
     for (let j = 0, k = i * d; j < d; j++, k++) {
-      if (!Number.isFinite(x[k])) throw new InvalidParameterError(`x[${i}, ${featureNames[j]}]`, x[k], 'a finite number');
+      if (!Number.isFinite(x[k])) throw dataValueError(`x[${i}, ${featureNames[j]}]`, 'a finite number');
     }
   }
   return { x, y, n, d, featureNames: [...featureNames] };
@@ -94,7 +94,7 @@ export function checkRowNormBound(dataset: Dataset, rowNormBound: number, source
   for (let i = 0; i < dataset.n; i++) {
     const norm = rowNorm(dataset, i);
     if (!(norm <= rowNormBound)) {
-      throw new DataFormatError(source, `row ${i} has L2 norm ${norm} > rowNormBound ${rowNormBound} (normalise or clip the rows first)`);
+      throw new DataFormatError(source, `row ${i} has an L2 norm above rowNormBound ${rowNormBound} (normalise or clip the rows first; the norm is not shown: messages never quote the data)`);
     }
   }
   return dataset;

@@ -30,10 +30,6 @@ const TAB = 9;
 const HASH = 35;
 const COLON = 58;
 
-function text(bytes: Uint8Array, start: number, end: number): string {
-  return new TextDecoder().decode(bytes.subarray(start, Math.min(end, start + 40)));
-}
-
 const LIBSVM_OPTIONS = optionNames<LibsvmOptions>({ source: true, numFeatures: true, positiveLabel: true });
 
 /**
@@ -75,7 +71,7 @@ export function parseLibsvm(bytes: Uint8Array, options: LibsvmOptions = {}): Dat
       let q = p;
       while (q < stop && !isBlank(bytes[q])) q++;
       const label = parseDecimalBytes(bytes, p, q);
-      if (Number.isNaN(label)) throw new DataFormatError(source, `'${text(bytes, p, q)}' is not a number`, line, 'label');
+      if (Number.isNaN(label)) throw new DataFormatError(source, 'the label is not a number', line, 'label');
       labels.push(label);
       p = q;
       let previous = 0;
@@ -84,17 +80,17 @@ export function parseLibsvm(bytes: Uint8Array, options: LibsvmOptions = {}): Dat
         if (p >= stop) break;
         let colon = p;
         while (colon < stop && bytes[colon] !== COLON && !isBlank(bytes[colon])) colon++;
-        if (colon >= stop || bytes[colon] !== COLON) throw new DataFormatError(source, `'${text(bytes, p, colon)}' is not an index:value pair`, line);
+        if (colon >= stop || bytes[colon] !== COLON) throw new DataFormatError(source, 'a field is not an index:value pair', line);
         let q2 = colon + 1;
         while (q2 < stop && !isBlank(bytes[q2])) q2++;
         const isQid = colon - p === 3 && bytes[p] === 113 && bytes[p + 1] === 105 && bytes[p + 2] === 100; // "qid"
         if (!isQid) {
           const index = parseDecimalBytes(bytes, p, colon);
-          if (!Number.isSafeInteger(index) || index < 1) throw new DataFormatError(source, `feature index '${text(bytes, p, colon)}' is not an integer >= 1`, line);
-          if (index <= previous) throw new DataFormatError(source, `feature indices must increase (${index} after ${previous})`, line);
-          if (index > limit) throw new DataFormatError(source, `feature index ${index} > numFeatures ${limit}`, line);
+          if (!Number.isSafeInteger(index) || index < 1) throw new DataFormatError(source, 'a feature index is not an integer >= 1', line);
+          if (index <= previous) throw new DataFormatError(source, 'feature indices must increase along a line', line);
+          if (index > limit) throw new DataFormatError(source, `a feature index is above numFeatures ${limit}`, line);
           const value = parseDecimalBytes(bytes, colon + 1, q2);
-          if (Number.isNaN(value)) throw new DataFormatError(source, `'${text(bytes, colon + 1, q2)}' is not a number`, line, `f${index}`);
+          if (Number.isNaN(value)) throw new DataFormatError(source, 'a value is not a number', line, `f${index}`);
           previous = index;
           if (index > maxIndex) maxIndex = index;
           indices.push(index - 1);

@@ -57,13 +57,6 @@ export function tableError(table: RawTable, row: number, column: string | undefi
   return new DataFormatError(table.source, `row ${row + 1}: ${message}`, undefined, column);
 }
 
-/** The text of a categorical cell or the number of a numeric one, for messages. */
-export function cellText(column: RawColumn, row: number): string {
-  if (column.kind === 'numeric') return String(column.values[row]);
-  const code = column.codes[row];
-  return code < 0 ? '' : column.levels[code];
-}
-
 const NUMERIC_TABLE_OPTIONS = optionNames<NonNullable<Parameters<typeof numericTableToDataset>[1]>>({ label: true, features: true });
 
 /**
@@ -77,7 +70,7 @@ const NUMERIC_TABLE_OPTIONS = optionNames<NonNullable<Parameters<typeof numericT
 export function numericTableToDataset(table: RawTable, options: { label: string; features?: readonly string[] }): Dataset {
   rejectUnknownOptions(options, NUMERIC_TABLE_OPTIONS, 'numericTableToDataset');
   const labelColumn = findColumn(table, options.label);
-  if (labelColumn === undefined) throw new InvalidParameterError('label', options.label, `a column of ${table.source} (${table.columns.map((c) => c.name).join(', ')})`);
+  if (labelColumn === undefined) throw new InvalidParameterError('label', options.label, `a column of ${table.source} (its columns are not listed: they are read from the file)`);
   const featureNames = options.features ?? table.columns.filter((c) => c.name !== options.label).map((c) => c.name);
   const features = featureNames.map((name) => {
     const column = findColumn(table, name);

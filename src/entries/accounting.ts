@@ -26,6 +26,7 @@ export type {
   LaplaceEvent,
   NoOpEvent,
   NonPrivateEvent,
+  NonUniformSampledEvent,
   ObjectivePerturbationEvent,
   PoissonSampledEvent,
   RandomizedResponseEvent,
@@ -41,6 +42,7 @@ export {
   laplaceEvent,
   NO_OP_EVENT,
   NON_PRIVATE_EVENT,
+  nonUniformSampledEvent,
   objectivePerturbationEvent,
   poissonSampledEvent,
   randomizedResponseEvent,
@@ -59,6 +61,7 @@ export { neighboringRelationOf } from '../accounting/neighboring.js';
 // Accountants and conversions
 export { RdpAccountant, rdpDelta, rdpEpsilon } from '../accounting/rdp/accountant.js';
 export { DEFAULT_ORDERS } from '../accounting/rdp/orders.js';
+export { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from '../accounting/rdp/subsampling/non-uniform-sampling.js';
 export type { RdpConversion } from '../accounting/rdp/conversion.js';
 export { rdpToEpsilon, rdpToEpsilonImproved, rdpToEpsilonMironov } from '../accounting/rdp/conversion.js';
 export type { PldAccountantOptions, PldDiscretization, PldGuarantee } from '../accounting/pld/accountant.js';
@@ -86,3 +89,9 @@ export { calibrateObjectivePerturbation } from '../accounting/calibration/calibr
 export type { KiferObjectivePerturbationParams } from '../accounting/calibration/kifer-objective-perturbation.js';
 export { kiferObjectivePerturbationDelta, kiferObjectivePerturbationEpsilon } from '../accounting/calibration/kifer-objective-perturbation.js';
 export { selectAmpParameters, selectObjectivePerturbationParameters } from '../accounting/calibration/approximate-minima-perturbation-parameters.js';
+
+// A privacy budget across releases (in memory; dpfit/node's PrivacyLedger keeps one in a file)
+export type { BudgetCheck, PrivacyBudgetOptions, SpendOptions } from '../accounting/budget/privacy-budget.js';
+export { PrivacyBudget, remainingBudget } from '../accounting/budget/privacy-budget.js';
+export type { Budget, BudgetEntry, BudgetLedger, LedgerDecision, SpentBudget } from '../accounting/budget/rule.js';
+export { decideBudget, InMemoryLedger, spentBudget } from '../accounting/budget/rule.js';

@@ -51,10 +51,10 @@ export { trainDpGdStreamed, trainDpSgdStreamed } from '../learners/gradient/stre
 // Federated training
 export type { FederatedNodeOptions, NodeData } from '../federated/node.js';
 export { FederatedNode, NodeRefusal } from '../federated/node.js';
-export type { Budget, BudgetEntry, BudgetLedger, LedgerDecision, SpentBudget } from '../federated/budget.js';
-export { decideBudget, InMemoryLedger, spentBudget } from '../federated/budget.js';
-export type { LedgerEntry } from '../federated/ledger.js';
-export { LEDGER_FORMAT, PrivacyLedger } from '../federated/ledger.js';
+export type { Budget, BudgetEntry, BudgetLedger, LedgerDecision, SpentBudget } from '../accounting/budget/rule.js';
+export { decideBudget, InMemoryLedger, spentBudget } from '../accounting/budget/rule.js';
+export type { LedgerEntry, LedgerOpenOptions, LedgerSummary } from '../federated/ledger.js';
+export { DEFAULT_LOCK_TIMEOUT_MS, LEDGER_FORMAT, PrivacyLedger } from '../federated/ledger.js';
 export type { NodeServerOptions, RunningNodeServer } from '../federated/http-server.js';
 export { MIN_TOKEN_LENGTH, startNodeServer } from '../federated/http-server.js';
 export type { HttpClientOptions } from '../federated/http-client.js';

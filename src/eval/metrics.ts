@@ -19,6 +19,16 @@ export function accuracy(probabilities: ArrayLike<number>, labels: ArrayLike<num
   return correct / labels.length;
 }
 
+/**
+ * The accuracy of always predicting the most frequent label (0/1 labels, or class indices): what a
+ * classifier's accuracy must beat to have learnt anything. 0 for no labels.
+ */
+export function majorityBaseline(labels: ArrayLike<number>): number {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < labels.length; i++) counts.set(labels[i], (counts.get(labels[i]) ?? 0) + 1);
+  return labels.length === 0 ? 0 : Math.max(...counts.values()) / labels.length;
+}
+
 /** Mean negative log-likelihood of 0/1 labels. */
 export function logLoss(probabilities: ArrayLike<number>, labels: ArrayLike<number>): number {
   requireSameLength(probabilities, labels);

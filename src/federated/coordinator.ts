@@ -20,6 +20,17 @@
  * A node that refuses its session (budget, PTR failure) or stops answering ends the run: nothing
  * more is asked of any node, and the result says what each node granted (its session's event,
  * whose whole budget the node has reserved) and why the run stopped. No model is returned then.
+ *
+ * Secure aggregation (`aggregation: 'secure'`, dpgd only; `secure/plan.ts`, `004` Sec. 5.4): each
+ * node releases its clipped gradient SUM with a share of the noise, masked (`secure/masks.ts`); the
+ * coordinator learns only the sum over the nodes, and runs
+ *
+ *   theta_{t+1} = theta_t - tau * (noisy sum / N + mu theta_t),   N = sum_i n_i,
+ *
+ * gradient descent on the pooled objective (the same as eq. 79 when the n_i are equal). Each node's
+ * plan counts K - 1 - t noise shares (`collusion` t), about sqrt(K - 1 - t) times less noise per node
+ * than local noise at the same epsilon. A node that fails during a step aborts the run: that step
+ * releases nothing (`secure/round.ts`).
  */
 import { DpfitError, InvalidParameterError } from '../errors.js';
 import { squaredLoss } from '../learners/glm/losses/squared.js';
@@ -30,6 +41,9 @@ import type { GradientAnswer, GradientRequest, NodeInfo, SessionPlan, SessionReq
 import type { FederatedMethod } from './protocol.js';
 import { defaultThetaRadius, inScale, scaleRange } from './public-ranges.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';
+import { secureAggregationSummary } from '../learners/models/local-per-node.js';
+import type { SecureAggregationPlan } from './secure/plan.js';
+import { secureStep } from './secure/round.js';
 
 /** How the coordinator talks to one node (in-process, or HTTP). */
 export interface NodeClient {
@@ -70,6 +84,10 @@ export interface FederateOptions {
   readonly learningRate?: number;
   /** Called after every step with the new iterate (public: computed from released gradients only). */
   readonly onStep?: (step: number, steps: number, theta: Float64Array) => void;
+  /** 'local' (default): each node adds its own full noise. 'secure': dpgd with secure aggregation (file comment). */
+  readonly aggregation?: 'local' | 'secure';
+  /** Secure aggregation: t, the session counts K - 1 - t noise shares (default 0; `secure/plan.ts`). */
+  readonly collusion?: number;
 }
 
 /** What one node granted, or why it did not. */
@@ -86,7 +104,10 @@ export interface NodeOutcome {
  * that each of them carries its block in `nodes`.
  */
 export interface FederatedPrivacy {
-  readonly kind: 'localPerNode';
+  /** 'localPerNode': each node's own noise; 'secureAggregation': the sum's noise, shared (`aggregation`). */
+  readonly kind: 'localPerNode' | 'secureAggregation';
+  /** Secure aggregation: the session's shared parameters (the same in every node's plan). */
+  readonly aggregation?: SecureAggregationPlan;
   readonly summary: string;
   readonly nodeNames: readonly string[];
   readonly nodes: readonly { readonly node: string; readonly label: string; readonly privacy: SessionPlan['privacy']; readonly extraDelta: number }[];
@@ -119,15 +140,16 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function privacyOf(outcomes: readonly NodeOutcome[]): FederatedPrivacy {
+function privacyOf(outcomes: readonly NodeOutcome[], aggregation?: SecureAggregationPlan): FederatedPrivacy {
   const nodes = outcomes.filter((o) => o.plan !== undefined).map((o) => ({ node: o.node, label: o.label, privacy: (o.plan as SessionPlan).privacy, extraDelta: (o.plan as SessionPlan).extraDelta }));
+  if (aggregation !== undefined) return { kind: 'secureAggregation', summary: secureAggregationSummary(nodes, aggregation), aggregation, nodeNames: nodes.map((n) => n.node), nodes };
   return { kind: 'localPerNode', summary: localPerNodeSummary(nodes), nodeNames: nodes.map((n) => n.node), nodes };
 }
 
 /** The session request for node i (validated again by the node); `thetaRadius` is the ball every node is sent, if any. */
-function sessionRequest(options: FederateOptions, index: number, thetaRadius: number | undefined): SessionRequest {
+function sessionRequest(options: FederateOptions, index: number, thetaRadius: number | undefined, aggregation?: SessionRequest['aggregation']): SessionRequest {
   const { method, steps, regularization } = options;
-  const ball = thetaRadius === undefined ? {} : { thetaRadius };
+  const ball = { ...(thetaRadius === undefined ? {} : { thetaRadius }), ...(aggregation === undefined ? {} : { aggregation }) };
   if (method === 'nonprivate') return { method, steps, regularization, ...ball };
   const target = { epsilon: options.epsilon, delta: options.delta, ...(options.rdpOrder === undefined ? {} : { rdpOrder: options.rdpOrder }) };
   if (method === 'dpgd') {
@@ -140,7 +162,26 @@ function sessionRequest(options: FederateOptions, index: number, thetaRadius: nu
   return { method, steps, regularization, ...target, ...Object.fromEntries(Object.entries(rgm).filter(([, v]) => v !== undefined)), ...ball };
 }
 
-const FEDERATE_OPTIONS = optionNames<FederateOptions>({ method: true, steps: true, epsilon: true, delta: true, rdpOrder: true, regularization: true, clipNorm: true, featureClip: true, bClip: true, rho: true, ptrEpsilonFraction: true, ptrDeltaFraction: true, thetaRadius: true, learningRate: true, onStep: true });
+const FEDERATE_OPTIONS = optionNames<FederateOptions>({ method: true, steps: true, epsilon: true, delta: true, rdpOrder: true, regularization: true, clipNorm: true, featureClip: true, bClip: true, rho: true, ptrEpsilonFraction: true, ptrDeltaFraction: true, thetaRadius: true, learningRate: true, onStep: true, aggregation: true, collusion: true });
+
+/** The secure-aggregation options checked before any node is asked (file comment). */
+function checkSecureOptions(options: FederateOptions, nodes: number): void {
+  if (options.aggregation !== undefined && options.aggregation !== 'local' && options.aggregation !== 'secure') {
+    throw new InvalidParameterError('aggregation', options.aggregation, "'local' (each node adds its own noise) or 'secure' (dpgd with secure aggregation)");
+  }
+  if (options.aggregation !== 'secure') {
+    if (options.collusion !== undefined) throw new InvalidParameterError('collusion', options.collusion, "absent unless aggregation is 'secure'");
+    return;
+  }
+  if (options.method !== 'dpgd') {
+    throw new InvalidParameterError('aggregation', 'secure', `local with method ${options.method}: secure aggregation covers dpgd only (${options.method === 'rgm' ? "rgm's noise is relative to each node's own gradient, so shares of it do not add up to one mechanism" : 'nonprivate adds no noise to share'})`);
+  }
+  if (nodes < 2) throw new InvalidParameterError('nodes', nodes, 'at least 2 nodes with secure aggregation (one node has nothing to aggregate)');
+  const t = options.collusion ?? 0;
+  if (!(Number.isInteger(t) && t >= 0 && t <= nodes - 2)) throw new InvalidParameterError('collusion', t, `an integer in [0, ${nodes - 2}] (the guarantee counts nodes - 1 - collusion >= 1 noise shares)`);
+  const clip = options.clipNorm;
+  if (Array.isArray(clip) && clip.some((c) => c !== clip[0])) throw new InvalidParameterError('clipNorm', clip, 'one threshold for every node with secure aggregation (the nodes add to one sum of sensitivity 2c)');
+}
 
 /**
  * Runs `000` eq. (79) over the nodes (file comment). Throws only for bad options or nodes that do
@@ -154,6 +195,8 @@ export async function federate(clients: readonly NodeClient[], options: Federate
   }
   if (Array.isArray(options.rho) && options.rho.length !== clients.length) throw new InvalidParameterError('rho', options.rho, `one value, or one per node (${clients.length})`);
   if (options.thetaRadius !== undefined && !inScale(options.thetaRadius)) throw new InvalidParameterError('thetaRadius', options.thetaRadius, scaleRange);
+  checkSecureOptions(options, clients.length);
+  const secure = options.aggregation === 'secure';
   // ---- the nodes' public descriptions: they must describe the same features
   const infos: NodeInfo[] = [];
   for (const client of clients) {
@@ -182,11 +225,28 @@ export async function federate(clients: readonly NodeClient[], options: Federate
 
   // ---- sessions: every node accounts its whole run before anything is released
   const outcomes: NodeOutcome[] = [];
-  const stop = (message: string, stepsDone: number, cause?: unknown): FederatedResult => ({ status: 'stopped', message, privacy: privacyOf(outcomes), nodes: outcomes, stepsDone, ...(cause === undefined ? {} : { cause }) });
+  let shared: SecureAggregationPlan | undefined;
+  const stop = (message: string, stepsDone: number, cause?: unknown): FederatedResult => ({ status: 'stopped', message, privacy: privacyOf(outcomes, shared), nodes: outcomes, stepsDone, ...(cause === undefined ? {} : { cause }) });
+  const aggregation: SessionRequest['aggregation'] = secure
+    ? { mode: 'secure', nodes: clients.length, collusion: options.collusion ?? 0, totalRows: infos.reduce((a, info) => a + info.n, 0), maxNodeRows: Math.max(...infos.map((info) => info.n)) }
+    : undefined;
   for (const [i, client] of clients.entries()) {
     try {
-      const plan = await client.openSession(sessionRequest(options, i, thetaRadius));
+      const plan = await client.openSession(sessionRequest(options, i, thetaRadius, aggregation));
       outcomes.push({ node: infos[i].name, label: client.label, plan });
+      if (secure) {
+        // Every node must have planned the same sum (grid, share, modulus) and sent a key; else nothing is asked.
+        const problem =
+          plan.aggregation === undefined || plan.publicKey === undefined
+            ? "its plan has no secure aggregation block or key (is it a dpfit node of this version?)"
+            : shared !== undefined && JSON.stringify(plan.aggregation) !== JSON.stringify(shared)
+              ? `it planned a different sum (${JSON.stringify(plan.aggregation)}) from the first node's (${JSON.stringify(shared)})`
+              : undefined;
+        if (problem !== undefined) {
+          return stop(`node ${infos[i].name} (${client.label}): ${problem}; the run stops before any gradient (the nodes' sessions are spent as reserved)`, 0, new DpfitError('FETCH_FAILED', `${client.label}: ${problem}`));
+        }
+        shared ??= plan.aggregation;
+      }
       if (plan.ptr !== undefined && !plan.ptr.passed) {
         return stop(`node ${infos[i].name} (${client.label}): its Propose-Test-Release test rejected rho (000 Prop. 2), so it releases no gradient; the run stops (the nodes' sessions are spent as reserved)`, 0);
       }
@@ -204,7 +264,22 @@ export async function federate(clients: readonly NodeClient[], options: Federate
   // ---- 000 eq. (79)
   const theta = new Float64Array(d);
   const mean = new Float64Array(d);
-  for (let t = 0; t < options.steps; t++) {
+  if (shared !== undefined) {
+    const sum = shared;
+    const sessions = plans.map((p) => p.session);
+    const peers = plans.map((p) => p.publicKey as string);
+    for (let t = 0; t < options.steps; t++) {
+      const step = await secureStep(clients, sessions, peers, t, theta, { d, bits: sum.modulusBits, granularity: sum.granularity });
+      if ('failed' in step) {
+        return { ...stop(`step ${t + 1} of ${options.steps}: node ${step.failed}; secure aggregation has no dropout recovery, so the masks of this step cannot cancel and nothing of it is released; the run stops`, t, step.cause), learningRate: tau };
+      }
+      // The released sum over N = sum n_i rows; the regulariser is the coordinator's (public theta).
+      for (let j = 0; j < d; j++) theta[j] -= tau * (step.sum[j] / sum.totalRows + options.regularization * theta[j]);
+      if (radius < Infinity) projectOntoBall(theta, radius);
+      options.onStep?.(t + 1, options.steps, theta);
+    }
+  }
+  for (let t = 0; t < (shared === undefined ? options.steps : 0); t++) {
     const request = (i: number): GradientRequest => ({ session: plans[i].session, step: t, theta: Array.from(theta) });
     let answers: GradientAnswer[];
     try {
@@ -214,16 +289,17 @@ export async function federate(clients: readonly NodeClient[], options: Federate
     }
     mean.fill(0);
     for (const answer of answers) {
-      if (answer.gradient.length !== d || !answer.gradient.every((v) => Number.isFinite(v))) {
+      const gradient = answer.gradient;
+      if (gradient === undefined || gradient.length !== d || !gradient.every((v) => Number.isFinite(v))) {
         return { ...stop(`step ${t + 1}: a node answered a malformed gradient; the run stops`, t), learningRate: tau };
       }
-      for (let j = 0; j < d; j++) mean[j] += answer.gradient[j] / answers.length;
+      for (let j = 0; j < d; j++) mean[j] += gradient[j] / answers.length;
     }
     for (let j = 0; j < d; j++) theta[j] -= tau * mean[j];
     if (radius < Infinity) projectOntoBall(theta, radius);
     options.onStep?.(t + 1, options.steps, theta);
   }
-  const privacy = privacyOf(outcomes);
+  const privacy = privacyOf(outcomes, shared);
   const model: FederatedModel = {
     ...linearModel(squaredLoss, theta, infos[0].featureNames),
     format: 'dpfit-federated-model/1',
@@ -232,5 +308,6 @@ export async function federate(clients: readonly NodeClient[], options: Federate
     privacy,
     ...(schema === undefined ? {} : { schema }),
   };
-  return { status: 'trained', message: `${options.steps} steps of 000 eq. (79) over ${clients.length} nodes (tau = ${tau})`, model, privacy, nodes: outcomes, learningRate: tau, stepsDone: options.steps };
+  const how = shared === undefined ? '000 eq. (79)' : `gradient descent on the securely aggregated sum (004 Sec. 5.4, ${shared.countedShares} of ${shared.nodes} noise shares counted)`;
+  return { status: 'trained', message: `${options.steps} steps of ${how} over ${clients.length} nodes (tau = ${tau})`, model, privacy, nodes: outcomes, learningRate: tau, stepsDone: options.steps };
 }

@@ -2,6 +2,8 @@
  * A federated node over HTTP/JSON (`dpfit node serve`): Node's own `http`/`https`, no framework.
  *
  *   GET  /info       -> NodeInfo
+ *   GET  /budget     -> the ledger's summary (`PrivacyLedger.summary()`: what `dpfit ledger show
+ *                       --json` prints), when the node has a persistent ledger (404 otherwise)
  *   POST /sessions   SessionRequest  -> SessionPlan          (403: the budget refuses)
  *   POST /gradient   GradientRequest -> GradientAnswer       (404: no such session; 409: step
  *                                                             already answered or beyond T)
@@ -33,6 +35,8 @@ export interface NodeServerOptions {
   /** Largest request body (default 1 MiB: a gradient request of 50 000 coordinates). */
   readonly maxBodyBytes?: number;
   readonly log?: (line: string) => void;
+  /** What `GET /budget` answers: the persistent ledger's summary (`dpfit node serve` gives `ledger.summary`). */
+  readonly budget?: () => Promise<unknown>;
 }
 
 export interface RunningNodeServer {
@@ -108,7 +112,7 @@ function send(response: ServerResponse, status: number, body: unknown, close = f
 }
 
 const TLS_OPTIONS = optionNames<NonNullable<NodeServerOptions['tls']>>({ key: true, cert: true });
-const NODE_SERVER_OPTIONS = optionNames<NodeServerOptions>({ host: true, port: true, token: true, tls: true, maxBodyBytes: true, log: true });
+const NODE_SERVER_OPTIONS = optionNames<NodeServerOptions>({ host: true, port: true, token: true, tls: true, maxBodyBytes: true, log: true, budget: true });
 
 /** Starts serving `node`; resolves once listening (the URL has the actual port when port is 0). */
 export async function startNodeServer(node: FederatedNode, options: NodeServerOptions): Promise<RunningNodeServer> {
@@ -137,8 +141,13 @@ export async function startNodeServer(node: FederatedNode, options: NodeServerOp
         send(response, 200, await node.info());
         return;
       }
+      if (route === 'GET /budget') {
+        if (options.budget === undefined) throw new HttpError(404, 'this node has no persistent ledger to show');
+        send(response, 200, await options.budget());
+        return;
+      }
       if (route !== 'POST /sessions' && route !== 'POST /gradient') {
-        throw new HttpError(['/info', '/sessions', '/gradient'].includes(path) ? 405 : 404, `no route ${route} (GET /info, POST /sessions, POST /gradient)`);
+        throw new HttpError(['/info', '/budget', '/sessions', '/gradient'].includes(path) ? 405 : 404, `no route ${route} (GET /info, GET /budget, POST /sessions, POST /gradient)`);
       }
       const type = request.headers['content-type'] ?? '';
       if (!type.startsWith('application/json')) throw new HttpError(415, 'the body must be JSON (content-type: application/json)');

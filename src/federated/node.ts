@@ -50,10 +50,13 @@ import { nonPrivateReport, privacyReport } from '../learners/models/privacy-repo
 import { gaussianFeatureRho } from '../learners/rgm/propose-test-release.js';
 import { clipAndAggregate, noisyRgmGradient, planRgmGd, requireClipMatrix, ridgeGradient, runRgmPtr, type ClippedData, type RgmGdPrivacyReport, type RgmPlan } from '../learners/rgm/rgm-gd.js';
 import { defaultRng, type Rng } from '../random/rng.js';
-import type { BudgetLedger } from './budget.js';
+import type { BudgetLedger } from '../accounting/budget/rule.js';
 import { defaultThetaRadius, dpgdEnvelope, MAX_SCALE, projectIntoBall, requireDataWithinBounds, rgmEnvelope } from './public-ranges.js';
 import { FEDERATED_METHODS, PROTOCOL, parseGradientRequest, parseSessionRequest, type GradientAnswer, type NodeInfo, type SessionPlan, type SessionRequest } from './protocol.js';
 import { optionNames, rejectUnknownOptions } from '../validate.js';
+import { addGaussianGridNoise, type GaussianGridPlan } from '../mechanisms/grid-noise.js';
+import { maskValues, newMaskKeys, pairSecrets, type MaskKeys, type PairSecrets } from './secure/masks.js';
+import { planSecureDpgd } from './secure/plan.js';
 
 export interface NodeData extends GlmData {
   readonly featureNames: readonly string[];
@@ -72,12 +75,30 @@ export interface FederatedNodeOptions {
   readonly rng?: Rng;
   /** Sessions kept open at once (older finished sessions are forgotten first). Default 64. */
   readonly maxSessions?: number;
+  /**
+   * Take part in secure aggregation (`SessionRequest.aggregation`, `secure/plan.ts`). Default false:
+   * a secure session's guarantee rests on the coordinator following the protocol and on the other
+   * nodes adding their shares, where a local session's holds whatever they do, so the node's
+   * operator opts in (`dpfit node serve --allow-secure-aggregation`).
+   */
+  readonly secureAggregation?: boolean;
+}
+
+/** A secure session's state: its keys, the pair secrets once the peers are known, and how to compute the clipped sum. */
+interface SecureState {
+  readonly keys: MaskKeys;
+  readonly nodes: number;
+  readonly bits: number;
+  readonly grid: Pick<GaussianGridPlan, 'granularity' | 'gridNoiseStd'>;
+  readonly clippedSum: (theta: Float64Array, out: Float64Array) => Float64Array;
+  secrets?: PairSecrets;
 }
 
 interface Session {
   readonly plan: SessionPlan;
   readonly answered: Uint8Array;
   readonly gradientOf: (theta: Float64Array, out: Float64Array) => Float64Array;
+  readonly secure?: SecureState;
   done: number;
 }
 
@@ -91,13 +112,14 @@ export class NodeRefusal extends BudgetExceededError {
   }
 }
 
-const FEDERATED_NODE_OPTIONS = optionNames<FederatedNodeOptions>({ name: true, schema: true, rng: true, maxSessions: true });
+const FEDERATED_NODE_OPTIONS = optionNames<FederatedNodeOptions>({ name: true, schema: true, rng: true, maxSessions: true, secureAggregation: true });
 
 export class FederatedNode {
   readonly name: string;
   private readonly rng: Rng;
   private readonly schema: unknown;
   private readonly maxSessions: number;
+  private readonly secureAggregation: boolean;
   private readonly sessions = new Map<string, Session>();
   /** Clipped sufficient statistics by (R_c, B, mu): computed once per parameter set. */
   private readonly clippedCache = new Map<string, ClippedData>();
@@ -117,6 +139,7 @@ export class FederatedNode {
     this.rng = options.rng ?? defaultRng();
     this.schema = options.schema;
     this.maxSessions = options.maxSessions ?? 64;
+    this.secureAggregation = options.secureAggregation ?? false;
   }
 
   /** The node's public description (`NodeInfo`). */
@@ -152,13 +175,13 @@ export class FederatedNode {
     // Granted and recorded: only now is the data read.
     const session = prepared.start();
     const id = randomBytes(16).toString('hex');
-    const plan: SessionPlan = { ...session.plan, session: id };
+    const plan: SessionPlan = { ...session.plan, ...(session.secure === undefined ? {} : { publicKey: session.secure.keys.publicKey }), session: id };
     this.forgetOldSessions();
     this.sessions.set(id, { ...session, plan, answered: new Uint8Array(request.steps), done: 0 });
     return plan;
   }
 
-  /** The privatised gradient of step t of a session (each step once). */
+  /** The privatised gradient of step t of a session (each step once); in a secure session, the masked share of the sum. */
   gradient(raw: unknown): GradientAnswer {
     const request = parseGradientRequest(raw, this.data.d);
     const session = this.sessions.get(request.session);
@@ -167,12 +190,36 @@ export class FederatedNode {
     if (plan.ptr !== undefined && !plan.ptr.passed) throw new NodeRefusal(409, `node ${this.name}: session ${request.session} released only its failed PTR test; it answers no gradient`);
     if (request.step >= plan.steps) throw new NodeRefusal(409, `node ${this.name}: step ${request.step} is beyond the session's ${plan.steps} granted steps`);
     if (session.answered[request.step] === 1) throw new NodeRefusal(409, `node ${this.name}: step ${request.step} of session ${request.session} was already answered (a second answer would be a release the ledger did not grant)`);
+    if (session.secure !== undefined) return this.secureGradient(session, session.secure, request);
+    if (request.peers !== undefined) throw new InvalidParameterError('request.peers', request.peers.length, 'absent: the session is not a secure-aggregation session');
     session.answered[request.step] = 1;
     session.done++;
     // The public projection first: only a theta in the session's ball reaches the data.
     const theta = projectIntoBall(Float64Array.from(request.theta), plan.thetaRadius as number);
     const out = session.gradientOf(theta, new Float64Array(this.data.d));
     return { session: request.session, step: request.step, gradient: Array.from(out) };
+  }
+
+  /**
+   * A secure session's step (`secure/masks.ts`): the peers' keys fixed at the first step (the same
+   * list at every step), then the clipped sum at the projected theta, rounded to the session's grid
+   * plus this node's discrete Gaussian share (`addGaussianGridNoise`), as integers, masked.
+   * Everything checked before the step is marked answered comes from the request alone.
+   */
+  private secureGradient(session: Session, secure: SecureState, request: ReturnType<typeof parseGradientRequest>): GradientAnswer {
+    if (request.peers === undefined) throw new InvalidParameterError('request.peers', undefined, `the ${secure.nodes} public keys of the secure session's nodes`);
+    if (secure.secrets === undefined) secure.secrets = pairSecrets(secure.keys, request.peers, secure.nodes);
+    else if (request.peers.length !== secure.secrets.peers.length || request.peers.some((p, j) => p !== secure.secrets?.peers[j])) {
+      throw new InvalidParameterError('request.peers', 'a different list', "the list of the session's first step (the nodes and their order are fixed for the session)");
+    }
+    session.answered[request.step] = 1;
+    session.done++;
+    const theta = projectIntoBall(Float64Array.from(request.theta), session.plan.thetaRadius as number);
+    const out = secure.clippedSum(theta, new Float64Array(this.data.d));
+    addGaussianGridNoise(out, secure.grid as GaussianGridPlan, this.rng);
+    // (k + K) g with g a power of two: dividing by g is exact, and k + K is an integer below 2^53.
+    const values = Array.from(out, (v) => BigInt(v / secure.grid.granularity));
+    return { session: request.session, step: request.step, masked: maskValues(values, secure.secrets, request.step, secure.bits) };
   }
 
   private forgetOldSessions(): void {
@@ -190,7 +237,7 @@ export class FederatedNode {
     description: string;
     event: DpEvent;
     extraDelta: number;
-    start: () => { plan: Omit<SessionPlan, 'session'>; gradientOf: Session['gradientOf'] };
+    start: () => { plan: Omit<SessionPlan, 'session'>; gradientOf: Session['gradientOf']; secure?: SecureState };
   } {
     const { n, d } = this.data;
     const { steps, regularization: mu } = request;
@@ -216,6 +263,7 @@ export class FederatedNode {
         const delta = request.delta as number;
         const order = request.rdpOrder;
         const thetaRadius = request.thetaRadius ?? defaultThetaRadius(this.data, mu);
+        if (request.aggregation !== undefined) return this.prepareSecureDpgd(request, base, thetaRadius);
         const z =
           order === undefined
             ? exactGaussianCompositionNoiseMultiplier(epsilon, delta, steps)
@@ -312,6 +360,54 @@ export class FederatedNode {
         };
       }
     }
+  }
+
+  /**
+   * A secure dpgd session (`secure/plan.ts`): the plan from public values, the event of the sum of
+   * m = K - 1 - t shares reserved as the session's, and a fresh key pair when it starts. The node's
+   * answers carry no regulariser: the coordinator adds mu theta to the decoded sum / N.
+   */
+  private prepareSecureDpgd(request: SessionRequest, base: Pick<SessionPlan, 'protocol' | 'node' | 'method' | 'steps'>, thetaRadius: number): ReturnType<FederatedNode['prepare']> {
+    const aggregation = request.aggregation as NonNullable<SessionRequest['aggregation']>;
+    if (!this.secureAggregation) {
+      throw new InvalidParameterError('request.aggregation', 'secure', `absent: node ${this.name} does not take part in secure aggregation (its operator starts it with --allow-secure-aggregation, option secureAggregation)`);
+    }
+    const { n, d } = this.data;
+    const { steps, regularization: mu } = request;
+    const clipNorm = request.clipNorm as number;
+    const delta = request.delta as number;
+    const secure = planSecureDpgd({ n, d, clipNorm, epsilon: request.epsilon as number, delta, steps, ...(request.rdpOrder === undefined ? {} : { rdpOrder: request.rdpOrder }), aggregation });
+    const g = secure.aggregation.granularity;
+    dpgdEnvelope(g);
+    const { nodes: K, collusion: t, countedShares: m, ownShare } = secure.aggregation;
+    const privacy = privacyReport(secure.event, delta, {
+      relation: 'replaceOne',
+      rng: this.rng,
+      granularity: g,
+      pld: gaussianCompositionEpsilon,
+      warnings: [
+        `secure aggregation over ${K} nodes (004 Sec. 5.4): epsilon counts the noise shares of ${m} = K - 1 - ${t} nodes (mechanisms/distributed-gaussian-grid.ts); it holds against the coordinator following the protocol together with up to ${t + 1} other nodes, provided the other nodes add their shares`,
+        `against a coordinator that breaks the protocol (relays its own keys, invents nodes) only this node's own share protects its records: epsilon ${ownShare.epsilon} at delta ${ownShare.delta}`,
+      ],
+    });
+    const plan = { ...base, privacy, extraDelta: 0, smoothness: this.smoothness(this.data.rowNormBound, mu), thetaRadius, noiseMultiplier: secure.noiseMultiplier, aggregation: secure.aggregation };
+    return {
+      description: `dpgd with secure aggregation: ${steps} clipped sums (c = ${clipNorm}, K = ${K} nodes, t = ${t}, share s = ${secure.aggregation.shareNoiseStd} steps of g = ${g}, mu = ${mu}, ||theta|| <= ${thetaRadius}) at target ${request.rdpOrder === undefined ? `(${request.epsilon}, ${delta})` : `RDP ${request.epsilon} at order ${request.rdpOrder}`} counting ${m} shares`,
+      event: secure.event,
+      extraDelta: 0,
+      start: () => {
+        const glm = { x: this.data.x, y: this.data.y, n, d };
+        const thresholds = clipThresholds(glm, clipNorm);
+        const clippedSum = (theta: Float64Array, out: Float64Array) => sumClippedGradients(squaredLoss, glm, theta, { clipNorm, out, thresholds }).sum;
+        return {
+          plan,
+          gradientOf: () => {
+            throw new InvalidParameterError('request', 'a plain gradient', 'a secure session answers masked sums only');
+          },
+          secure: { keys: newMaskKeys(), nodes: K, bits: secure.aggregation.modulusBits, grid: { granularity: g, gridNoiseStd: secure.aggregation.shareNoiseStd }, clippedSum },
+        };
+      },
+    };
   }
 
   /** Public smoothness of the local objective: lambda_max(A~) <= R^2 + mu for rows of norm <= R. */

@@ -27,6 +27,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import type { PrivacyReport } from '../learners/models/privacy-report.js';
+import { MAX_SECURE_NODES, type SecureAggregationPlan, type SecureAggregationRequest } from './secure/plan.js';
 import { inScale, MAX_PRODUCT_SCALE, MAX_SESSION_EPSILON, MIN_PRODUCT_SCALE, MIN_SESSION_EPSILON, scaleRange } from './public-ranges.js';
 
 export const PROTOCOL = 'dpfit-federated/1';
@@ -88,6 +89,13 @@ export interface SessionRequest {
    * when smaller. `federate` sends one Theta to every node (the largest default of the nodes).
    */
   readonly thetaRadius?: number;
+  /**
+   * dpgd only: secure aggregation (`secure/plan.ts`, `004` Sec. 5.4): the node releases its clipped
+   * sum with only a share of the noise, masked so that only the sum over the session's nodes can be
+   * read. Its guarantee then rests on the coordinator following the protocol and on at most t + 1
+   * other nodes colluding; a node accepts it only when started with `secureAggregation`.
+   */
+  readonly aggregation?: SecureAggregationRequest;
 }
 
 export interface SessionPlan {
@@ -113,19 +121,27 @@ export interface SessionPlan {
   readonly noiseMultiplier?: number;
   /** The ball the node projects every theta onto (`SessionRequest.thetaRadius`); absent from older nodes. */
   readonly thetaRadius?: number;
+  /** Secure aggregation: the session's shared parameters and the node's guarantee from its own share alone. */
+  readonly aggregation?: SecureAggregationPlan;
+  /** Secure aggregation: the node's fresh X25519 public key for this session (`secure/masks.ts`). */
+  readonly publicKey?: string;
 }
 
 export interface GradientRequest {
   readonly session: string;
   readonly step: number;
   readonly theta: readonly number[];
+  /** Secure sessions: the public keys of the session's K nodes, in one order, the same at every step. */
+  readonly peers?: readonly string[];
 }
 
 export interface GradientAnswer {
   readonly session: string;
   readonly step: number;
-  /** The released gradient of the node's average objective (regulariser included) at theta. */
-  readonly gradient: readonly number[];
+  /** The released gradient of the node's average objective (regulariser included) at theta (local sessions). */
+  readonly gradient?: readonly number[];
+  /** Secure sessions: the node's masked integer vector, d residues mod 2^bits in fixed-width hex (`secure/masks.ts`). */
+  readonly masked?: readonly string[];
 }
 
 /** The protocol's messages nest 2 levels (a gradient request holds theta); deeper values are refused before anything walks them. */
@@ -166,7 +182,20 @@ function optionalFinite(value: unknown, what: string, check: (x: number) => bool
 /** Sessions may not be longer than this many steps (a node answers at most this many gradients per session). */
 export const MAX_SESSION_STEPS = 1_000_000;
 
-const SESSION_FIELDS = ['method', 'steps', 'epsilon', 'delta', 'regularization', 'clipNorm', 'featureClip', 'bClip', 'rho', 'ptrEpsilonFraction', 'ptrDeltaFraction', 'rdpOrder', 'thetaRadius'];
+const SESSION_FIELDS = ['method', 'steps', 'epsilon', 'delta', 'regularization', 'clipNorm', 'featureClip', 'bClip', 'rho', 'ptrEpsilonFraction', 'ptrDeltaFraction', 'rdpOrder', 'thetaRadius', 'aggregation'];
+
+/** Largest row count a secure session may name (the rows of all its nodes). */
+const MAX_TOTAL_ROWS = 2 ** 40;
+
+/** The untrusted `aggregation` block of a session request. */
+function parseAggregation(value: unknown): SecureAggregationRequest {
+  const r = record(value, 'request.aggregation', ['mode', 'nodes', 'collusion', 'totalRows', 'maxNodeRows']);
+  if (r.mode !== 'secure') throw new InvalidParameterError('request.aggregation.mode', r.mode, "'secure' (absent: each node adds its own full noise)");
+  const nodes = finite(r.nodes, 'request.aggregation.nodes', (x) => Number.isInteger(x) && x >= 2 && x <= MAX_SECURE_NODES, `an integer in [2, ${MAX_SECURE_NODES}]`);
+  const collusion = finite(r.collusion, 'request.aggregation.collusion', (x) => Number.isInteger(x) && x >= 0 && x <= nodes - 2, `an integer in [0, ${nodes - 2}] (the guarantee counts nodes - 1 - collusion >= 1 shares)`);
+  const rows = (key: string) => finite(r[key], `request.aggregation.${key}`, (x) => Number.isInteger(x) && x >= 1 && x <= MAX_TOTAL_ROWS, `an integer in [1, 2^40]`);
+  return { mode: 'secure', nodes, collusion, totalRows: rows('totalRows'), maxNodeRows: rows('maxNodeRows') };
+}
 
 /** Parses an untrusted session request (field rules in `SessionRequest`). */
 export function parseSessionRequest(value: unknown): SessionRequest {
@@ -194,6 +223,7 @@ export function parseSessionRequest(value: unknown): SessionRequest {
     ptrDeltaFraction: unit('ptrDeltaFraction'),
     rdpOrder: optionalFinite(r.rdpOrder, 'request.rdpOrder', (x) => x > 1 && x <= 1e6, 'a Renyi order in (1, 1e6]'),
     thetaRadius: scale('thetaRadius'),
+    aggregation: r.aggregation === undefined ? undefined : parseAggregation(r.aggregation),
   };
   const given = (key: keyof SessionRequest) => request[key] !== undefined;
   if (method === 'nonprivate') {
@@ -210,16 +240,23 @@ export function parseSessionRequest(value: unknown): SessionRequest {
       if (given(key)) throw new InvalidParameterError(`request.${key}`, request[key], 'absent for method dpgd (an rgm parameter)');
     }
   }
+  if (method !== 'dpgd' && given('aggregation')) {
+    throw new InvalidParameterError('request.aggregation', 'secure', `absent for method ${method} (secure aggregation covers dpgd only: ${method === 'rgm' ? "rgm's noise is relative to each node's own gradient, so shares of it do not add up to one mechanism" : 'nonprivate adds no noise to share'})`);
+  }
   if (method === 'rgm' && given('clipNorm')) throw new InvalidParameterError('request.clipNorm', request.clipNorm, 'absent for method rgm (RGM clips features and products: featureClip, bClip)');
   return Object.freeze(Object.fromEntries(Object.entries(request).filter(([, v]) => v !== undefined))) as SessionRequest;
 }
 
 /** Parses an untrusted gradient request for a node of dimension d (any finite theta: the node projects it onto the session's ball). */
 export function parseGradientRequest(value: unknown, d: number): GradientRequest {
-  const r = record(value, 'request', ['session', 'step', 'theta']);
+  const r = record(value, 'request', ['session', 'step', 'theta', 'peers']);
   if (typeof r.session !== 'string' || !/^[0-9a-f]{32}$/.test(r.session)) throw new InvalidParameterError('request.session', r.session, 'a session id (32 hex digits) from POST /sessions');
   const step = finite(r.step, 'request.step', (x) => Number.isInteger(x) && x >= 0 && x < MAX_SESSION_STEPS, `an integer in [0, ${MAX_SESSION_STEPS})`);
   if (!Array.isArray(r.theta) || r.theta.length !== d) throw new InvalidParameterError('request.theta', r.theta, `an array of ${d} finite numbers`);
   const theta = r.theta.map((v, j) => finite(v, `request.theta[${j}]`, () => true, 'a finite number'));
-  return { session: r.session, step, theta };
+  if (r.peers === undefined) return { session: r.session, step, theta };
+  if (!Array.isArray(r.peers) || r.peers.length > MAX_SECURE_NODES || !r.peers.every((p) => typeof p === 'string' && p.length <= 64)) {
+    throw new InvalidParameterError('request.peers', r.peers, `a list of at most ${MAX_SECURE_NODES} public keys (strings)`);
+  }
+  return { session: r.session, step, theta, peers: r.peers as string[] };
 }

@@ -33,7 +33,7 @@
  *     refused when that public bound exceeds the sampler's range — otherwise which theta makes the
  *     sampler throw would depend on the data.
  */
-import { InvalidParameterError } from '../errors.js';
+import { InvalidParameterError, dataValueError } from '../errors.js';
 
 /** The public range of every scale a request or a node's bounds may give (`SCALE` above). */
 export const MIN_SCALE = 1e-30;
@@ -75,12 +75,12 @@ export function requireDataWithinBounds(data: BoundedData): void {
   for (let i = 0; i < n; i++) {
     let s = 0;
     for (let j = i * d; j < (i + 1) * d; j++) {
-      if (!Number.isFinite(x[j])) throw new InvalidParameterError(`data.x[${i}][${j - i * d}]`, x[j], 'a finite number');
+      if (!Number.isFinite(x[j])) throw dataValueError(`data.x[${i}][${j - i * d}]`, 'a finite number');
       s += x[j] * x[j];
     }
     const norm = Math.sqrt(s);
-    if (!(norm <= R * ROW_NORM_SLACK)) throw new InvalidParameterError(`data row ${i}'s L2 norm`, norm, `<= rowNormBound ${R} (the node's public bound; clip or normalise the rows, or declare a larger bound in the schema)`);
-    if (!(Math.abs(y[i]) <= L)) throw new InvalidParameterError(`data.y[${i}]`, y[i], `a finite number with |y| <= labelBound ${L}`);
+    if (!(norm <= R * ROW_NORM_SLACK)) throw dataValueError(`data row ${i}'s L2 norm`, `<= rowNormBound ${R} (the node's public bound; clip or normalise the rows, or declare a larger bound in the schema)`);
+    if (!(Math.abs(y[i]) <= L)) throw dataValueError(`data.y[${i}]`, `a finite number with |y| <= labelBound ${L}`);
   }
 }
 

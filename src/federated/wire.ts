@@ -9,6 +9,8 @@ import { DpfitError } from '../errors.js';
 import { toDpfitJson } from '../json-numbers.js';
 import { parsePrivacyReport } from '../learners/models/model.js';
 import { FEDERATED_METHODS, PROTOCOL, type FederatedMethod, type GradientAnswer, type NodeInfo, type SessionPlan } from './protocol.js';
+import { MAX_MODULUS_BITS, MAX_SECURE_NODES, type SecureAggregationPlan } from './secure/plan.js';
+import { residueDigits } from './secure/masks.js';
 
 /** A message as it travels (JSON text, Infinity as "Infinity"). */
 export const encodeMessage = (value: unknown): string => toDpfitJson(value);
@@ -74,6 +76,30 @@ export function readNodeInfo(label: string, json: unknown): NodeInfo {
   };
 }
 
+/** A secure session's aggregation block. */
+function aggregationPlan(label: string, value: unknown): SecureAggregationPlan {
+  const r = object(label, 'plan.aggregation', value);
+  if (r.mode !== 'secure') throw malformed(label, 'plan.aggregation.mode', r.mode, "'secure'");
+  const int = (key: string, ok: (x: number) => boolean, expected: string) => num(label, `plan.aggregation.${key}`, r[key], (x) => Number.isSafeInteger(x) && ok(x), expected);
+  const positive = (key: string) => num(label, `plan.aggregation.${key}`, r[key], (x) => x > 0 && finiteNumber(x), 'a finite number > 0');
+  const own = object(label, 'plan.aggregation.ownShare', r.ownShare);
+  return {
+    mode: 'secure',
+    nodes: int('nodes', (x) => x >= 2 && x <= MAX_SECURE_NODES, `an integer in [2, ${MAX_SECURE_NODES}]`),
+    collusion: int('collusion', (x) => x >= 0, 'an integer >= 0'),
+    countedShares: int('countedShares', (x) => x >= 1, 'an integer >= 1'),
+    totalRows: int('totalRows', (x) => x >= 1, 'an integer >= 1'),
+    granularity: positive('granularity'),
+    shareNoiseStd: positive('shareNoiseStd'),
+    sumNoiseStd: positive('sumNoiseStd'),
+    modulusBits: int('modulusBits', (x) => x >= 2 && x <= MAX_MODULUS_BITS, `an integer in [2, ${MAX_MODULUS_BITS}]`),
+    ownShare: {
+      epsilon: num(label, 'plan.aggregation.ownShare.epsilon', own.epsilon, (x) => x > 0, 'a number > 0'),
+      delta: num(label, 'plan.aggregation.ownShare.delta', own.delta, (x) => x > 0 && x < 1, 'in (0, 1)'),
+    },
+  };
+}
+
 /** A node's `SessionPlan`; its privacy block is read as every model's (`parsePrivacyReport`). */
 export function readSessionPlan(label: string, json: unknown): SessionPlan {
   const r = object(label, 'plan', json);
@@ -99,6 +125,10 @@ export function readSessionPlan(label: string, json: unknown): SessionPlan {
     ...(r.gamma === undefined ? {} : { gamma: num(label, 'plan.gamma', r.gamma, (x) => x >= 0 && finiteNumber(x), 'a finite number >= 0') }),
     ...(r.noiseMultiplier === undefined ? {} : { noiseMultiplier: num(label, 'plan.noiseMultiplier', r.noiseMultiplier, (x) => x >= 0 && finiteNumber(x), 'a finite number >= 0') }),
     ...(r.thetaRadius === undefined ? {} : { thetaRadius: num(label, 'plan.thetaRadius', r.thetaRadius, (x) => x > 0 && finiteNumber(x), 'a finite number > 0') }),
+    ...(r.aggregation === undefined ? {} : { aggregation: aggregationPlan(label, r.aggregation) }),
+    ...(r.publicKey === undefined
+      ? {}
+      : { publicKey: typeof r.publicKey === 'string' && /^[A-Za-z0-9_-]{43}$/.test(r.publicKey) ? r.publicKey : (() => { throw malformed(label, 'plan.publicKey', r.publicKey, 'an X25519 public key (43 base64url characters)'); })() }),
     ...(ptr === undefined
       ? {}
       : {
@@ -112,9 +142,24 @@ export function readSessionPlan(label: string, json: unknown): SessionPlan {
   };
 }
 
-/** A node's `GradientAnswer` for a session of dimension d. */
+/**
+ * A node's `GradientAnswer` for a session of dimension d: a gradient, or (secure sessions) d masked
+ * residues in hex (their width is checked against the plan by the coordinator, `secure/masks.ts`).
+ */
 export function readGradientAnswer(label: string, json: unknown, d: number): GradientAnswer {
   const r = object(label, 'answer', json);
+  if (r.masked !== undefined) {
+    const width = residueDigits(MAX_MODULUS_BITS);
+    if (!Array.isArray(r.masked) || r.masked.length !== d || !r.masked.every((h) => typeof h === 'string' && h.length >= 1 && h.length <= width && /^[0-9a-f]+$/.test(h))) {
+      throw malformed(label, 'answer.masked', r.masked, `${d} residues of at most ${width} hex digits`);
+    }
+    if (r.gradient !== undefined) throw malformed(label, 'answer.gradient', r.gradient, 'absent beside masked residues');
+    return {
+      session: session(label, 'answer.session', r.session),
+      step: num(label, 'answer.step', r.step, (x) => Number.isSafeInteger(x) && x >= 0, 'an integer >= 0'),
+      masked: r.masked as string[],
+    };
+  }
   if (!Array.isArray(r.gradient) || r.gradient.length !== d) throw malformed(label, 'answer.gradient', r.gradient, `${d} finite numbers`);
   return {
     session: session(label, 'answer.session', r.session),

@@ -3,7 +3,7 @@
  * public as everywhere in dpfit, the dimension d, the schema's row-norm bound R, the loss's
  * curvature, the target epsilon), never from the data, so choosing them costs no privacy. Each
  * rule is the textbook choice for the method's analysis; the constants were checked on UCI Adult
- * at epsilon = 1 (README, "Defaults"), where every default beats the majority class.
+ * at epsilon = 1 (docs/methods.md, "Defaults"), where every default beats the majority class.
  *
  * Each learner's registry entry (`*-learner.ts` in its family folder, `defaults`) puts these rules together for its
  * options; `train()`, the estimators and every path of `dpfit train` fill options through it.

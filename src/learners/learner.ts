@@ -123,8 +123,10 @@ export interface CompositeRuns<O> {
 export interface Learner<M extends string, O extends { readonly delta: number }, R extends TrainOutcome = TrainOutcome> {
   /** Its one name: `train({method})`; `dpfit train --method` takes its kebab-case (`cliName`). */
   readonly method: M;
-  /** What `dpfit train --help` says it releases (after its name in `--method`). */
+  /** What `dpfit train --help` says it releases (after its name in `--method`), in words, without paper tags. */
   readonly summary: string;
+  /** Where its algorithm and guarantee come from (papers by tag, e.g. `003 Alg. 1`): `train --help`'s references. */
+  readonly reference: string;
   /** The neighbouring relation its guarantee holds under. */
   readonly relation: 'replaceOne' | 'addOrRemoveOne';
   /**
@@ -159,6 +161,13 @@ export interface Learner<M extends string, O extends { readonly delta: number },
   work(given: Partial<O>, n: number | undefined): RunWork;
   /** The `dpfit train` flags it reads (commander attribute names) and the option a flag sets when it is not its own name. */
   readonly cli: { readonly flags: readonly string[]; readonly flagOptions?: Readonly<Record<string, keyof O & string>> };
+  /**
+   * The event a run with these complete options releases on data of this public shape, from
+   * public quantities only (the same set-up `train` runs): what a budget (`train()`'s `budget`,
+   * `dpfit train --ledger`) reserves before the data are read. Absent: the learner cannot say
+   * yet, and a budgeted run of it is refused.
+   */
+  plan?(shape: { readonly n: number; readonly d: number }, options: O): DpEvent;
   /** Gradient learners: composite releases (honest tuning, one-vs-rest) of its runs. */
   readonly composite?: CompositeRuns<O>;
   /** Training on rows streamed from a source too large for memory (`gradient/streamed.ts`), the same release as in memory. */

@@ -12,7 +12,7 @@
  * mechanism released nothing (RGM's Propose-Test-Release rejected). `method: 'objpert'`
  * (objective perturbation without output noise) is refused unless `acceptNoGuarantee: true`: its
  * minimiser identifies the dataset, so it has no guarantee (`objective-perturbation-opt-in.ts`);
- * `'amp'` is the private one. `'rgm'` is ridge regression: it needs `loss: 'linear'`.
+ * `'amp'` is the private one. `'rgm'` is ridge regression with `loss: 'squared'` (or a GLM by `000` App. B.2).
  *
  * `data` is either a plain `{x, y, n, d}` or what `loadDataset` returns. With the latter, the
  * schema's PUBLIC bounds fill what the options leave out, exactly as `dpfit train` does: the
@@ -32,7 +32,13 @@ import type { GlmData } from './glm/types.js';
 import type { AnyLearner } from './registry.js';
 import { checkGivenOptions, completeOptions, learnerNamed, publicShape, rejectOtherLearnersOptions, TRAIN_METHODS } from './registry.js';
 import type { DatasetSizeReport } from './models/privacy-report.js';
-import type { TrainOutcome } from './learner.js';
+import type { SchemaBounds, TrainOutcome } from './learner.js';
+import type { DpEvent } from '../accounting/events/types.js';
+import { eventKey } from '../accounting/events/tree.js';
+import { parseEvent } from '../accounting/events/json.js';
+import { PrivacyBudget } from '../accounting/budget/privacy-budget.js';
+import { InvalidParameterError } from '../errors.js';
+import { cliName } from './learner.js';
 
 export { schemaClipNorm } from './learner.js';
 export type { TrainOutcome } from './learner.js';
@@ -98,9 +104,91 @@ export function resolveTraining(data: TrainData, options: TrainOptions, where = 
   return { learner, dataset, size, options: complete };
 }
 
-export function train(data: TrainData, options: TrainOptions): TrainOutcome {
-  const { learner, dataset, size, options: complete } = resolveTraining(data, options);
+/** The methods whose event is known before training (`Learner.plan`): those a budget can reserve for. */
+export function plannableMethods(): string[] {
+  return TRAIN_METHODS.filter((m) => learnerNamed(m).plan !== undefined);
+}
+
+/**
+ * The event the resolved run will release, from its public n, d and complete options only
+ * (`Learner.plan`); refuses, naming `what`, a learner that cannot say it before training.
+ */
+export function plannedEvent(resolved: ResolvedTraining, what = 'budget'): DpEvent {
+  const { learner, dataset, size, options } = resolved;
+  if (learner.plan === undefined) {
+    throw new InvalidParameterError(
+      what,
+      `method '${learner.method}'`,
+      `used with method ${plannableMethods().map((m) => `'${m}'`).join(' or ')} (the methods whose release (event) is computed before training, from public values; ${cliName(learner.method)}'s is not yet)`,
+    );
+  }
+  return learner.plan({ n: size.value ?? dataset.n, d: dataset.d }, options);
+}
+
+/** The public shape of a training set that has not been read: n (declared), d, the schema's bounds and feature names. */
+export interface PublicTrainingShape {
+  /** The declared number of records (`datasetSize`); may be absent for a learner that uses no n. */
+  readonly n?: number;
+  readonly d: number;
+  readonly bounds: SchemaBounds;
+  readonly featureNames?: readonly string[];
+}
+
+/**
+ * The event a run of `train(data, options)` will release, computed BEFORE the data are read, from
+ * the public shape alone (what `dpfit train --ledger` reserves): the options are resolved exactly
+ * as `train()` resolves them (same checks, same public rules), on a stand-in of the shape that
+ * holds no row. The run's n must be public without the data: `options.datasetSize` (a replace-one
+ * learner then refuses data holding another count).
+ */
+export function plannedTrainingEvent(shape: PublicTrainingShape, options: TrainOptions, where = 'train()'): { event: DpEvent; resolved: ResolvedTraining } {
+  const n = options.datasetSize ?? shape.n;
+  if (n === undefined) throw new InvalidParameterError('datasetSize', undefined, 'given: the number of records, declared, so that the run\'s event is known before the data are read');
+  const standIn: SchemaBoundedData = {
+    dataset: { x: new Float64Array(0), y: new Float64Array(0), n, d: shape.d, ...(shape.featureNames === undefined ? {} : { featureNames: shape.featureNames }) },
+    rowNormBound: shape.bounds.rowNormBound,
+    labelBound: shape.bounds.labelBound,
+  };
+  const resolved = resolveTraining(standIn, { ...options, datasetSize: n } as TrainOptions, where);
+  return { event: plannedEvent(resolved, where === 'train()' ? 'budget' : '--ledger'), resolved };
+}
+
+/** Throws unless the released event is the planned one (a bug: the plan and the learner disagree; nothing is returned). */
+export function requirePlannedEvent(released: unknown, planned: DpEvent): void {
+  let same = false;
+  try {
+    same = eventKey(parseEvent(JSON.stringify(released))) === eventKey(planned);
+  } catch {
+    same = false;
+  }
+  if (!same) throw new Error(`internal error: the run released another event than the one reserved in its budget (${JSON.stringify(released)}); nothing is returned, the reservation stays`);
+}
+
+/**
+ * Trains with the method `options.method` (module comment). With `budget` (a `PrivacyBudget`),
+ * the run's event, computed from public values before training (`Learner.plan`), is spent from
+ * it first: a run that does not fit throws `BudgetExceededError` and trains nothing; a failure
+ * after the spend does not give it back (a failure the data decide could tell something).
+ */
+export function train(data: TrainData, options: TrainOptions & { readonly budget?: PrivacyBudget }): TrainOutcome {
+  const { budget, ...rest } = options;
+  if (budget === undefined) return trainUnbudgeted(data, rest as TrainOptions);
+  if (!(budget instanceof PrivacyBudget)) throw new InvalidParameterError('budget', budget, 'a PrivacyBudget (dpfit/accounting)');
+  const resolved = resolveTraining(data, rest as TrainOptions);
+  const event = plannedEvent(resolved);
+  budget.spend(event, { description: `train() ${resolved.learner.method}` });
+  const outcome = run(resolved);
+  requirePlannedEvent(outcome.privacy.event, event);
+  return outcome;
+}
+
+function run(resolved: ResolvedTraining): TrainOutcome {
+  const { learner, dataset, size, options: complete } = resolved;
   const { model, privacy, diagnostics } = learner.train(dataset, complete);
   const stated = withDatasetSize(privacy, size);
   return { model: model === undefined ? undefined : { ...model, privacy: stated }, privacy: stated, diagnostics };
+}
+
+function trainUnbudgeted(data: TrainData, options: TrainOptions): TrainOutcome {
+  return run(resolveTraining(data, options));
 }

@@ -1,9 +1,13 @@
 /**
  * One colour per method across every figure dpfit draws (docs/figures, `dpfit plot`, the
  * experiments): a series is coloured by the first rule its label matches, so that "RGM" is the
- * same blue in `000`'s figures as in the README's, and clipping thresholds are shades of one hue
- * from small (light) to large (dark). A label no rule matches gets a neutral grey.
+ * same blue in `000`'s figures as in the docs', and clipping thresholds are shades of one hue
+ * from small (light) to large (dark). A label that names an accountant or a bound ("RDP (upper
+ * bound)", "lower bound", "Conj. 1") takes the accountant's colour (`accountant-colors.ts`, shared
+ * with the calculator page) before any method rule is tried. A label nothing matches gets a
+ * neutral grey.
  */
+import { accountantColor, accountantOfLabel } from './accountant-colors.js';
 
 /** The rules, in order: the first whose pattern matches a series label gives its colour. */
 export const METHOD_COLOR_RULES: readonly { readonly pattern: RegExp; readonly color: string; readonly what: string }[] = [
@@ -21,10 +25,6 @@ export const METHOD_COLOR_RULES: readonly { readonly pattern: RegExp; readonly c
   { pattern: /tau = 0?\.1$/i, color: '#c49c94', what: 'SGD on a tenth of each permutation' },
   { pattern: /with replacement|poisson|DP-?SGD/i, color: '#d62728', what: 'sampled SGD (DP-SGD)' },
   { pattern: /DP-?GD/i, color: '#ff7f0e', what: 'DP-GD' },
-  { pattern: /\bPLD\b/i, color: '#1f77b4', what: 'PLD accountant' },
-  { pattern: /\bRDP\b/i, color: '#d62728', what: 'RDP accountant' },
-  { pattern: /Thm\.? 2\.8|Kifer/i, color: '#7f7f7f', what: "Kifer et al.'s bound" },
-  { pattern: /conjecture|Conj\. ?\d/i, color: '#e7ba52', what: 'a conjectured bound (never a guarantee)' },
   { pattern: /last iterate|amplification by iteration/i, color: '#bcbd22', what: 'the last-iterate bound (amplification by iteration)' },
   { pattern: /no feedback/i, color: '#6baed6', what: 'last iterate without noise feedback' },
   { pattern: /noise feedback/i, color: '#08519c', what: 'last iterate with noise feedback' },
@@ -33,8 +33,10 @@ export const METHOD_COLOR_RULES: readonly { readonly pattern: RegExp; readonly c
 
 const NEUTRAL = '#bbbbbb';
 
-/** The colour of a series label (see `METHOD_COLOR_RULES`). */
+/** The colour of a series label: its accountant's if it names one (`accountant-colors.ts`), else by `METHOD_COLOR_RULES`. */
 export function methodColor(label: string): string {
+  const accountant = accountantOfLabel(label);
+  if (accountant !== undefined) return accountantColor(accountant);
   return METHOD_COLOR_RULES.find((rule) => rule.pattern.test(label))?.color ?? NEUTRAL;
 }
 

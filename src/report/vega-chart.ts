@@ -10,7 +10,8 @@
  */
 import { createRequire } from 'node:module';
 import { DataFormatError } from '../errors.js';
-import { optionNames, rejectUnknownOptions } from '../validate.js';
+import { optionNames, rejectUnknownOptions, requireInteger } from '../validate.js';
+import { logAxisLabels } from './axis-format.js';
 import { methodColorScale } from './method-colors.js';
 
 export interface RenderedChart {
@@ -74,9 +75,28 @@ export interface LineBandOptions {
   readonly panels?: readonly string[];
   /** Method order and legend (default: order of first appearance). */
   readonly methods?: readonly string[];
+  /** Panels per row; more panels wrap onto further rows (default: all on one row). */
+  readonly columns?: number;
+  /** Whether a linear y axis starts at 0 (default true; false zooms on the data, for curves that differ by little). */
+  readonly yZero?: boolean;
+  /** A subtitle under the title (e.g. what the band is). */
+  readonly subtitle?: string;
 }
 
-const LINE_BAND_OPTIONS = optionNames<LineBandOptions>({ title: true, xTitle: true, yTitle: true, logY: true, width: true, height: true, panels: true, methods: true });
+const LINE_BAND_OPTIONS = optionNames<LineBandOptions>({ title: true, xTitle: true, yTitle: true, logY: true, width: true, height: true, panels: true, methods: true, columns: true, yZero: true, subtitle: true });
+
+/**
+ * Text sizes every chart shares, chosen to be read in the README at the SVG's own size: axis
+ * labels 12 px, axis titles 13 px, the title 15 px (vega's defaults, 10/11/13 px, were too small
+ * in a five-panel figure shrunk to the page's width).
+ */
+export const READABLE_TEXT = {
+  font: 'DejaVu Sans',
+  axis: { labelFontSize: 12, titleFontSize: 13 },
+  header: { labelFontSize: 13, titleFontSize: 13 },
+  legend: { labelFontSize: 12, titleFontSize: 12 },
+  title: { fontSize: 15, subtitleFontSize: 12 },
+} as const;
 
 /**
  * The vega-lite spec of a paper-style figure: one panel per `panel`, one line per `method` (the
@@ -88,23 +108,28 @@ export function lineBandChart(rows: readonly BandRow[], options: LineBandOptions
   rejectUnknownOptions(options, LINE_BAND_OPTIONS, 'lineBandChart');
   const panels = options.panels ?? [...new Set(rows.map((r) => r.panel))];
   const methods = options.methods ?? [...new Set(rows.map((r) => r.method))];
-  const y = (field: string) => ({ field, type: 'quantitative', title: options.yTitle, ...(options.logY ? { scale: { type: 'log' } } : {}) });
-  const color = { field: 'method', type: 'nominal', title: 'method', sort: methods, scale: methodColorScale(methods), legend: { orient: 'bottom', columns: 3, labelLimit: 400, symbolOpacity: 1 } };
+  if (options.columns !== undefined) requireInteger('columns', options.columns, 1, 100);
+  const yLabels = options.logY ? logAxisLabels(rows.flatMap((r) => [r.median, r.min, r.max])) : {};
+  const yScale = options.logY ? { scale: { type: 'log' } } : options.yZero === false ? { scale: { zero: false } } : {};
+  const y = (field: string) => ({ field, type: 'quantitative', title: options.yTitle, axis: yLabels, ...yScale });
+  const color = { field: 'method', type: 'nominal', title: 'method', sort: methods, scale: methodColorScale(methods), legend: { orient: 'bottom', columns: 3, labelLimit: 400, symbolOpacity: 1, symbolStrokeWidth: 3 } };
+  const panel = { field: 'panel', type: 'nominal', title: null, sort: panels };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: options.title,
+    title: options.subtitle === undefined ? options.title : { text: options.title, subtitle: options.subtitle },
     data: { values: (options.logY ? rows.filter((r) => r.median > 0).map((r) => ({ ...r, min: r.min > 0 ? r.min : r.median })) : rows).map((r) => ({ ...r })) },
-    facet: { column: { field: 'panel', type: 'nominal', title: null, sort: panels } },
+    ...(options.columns === undefined ? { facet: { column: panel } } : { facet: panel, columns: options.columns }),
     resolve: { scale: { x: 'independent', y: 'independent' } },
     spec: {
       width: options.width ?? 260,
       height: options.height ?? 200,
       layer: [
-        { mark: { type: 'area', opacity: 0.2 }, encoding: { x: { field: 'step', type: 'quantitative', title: options.xTitle }, y: y('min'), y2: { field: 'max' }, color } },
-        { mark: { type: 'line', strokeWidth: 1.5 }, encoding: { x: { field: 'step', type: 'quantitative', title: options.xTitle }, y: y('median'), color } },
+        // The band under the line, opaque enough to be seen where it is thin, with its edges drawn.
+        { mark: { type: 'area', opacity: 0.3, strokeOpacity: 0.6, strokeWidth: 0.75 }, encoding: { x: { field: 'step', type: 'quantitative', title: options.xTitle }, y: y('min'), y2: { field: 'max' }, color, stroke: color } },
+        { mark: { type: 'line', strokeWidth: 2 }, encoding: { x: { field: 'step', type: 'quantitative', title: options.xTitle }, y: y('median'), color } },
       ],
     },
-    config: { font: 'DejaVu Sans', view: { stroke: '#ccc' } },
+    config: { ...READABLE_TEXT, view: { stroke: '#ccc' } },
   };
 }
 
@@ -140,10 +165,10 @@ export function privacyCurveChart(curves: readonly PrivacyCurve[], options: { ti
     mark: { type: 'line', point: true, strokeWidth: 1.5 },
     encoding: {
       x: { field: 'epsilon', type: 'quantitative', title: 'epsilon' },
-      y: { field: 'delta', type: 'quantitative', title: 'delta(epsilon)', scale: { type: 'log' } },
-      color: { field: 'accountant', type: 'nominal', title: 'accountant', sort: curves.map((c) => c.label), scale: methodColorScale(curves.map((c) => c.label)), legend: { orient: 'top-right' } },
+      y: { field: 'delta', type: 'quantitative', title: 'delta(epsilon)', scale: { type: 'log' }, axis: logAxisLabels(values.map((v) => v.delta)) },
+      color: { field: 'accountant', type: 'nominal', title: 'accountant', sort: curves.map((c) => c.label), scale: methodColorScale(curves.map((c) => c.label)), legend: { orient: 'top-right', labelLimit: 400 } },
     },
-    config: { font: 'DejaVu Sans' },
+    config: READABLE_TEXT,
   };
 }
 
@@ -176,7 +201,7 @@ export function errorBarChart(rows: readonly ErrorBarRow[], options: ErrorBarOpt
   rejectUnknownOptions(options, ERROR_BAR_OPTIONS, 'errorBarChart');
   const series = [...new Set(rows.map((r) => r.series))];
   const domain = options.reference === undefined ? series : [...series, options.reference.label];
-  const x = { field: 'x', type: 'quantitative', title: options.xTitle, ...(options.logX ? { scale: { type: 'log' } } : {}) };
+  const x = { field: 'x', type: 'quantitative', title: options.xTitle, ...(options.logX ? { scale: { type: 'log' }, axis: logAxisLabels(rows.map((r) => r.x)) } : {}) };
   const color = { field: 'series', type: 'nominal', title: null, scale: methodColorScale(domain), legend: { orient: 'bottom', labelLimit: 400 } };
   const values = rows.map((r) => ({ series: r.series, x: r.x, mean: r.mean, low: r.mean - r.std, high: r.mean + r.std }));
   const layers: object[] = [
@@ -193,7 +218,7 @@ export function errorBarChart(rows: readonly ErrorBarRow[], options: ErrorBarOpt
   return {
     ...singleChart(options, values),
     layer: layers,
-    config: { font: 'DejaVu Sans' },
+    config: READABLE_TEXT,
   };
 }
 

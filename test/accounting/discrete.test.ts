@@ -27,7 +27,7 @@ import { gaussianDelta } from '../../src/accounting/gaussian/gaussian-profile.js
 import { PldAccountant, pldDelta, pldEpsilon } from '../../src/accounting/pld/accountant.js';
 import { RdpAccountant, rdpEpsilon } from '../../src/accounting/rdp/accountant.js';
 import { DEFAULT_ORDERS } from '../../src/accounting/rdp/orders.js';
-import { poissonGaussianRdp } from '../../src/accounting/rdp/poisson-gaussian.js';
+import { poissonGaussianRdp } from '../../src/accounting/rdp/subsampling/poisson-gaussian.js';
 import { relativeGaussianEpsilon, relativeGaussianMinBaselineStd, relativeGaussianRdpOrInfinity } from '../../src/accounting/rdp/relative-gaussian.js';
 import { discreteLaplaceRdp, laplaceRdp, objectivePerturbationRdp } from '../../src/accounting/rdp/base-mechanisms.js';
 import { rdpOfEvent } from '../../src/accounting/rdp/event-rdp.js';

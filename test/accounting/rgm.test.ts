@@ -11,7 +11,7 @@ import {
   relativeGaussianRdpOrInfinity,
 } from '../../src/accounting/rdp/relative-gaussian.js';
 import { rdpToEpsilonImproved, rdpToEpsilonMironov } from '../../src/accounting/rdp/conversion.js';
-import { InvalidParameterError } from '../../src/errors.js';
+import { CalibrationError, InvalidParameterError } from '../../src/errors.js';
 import { assertClose } from '../helpers/assert-close.js';
 
 // The paper's example (000 Sec. 4.1, after Cor. 1): eta = 1e-3, d = 10, delta = 1e-8, gamma = 100 eta^2.
@@ -97,11 +97,12 @@ test('the calibrator meets its target on the safe side and nearly exactly', () =
   assert.ok(recheck.epsilon <= 1);
 });
 
-test('an unreachable target is refused, naming targetEpsilon and the floor', () => {
+test('an unreachable target is a calibration refusal (exit 4 in the CLI), naming targetEpsilon and the floor rounded up', () => {
   // floor for eta = 1e-3, d = 10, delta = 1e-8 (gamma -> infinity): mpmath 0.054104531624311
   assertClose(relativeGaussianEpsilonFloor(1e-3, 10, 1e-8), 0.054104531624311, 1e-6);
   assert.throws(
     () => calibrateRelativeGaussian({ eta: 1e-3, dimension: 10, targetEpsilon: 0.05, delta: 1e-8 }),
-    (e: unknown) => e instanceof InvalidParameterError && e.param === 'targetEpsilon' && /0\.0541/.test(e.message),
+    // 0.054104531624311 rounded UP to four digits: a floor printed lower than it is would invite a target that still fails.
+    (e: unknown) => e instanceof CalibrationError && /^targetEpsilon 0\.05 cannot be reached/.test(e.message) && /above 0\.05411 /.test(e.message),
   );
 });

@@ -43,7 +43,6 @@ test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
     ['calibrate', 'gaussian', '--epsilon', 'NaN', '--delta', '1e-5'],
     ['calibrate', 'gaussian', '--epsilon', '2', '--delta', '1e-5', '--method', 'classical'],
     ['calibrate', 'gaussian', '--delta', '1e-5'],
-    ['calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.01', '--delta', '1e-8'],
     ['rgm', '--eta', '0', '--gamma', '1', '--dimension', '3', '--delta', '1e-5'],
     ['rgm', '--eta', '0.1', '--gamma', '1', '--dimension', '2.5', '--delta', '1e-5'],
     ['no-such-command'],
@@ -57,8 +56,13 @@ test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
     assert.match(stderr, /^dpfit: /);
     assert.doesNotMatch(stderr, /\bat .*\.ts:\d+/, 'no stack trace');
   }
+  // A privacy target no noise can reach is a calibration refusal: exit 4, one line, the floor rounded up.
+  const unreachable = await run('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.01', '--delta', '1e-8');
+  assert.equal(unreachable.code, 4, unreachable.stderr);
+  assert.equal(unreachable.stdout, '');
+  assert.match(unreachable.stderr, /^dpfit: targetEpsilon 0\.01 cannot be reached: .* above 0\.05411 whatever gamma \(000 Sec\. 4\.1\)\n$/);
   const named = await run('calibrate', 'gaussian', '--epsilon', '1', '--delta', '2');
-  assert.match(named.stderr, /delta must be in \(0, 1\), got 2/);
+  assert.match(named.stderr, /--delta must be in \(0, 0\.1\], got 2/);
 });
 
 test('--help teaches and exits 0; the demo prints a privacy report', async () => {
@@ -82,6 +86,12 @@ test('--help teaches and exits 0; the demo prints a privacy report', async () =>
   assert.ok(report.verification.verified.epsilon <= report.privacy.epsilon);
   // The embedded task is easy: the private model is within a few points of the non-private one.
   assert.ok(report.metrics.accuracy > report.baselineMetrics.accuracy - 0.05, `${report.metrics.accuracy} vs ${report.baselineMetrics.accuracy}`);
+  // ...and it has learnt something: the majority class (printed beside the accuracy) is far below.
+  assert.ok(report.majorityBaseline >= 0.5 && report.majorityBaseline < 1, `${report.majorityBaseline}`);
+  assert.ok(report.metrics.accuracy > report.majorityBaseline + 0.1, `${report.metrics.accuracy} vs majority ${report.majorityBaseline}`);
+  const text = await run('demo');
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^ {2}test accuracy +[\d.]+ private +vs [\d.]+ non-private \(L-BFGS\), [\d.]+ majority class$/m);
 });
 
 test('dpfit epsilon / delta / rdp / epsilon dpsgd / calibrate dpsgd --json', async () => {
@@ -159,4 +169,34 @@ test('dpfit curve writes an SVG (vega-lite) with the RDP curve above the PLD cur
   // One line per accountant (vega draws each series as its own line mark), both named in the legend, the event in the title.
   assert.equal((svg.match(/class="mark-line role-mark/g) ?? []).length, 2);
   for (const text of ['RDP (upper bound)', 'PLD (upper bound)', 'delta(epsilon) of 10 x Gaussian (z = 3)']) assert.ok(svg.includes(`>${text}<`), text);
+});
+
+test('dpfit epsilon --event nonUniformSampled (004 Thm. 4.2): the README example, uniform weights as sampling without replacement, refusals in one line', async () => {
+  const nonUniform = (c: number) => `{"kind":"selfCompose","count":1000,"event":{"kind":"nonUniformSampled","maxWeight":${c},"event":{"kind":"gaussian","noiseMultiplier":1}}}`;
+  // The README's example: 1000 steps, one record each with weights <= 0.002, z = 1.
+  const result = JSON.parse((await run('epsilon', '--delta', '1e-5', '--json', '--event', nonUniform(0.002))).stdout);
+  assertClose(result.epsilon, 0.8304744418046465, 1e-9);
+  assert.equal(result.neighboringRelation, 'replaceOne');
+  assert.equal(result.guarantee, 'proven');
+  // c = 1/n: the same number as one record of n = 1000 sampled uniformly without replacement.
+  const uniform = JSON.parse((await run('epsilon', '--delta', '1e-5', '--json', '--event', nonUniform(0.001))).stdout);
+  const withoutReplacement = '{"kind":"selfCompose","count":1000,"event":{"kind":"sampledWithoutReplacement","sourceDatasetSize":1000,"sampleSize":1,"event":{"kind":"gaussian","noiseMultiplier":1}}}';
+  assert.equal(uniform.epsilon, JSON.parse((await run('epsilon', '--delta', '1e-5', '--json', '--event', withoutReplacement)).stdout).epsilon);
+  assert.ok(uniform.epsilon < result.epsilon);
+  // PLD has no dominating pair for it: RDP answers, with the PLD accountant's reason.
+  const pld = JSON.parse((await run('epsilon', '--delta', '1e-5', '--json', '--accountant', 'pld', '--event', nonUniform(0.002))).stdout);
+  assert.equal(pld.epsilon, result.epsilon);
+  assert.match(pld.warnings.join(' '), /004 Thm\. 4\.2.*accounted by RDP instead/);
+  for (const event of [
+    '{"kind":"nonUniformSampled","maxWeight":1,"event":{"kind":"gaussian","noiseMultiplier":1}}',
+    '{"kind":"nonUniformSampled","maxWeight":0,"event":{"kind":"gaussian","noiseMultiplier":1}}',
+    '{"kind":"nonUniformSampled","maxWeight":0.01,"event":{"kind":"poissonSampled","samplingProbability":0.5,"event":{"kind":"gaussian","noiseMultiplier":1}}}',
+  ]) {
+    const { code, stdout, stderr } = await run('epsilon', '--delta', '1e-5', '--event', event);
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '');
+    assert.equal(stderr.trim().split('\n').length, 1, stderr);
+    assert.match(stderr, /004 Thm\. 4\.2/);
+  }
+  assert.match((await run('account', '--help')).stdout, /nonUniformSampled/);
 });

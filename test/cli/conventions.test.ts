@@ -11,16 +11,21 @@ import { peopleFixture, runCli } from '../helpers/people.js';
 test('train --loss names the loss; --model is a deprecated alias (one stderr line), same model; both different: exit 2', async () => {
   const { data, schema } = peopleFixture('dpfit-conventions-', 400, 3);
   const base = ['train', '--data', data, '--schema', schema, '--method', 'dpgd', '--epsilon', '1', '--steps', '5', '--clip-norm', '2', '--seed', '4', '--json'];
-  const byLoss = await runCli(...base, '--loss', 'linear');
+  const byLoss = await runCli(...base, '--loss', 'squared');
   assert.equal(byLoss.code, 0, byLoss.stderr);
   assert.doesNotMatch(byLoss.stderr, /deprecated/);
   assert.equal(JSON.parse(byLoss.stdout).model.loss.name, 'squared');
-  const byModel = await runCli(...base, '--model', 'linear');
+  const byModel = await runCli(...base, '--model', 'squared');
   assert.equal(byModel.code, 0, byModel.stderr);
   assert.deepEqual(JSON.parse(byModel.stdout), JSON.parse(byLoss.stdout), 'the alias trains the same model (same seed)');
   const notices = byModel.stderr.split('\n').filter((line) => /deprecated/.test(line));
   assert.deepEqual(notices, ['dpfit: train --model is deprecated: use --loss (--model names a model FILE in evaluate and predict)']);
-  const both = await runCli(...base, '--loss', 'logistic', '--model', 'linear');
+  // One name per loss: 'linear', the old name of 'squared', still trains the same model and says so on one line.
+  const byOldName = await runCli(...base, '--loss', 'linear');
+  assert.equal(byOldName.code, 0, byOldName.stderr);
+  assert.deepEqual(JSON.parse(byOldName.stdout), JSON.parse(byLoss.stdout));
+  assert.deepEqual(byOldName.stderr.split('\n').filter((line) => /deprecated/.test(line)), ['dpfit: --loss linear is deprecated: use --loss squared (the name the model file records)']);
+  const both = await runCli(...base, '--loss', 'logistic', '--model', 'squared');
   assert.equal(both.code, 2);
   assert.match(both.stderr, /^dpfit: --model must be absent when --loss is given/);
   // Errors about the loss name the new flag.
@@ -31,6 +36,7 @@ test('train --loss names the loss; --model is a deprecated alias (one stderr lin
   const help = await runCli('train', '--help');
   assert.match(help.stdout, /--loss <L>/);
   assert.doesNotMatch(help.stdout, /--model/);
+  assert.match(help.stdout, /logistic \| squared \| huber \| smoothedHinge/);
 });
 
 test('--delta: the same default (1e-5) in every command that takes it, shown in --help, equal to giving it', async () => {
@@ -89,10 +95,10 @@ test('the clipping norm is --clip-norm in train, audit and federate; --clip stay
   const both = await runCli(...base, '--clip-norm', '1', '--clip', '2');
   assert.equal(both.code, 2);
   assert.match(both.stderr, /^dpfit: --clip must be absent when --clip-norm is given/);
-  for (const command of ['audit', 'federate', 'train']) {
-    const help = await runCli(command, '--help');
-    assert.match(help.stdout, /--clip-norm <C/, command);
-    assert.doesNotMatch(help.stdout, /--clip </, command);
+  for (const command of [['audit'], ['federate'], ['train', '--method', 'dpgd']]) {
+    const help = await runCli(...command, '--help');
+    assert.match(help.stdout, /--clip-norm <C/, command.join(' '));
+    assert.doesNotMatch(help.stdout, /--clip </, command.join(' '));
   }
   // federate checks its flags before asking any node: the missing norm is named by its new flag.
   const federate = await runCli('federate', '--nodes', 'http://127.0.0.1:1', '--token-file', 'absent-token', '--method', 'dpgd', '--epsilon', '1', '--delta', '1e-6', '--steps', '1');

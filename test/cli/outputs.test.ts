@@ -6,7 +6,7 @@
  * hard link), two outputs that are one file — fails with its exit status (2 for a clash of
  * flags, 3 for what the file system refuses), exactly one stderr line naming the flag, and no
  * file created, removed or changed (temporary files included). We run as root here, so the cases
- * are ones that fail for root too; the chmod case runs the CLI as nobody (setpriv) when we are root.
+ * are ones that fail for root too; the chmod case runs the CLI without root's permission-bypassing capabilities (setpriv).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -109,7 +109,7 @@ describe('train --out / --diagnostics: bad paths fail before any work, one line,
     }
   });
 
-  it('a read-only directory (chmod 555) is refused (as root: the CLI runs as nobody, where permissions hold)', async (t) => {
+  it('a read-only directory (chmod 555) is refused (as root: the CLI runs without the capabilities that bypass permissions)', async (t) => {
     const box = sandbox();
     chmodSync(box.sub, 0o555);
     try {
@@ -126,14 +126,15 @@ describe('train --out / --diagnostics: bad paths fail before any work, one line,
       if (enforced) {
         result = await run(...args);
       } else {
-        // Root ignores permissions: run the CLI as an unprivileged user (setpriv, util-linux), for
-        // whom the directory is read-only; the sandbox is made readable to that user.
+        // Root ignores permissions: run the CLI as root WITHOUT the capabilities that bypass them
+        // (setpriv, util-linux: CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH dropped from the bounding
+        // set), so the directory's mode 555 holds for it while the repository stays readable.
         if (!isRoot() || spawnSync('setpriv', ['--version']).status !== 0) {
           t.skip('permissions are not enforced and setpriv is absent');
           return;
         }
-        for (const path of [box.dir, box.data, box.schema]) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
-        const child = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', 'test/helpers/dpfit-process.ts', ...args], {
+        const drop = '-dac_override,-dac_read_search';
+        const child = spawnSync('setpriv', [`--bounding-set=${drop}`, `--inh-caps=${drop}`, process.execPath, '--import', 'tsx', 'test/helpers/dpfit-process.ts', ...args], {
           cwd: join(import.meta.dirname, '..', '..'),
           encoding: 'utf8',
           timeout: 60_000,

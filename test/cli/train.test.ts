@@ -170,7 +170,7 @@ test('dpfit train --method rgm: ridge by RGM gradient descent; a Propose-Test-Re
     return join(dir, name);
   };
   const good = write('good.csv', 30000, false);
-  const trained = await trainWithDiagnostics('--data', good, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '50', '--seed', '3');
+  const trained = await trainWithDiagnostics('--data', good, '--schema', schema, '--loss', 'squared', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '50', '--seed', '3');
   assert.equal(trained.code, 0, trained.stderr);
   const { result, owner } = trained;
   assert.notEqual(result.model, null, JSON.stringify(owner.diagnostics));
@@ -178,7 +178,7 @@ test('dpfit train --method rgm: ridge by RGM gradient descent; a Propose-Test-Re
   assert.ok(owner.metrics.training.mse < 1, `mse ${owner.metrics.training.mse}`);
   const singular = write('singular.csv', 2000, true);
   const out = join(dir, 'never.json');
-  const rejected = await run('train', '--data', singular, '--schema', schema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--seed', '4', '--out', out, '--json');
+  const rejected = await run('train', '--data', singular, '--schema', schema, '--loss', 'squared', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--seed', '4', '--out', out, '--json');
   assert.equal(rejected.code, 0, rejected.stderr);
   const report = JSON.parse(rejected.stdout);
   assert.equal(report.model, null);
@@ -228,4 +228,38 @@ test('dpfit train on a multi-class label: one-vs-rest, the composed event <= tar
   const refused = await run('train', '--data', data, '--schema', schema, '--method', 'amp', '--epsilon', '1');
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /multi-class/);
+});
+
+test('dpfit train without --out says the model was not saved and how to keep one; with --out, where it went', async () => {
+  const { dir, data, schema } = fixture();
+  const common = ['train', '--data', data, '--schema', schema, '--epsilon', '2', '--method', 'dpgd', '--steps', '5', '--seed', '1'];
+  const unsaved = await run(...common);
+  assert.equal(unsaved.code, 0, unsaved.stderr);
+  assert.match(unsaved.stdout, /^ {2}model {4}not saved: no --out was given \(pass --out FILE to keep a model; training again spends epsilon again\)$/m);
+  const out = join(dir, 'kept.json');
+  const saved = await run(...common, '--out', out);
+  assert.equal(saved.code, 0, saved.stderr);
+  assert.match(saved.stdout, new RegExp(`^  model written to ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
+  assert.doesNotMatch(saved.stdout, /not saved/);
+  assert.ok(existsSync(out));
+});
+
+test('dpfit predict: every classifier prints its label (the schema value); a logistic model adds its probability', async () => {
+  const { dir, data, schema } = fixture();
+  const common = ['train', '--data', data, '--schema', schema, '--epsilon', '2', '--method', 'dpgd', '--steps', '10', '--seed', '1'];
+  const logistic = join(dir, 'logistic.json');
+  const hinge = join(dir, 'hinge.json');
+  assert.equal((await run(...common, '--out', logistic)).code, 0);
+  assert.equal((await run(...common, '--loss', 'smoothedHinge', '--out', hinge)).code, 0);
+  const byLogistic = JSON.parse((await run('predict', '--model', logistic, '--data', data, '--json')).stdout);
+  const byHinge = JSON.parse((await run('predict', '--model', hinge, '--data', data, '--json')).stdout);
+  for (const result of [byLogistic, byHinge]) {
+    assert.equal(result.predictions.length, 1500);
+    assert.ok(result.predictions.every((label: unknown) => label === 'yes' || label === 'no'));
+  }
+  assert.equal(byHinge.probabilities, undefined, 'a smoothed-hinge classifier has no probabilities');
+  assert.equal(byLogistic.probabilities.length, 1500);
+  byLogistic.predictions.forEach((label: string, i: number) => assert.equal(label === 'yes', byLogistic.probabilities[i] >= 0.5));
+  const text = await run('predict', '--model', hinge, '--data', data);
+  assert.deepEqual(text.stdout.trim().split('\n'), byHinge.predictions);
 });

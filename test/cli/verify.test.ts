@@ -180,7 +180,7 @@ describe('dpfit verify', () => {
       ],
     });
     const rgmOut = join(dir, 'rgm.json');
-    const rgm = await run('train', '--data', rgmData, '--schema', rgmSchema, '--model', 'linear', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '20', '--out', rgmOut, '--json');
+    const rgm = await run('train', '--data', rgmData, '--schema', rgmSchema, '--loss', 'squared', '--method', 'rgm', '--epsilon', '2', '--delta', '1e-6', '--steps', '20', '--out', rgmOut, '--json');
     assert.equal(rgm.code, 0, rgm.stderr);
     const rgmFile = JSON.parse(readFileSync(rgmOut, 'utf8'));
     assert.notEqual(JSON.parse(rgm.stdout).model, null, 'PTR passed');
@@ -294,7 +294,8 @@ describe('evaluate and predict show the verified guarantee', () => {
     const predicted = await run('predict', '--model', out, '--data', data);
     assert.equal(predicted.code, 0);
     assert.equal(predicted.stdout.trim().split('\n').length, 600, 'stdout is the data');
-    assert.ok(predicted.stdout.trim().split('\n').every((line) => Number.isFinite(Number(line))));
+    // A logistic model: the schema's label value, a tab, the probability of the positive class.
+    assert.ok(predicted.stdout.trim().split('\n').every((line) => /^(yes|no)\t(0|1|0?\.\d+(e-\d+)?)$/.test(line) && (line.startsWith('yes') === Number(line.split('\t')[1]) >= 0.5)), predicted.stdout.slice(0, 200));
     assert.match(predicted.stderr, /verified/);
     const edited = JSON.parse(readFileSync(out, 'utf8'));
     edited.privacy.epsilon = 0.001;

@@ -88,16 +88,16 @@ test('CSV errors name the source, the line and the column', () => {
   throwsData(() => parseCsv(encode('age,sex\n39,Male\n40\n'), { source: 'ragged.csv' }), /^ragged\.csv, line 3: expected 2 fields as in the header, found 1$/);
   throwsData(() => parseCsv(encode('age,sex\n39,Male,extra\n'), { source: 'ragged.csv' }), /line 2: expected 2 fields as in the header, found 3/);
   const lines = ['age,sex', ...Array.from({ length: 1040 }, () => '30,Male'), 'abc,Male'];
-  throwsData(() => parseCsv(encode(lines.join('\n')), { source: 'p.csv', columnTypes: { age: 'numeric' } }), /^p\.csv, line 1042, column 'age': 'abc' is not a number$/);
+  throwsData(() => parseCsv(encode(lines.join('\n')), { source: 'p.csv', columnTypes: { age: 'numeric' } }), /^p\.csv, line 1042, column 'age': a value is not a number$/);
   throwsData(() => parseCsv(encode(''), { source: 'empty.csv' }), /^empty\.csv: the file is empty/);
   throwsData(() => parseCsv(encode('\n\n  \n'), { source: 'blank.csv' }), /the file is empty/);
   throwsData(() => parseCsv(encode('a,b\n'), { source: 'h.csv' }), /has a header but no data rows/);
   throwsData(() => parseCsv(encode('a,b\n1,"open\n2,3\n'), { source: 'q.csv' }), /^q\.csv, line 2: a quoted field is not closed/);
-  throwsData(() => parseCsv(encode('a,b\n1,"x"y\n'), { source: 'q.csv' }), /line 2, column 'b': unexpected "y" after a closing quote/);
-  throwsData(() => parseCsv(encode('a,a\n1,2\n')), /column name 'a' appears twice/);
-  throwsData(() => parseCsv(encode('a,b\n1,2\n'), { columnTypes: { c: 'numeric' } }), /column 'c' is not in the header/);
-  throwsData(() => parseCsv(encode('a\n1e999\n'), { columnTypes: 'numeric' }), /'1e999' is not a number/);
-  throwsData(() => parseCsv(encode('a\nNaN\n'), { columnTypes: 'numeric' }), /'NaN' is not a number/);
+  throwsData(() => parseCsv(encode('a,b\n1,"x"y\n'), { source: 'q.csv' }), /^(?!.*"y").*line 2, column 'b': a character follows a closing quote/);
+  throwsData(() => parseCsv(encode('a,a\n1,2\n')), /^(?!.*'a').*a column name appears twice in the first line/);
+  throwsData(() => parseCsv(encode('a,b\n1,2\n'), { columnTypes: { c: 'numeric' } }), /^(?!.*\bb\b).*the file's first line does not contain the schema's column 'c'/);
+  throwsData(() => parseCsv(encode('a\n1e999\n'), { columnTypes: 'numeric' }), /^(?!.*1e999).*a value is not a number$/);
+  throwsData(() => parseCsv(encode('a\nNaN\n'), { columnTypes: 'numeric' }), /^(?!.*NaN).*a value is not a number$/);
 });
 
 test('types guessed from the first MiB are confirmed: a column numeric there but text later is read as text', () => {
@@ -111,7 +111,7 @@ test('types guessed from the first MiB are confirmed: a column numeric there but
   assert.equal(id.kind === 'categorical' ? id.levels[id.codes[12]] : '', '12');
   assert.equal(table.columns[1].kind, 'numeric');
   // Declared numeric columns are not guesses: the same data is an error there.
-  assert.throws(() => parseCsv(encode(['id,v', ...rows].join('\n')), { columnTypes: { id: 'numeric' } }), /line 150002, column 'id': 'later-text' is not a number/);
+  assert.throws(() => parseCsv(encode(['id,v', ...rows].join('\n')), { columnTypes: { id: 'numeric' } }), /^(?!.*later-text).*line 150002, column 'id': a value is not a number/);
 });
 
 /** Feeds `bytes` to a parser in the pieces given by `cuts`, the way the Node reader does. */
@@ -187,11 +187,11 @@ test('LIBSVM: sparse rows to dense, qid ignored, comments, positive label mappin
   const wide = parseLibsvm(encode('2 1:1\n'), { numFeatures: 5 });
   assert.equal(wide.d, 5);
   assert.deepEqual(Array.from(wide.y), [2]);
-  throwsData(() => parseLibsvm(encode('1 1:1\n1 2:x\n'), { source: 'a.svm' }), /^a\.svm, line 2, column 'f2': 'x' is not a number$/);
+  throwsData(() => parseLibsvm(encode('1 1:1\n1 2:x\n'), { source: 'a.svm' }), /^a\.svm, line 2, column 'f2': a value is not a number$/);
   throwsData(() => parseLibsvm(encode('1 3:1 2:1\n'), { source: 'a.svm' }), /line 1: feature indices must increase/);
-  throwsData(() => parseLibsvm(encode('1 0:1\n'), { source: 'a.svm' }), /feature index '0' is not an integer >= 1/);
-  throwsData(() => parseLibsvm(encode('1 7:1\n'), { numFeatures: 5 }), /feature index 7 > numFeatures 5/);
-  throwsData(() => parseLibsvm(encode('abc 1:1\n'), { source: 'a.svm' }), /line 1, column 'label': 'abc' is not a number/);
-  throwsData(() => parseLibsvm(encode('1 1=2\n')), /is not an index:value pair/);
+  throwsData(() => parseLibsvm(encode('1 0:1\n'), { source: 'a.svm' }), /a feature index is not an integer >= 1$/);
+  throwsData(() => parseLibsvm(encode('1 7:1\n'), { numFeatures: 5 }), /^(?!.*7).*a feature index is above numFeatures 5$/);
+  throwsData(() => parseLibsvm(encode('abc 1:1\n'), { source: 'a.svm' }), /^(?!.*abc).*line 1, column 'label': the label is not a number$/);
+  throwsData(() => parseLibsvm(encode('1 1=2\n')), /^(?!.*1=2).*a field is not an index:value pair$/);
   throwsData(() => parseLibsvm(encode('\n# only comments\n'), { source: 'e.svm' }), /^e\.svm: the file is empty/);
 });

@@ -48,9 +48,9 @@ test('with a header: the label column may be absent, or hold anything; the featu
     assert.equal(prepared.dataset.n, 3);
   }
   // Without the option the label stays required, with a clear error.
-  assert.throws(() => parseCsv(encoder.encode(csv(ROWS.map((r) => r.slice(0, 2)), ['age', 'sex'])), schemaCsvOptions(schema, 'new.csv')), /new\.csv: column 'label' is not in the header/);
+  assert.throws(() => parseCsv(encoder.encode(csv(ROWS.map((r) => r.slice(0, 2)), ['age', 'sex'])), schemaCsvOptions(schema, 'new.csv')), /new\.csv: the file's first line does not contain the schema's column 'label'/);
   // A feature column stays required.
-  assert.throws(() => parseCsv(encoder.encode(csv(ROWS.map((r) => [r[0]]), ['age'])), options), /column 'sex' is not in the header/);
+  assert.throws(() => parseCsv(encoder.encode(csv(ROWS.map((r) => [r[0]]), ['age'])), options), /the file's first line does not contain the schema's column 'sex'/);
 });
 
 test('without a header (Adult): one field fewer means no label; the right count with it; anything else is a ragged file', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { accuracy, logLoss, meanSquaredError, rocAuc, rSquared } from '../../src/eval/metrics.js';
+import { accuracy, logLoss, majorityBaseline, meanSquaredError, rocAuc, rSquared } from '../../src/eval/metrics.js';
 import { InvalidParameterError } from '../../src/errors.js';
 import { assertClose } from '../helpers/assert-close.js';
 
@@ -16,6 +16,17 @@ test('classification metrics on hand-computed examples', () => {
   assertClose(rocAuc([1, 1, 1, 1], y), 0.5, 1e-15);
   assert.throws(() => rocAuc([0.1, 0.2], [1, 1]), InvalidParameterError);
   assert.ok(Number.isFinite(logLoss([0], [1])), 'a confident mistake is finite');
+});
+
+test('the majority baseline is the accuracy of always answering the most frequent label', () => {
+  assert.equal(majorityBaseline([0, 1, 1, 1]), 0.75);
+  assert.equal(majorityBaseline([1, 0, 0, 1]), 0.5);
+  // Class indices (one-vs-rest): 2 is the most frequent of three classes, 3 of 5.
+  assert.equal(majorityBaseline([2, 2, 0, 1, 2]), 0.6);
+  assert.equal(majorityBaseline([]), 0);
+  // It is the accuracy of the constant prediction of that label.
+  const y = [1, 0, 0, 1, 0, 0, 0];
+  assert.equal(majorityBaseline(y), accuracy(y.map(() => 0), y));
 });
 
 test('regression metrics', () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadNodeData } from '../../src/cli/commands/node.js';
 import { readSchemaFile } from '../../src/data/node/read.js';
-import { InMemoryLedger } from '../../src/federated/budget.js';
+import { InMemoryLedger } from '../../src/accounting/budget/rule.js';
 import { federate } from '../../src/federated/coordinator.js';
 import { inProcessClient } from '../../src/federated/in-process.js';
 import { FederatedNode } from '../../src/federated/node.js';
@@ -104,7 +104,7 @@ test('two node processes + dpfit federate: the in-process model, a refused token
   const again = ['federate', '--nodes', nodes, '--token-file', token, '--epsilon', '0.9', ...run];
   const refused = await runCli(...again);
   assert.equal(refused.code, 4, refused.stderr);
-  assert.match(refused.stderr, /refuses the session: it would bring the node's epsilon to .* over its budget 1/);
+  assert.match(refused.stderr, /refuses the session: it would bring the epsilon of everything granted to .* over its budget 1/);
   await stop(nodeA.child);
   const restarted = await serve(nodeArgs(a.data, 'a', '1'));
   const afterRestart = await runCli('federate', '--nodes', `${restarted.url},${nodeB.url}`, '--token-file', token, '--epsilon', '0.9', ...run);

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { syntheticDataset, twoPartySplit } from '../../src/data/synthetic.js';
+import { twoPartySplit } from '../../src/data/synthetic.js';
 import { InvalidParameterError } from '../../src/errors.js';
-import { InMemoryLedger } from '../../src/federated/budget.js';
+import { InMemoryLedger } from '../../src/accounting/budget/rule.js';
 import { federate, type NodeClient } from '../../src/federated/coordinator.js';
 import { inProcessClient } from '../../src/federated/in-process.js';
 import { FederatedNode, NodeRefusal, type NodeData } from '../../src/federated/node.js';
@@ -17,22 +17,12 @@ import { trainRgmGd } from '../../src/learners/rgm/rgm-gd.js';
 import { verifyModel } from '../../src/learners/verification/verify-model.js';
 import { toDpfitJson } from '../../src/json-numbers.js';
 import { seededRng } from '../../src/random/rng.js';
+import { BALL_ROWS_BOUND, BALL_ROWS_D, ballRows } from '../helpers/federated-rows.js';
 
-const D = 4;
-const ROW_BOUND = 0.5;
+const D = BALL_ROWS_D;
+const ROW_BOUND = BALL_ROWS_BOUND;
+const rows = (n: number, seed: number) => ballRows(n, seed);
 
-/** n rows, features scaled into the ball of radius 0.5, labels +-1 (logistic model). */
-function rows(n: number, seed: number): NodeData {
-  const data = syntheticDataset({ n, d: D, labels: 'logistic', encoding: 'plusMinusOne', rng: seededRng(seed) });
-  const x = Float64Array.from(data.x);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let k = 0; k < D; k++) s += x[i * D + k] ** 2;
-    const f = Math.max(1, Math.sqrt(s)) / ROW_BOUND;
-    for (let k = 0; k < D; k++) x[i * D + k] /= f;
-  }
-  return { x, y: data.y, n, d: D, featureNames: data.featureNames ?? [], rowNormBound: ROW_BOUND, labelBound: 1 };
-}
 
 const node = (data: NodeData, name: string, budget: { epsilon: number; delta: number }, seed?: number) =>
   new FederatedNode(data, new InMemoryLedger(budget), { name, ...(seed === undefined ? {} : { rng: seededRng(seed) }) });
@@ -95,7 +85,7 @@ test('each step is answered once and never beyond T; unknown sessions and bad th
   const a = node(rows(2000, 6), 'a', { epsilon: 5, delta: 1e-5 });
   const plan = await a.openSession({ method: 'dpgd', steps: 2, regularization: 0, clipNorm: 1, epsilon: 1, delta: 1e-6 }, 'test');
   const theta = [0, 0, 0, 0];
-  assert.equal(a.gradient({ session: plan.session, step: 0, theta }).gradient.length, D);
+  assert.equal(a.gradient({ session: plan.session, step: 0, theta }).gradient?.length, D);
   assert.throws(() => a.gradient({ session: plan.session, step: 0, theta }), (e: unknown) => e instanceof NodeRefusal && e.status === 409 && /already answered/.test(e.message));
   assert.throws(() => a.gradient({ session: plan.session, step: 2, theta }), (e: unknown) => e instanceof NodeRefusal && e.status === 409 && /beyond/.test(e.message));
   assert.throws(() => a.gradient({ session: '0'.repeat(32), step: 0, theta }), (e: unknown) => e instanceof NodeRefusal && e.status === 404);
@@ -144,7 +134,7 @@ test('the coordinator stops cleanly: a refusing node, a failed PTR, a malformed 
 });
 
 test('the budget rule refuses a negative or NaN extra delta (it would lower the sum and grant more than the budget)', async () => {
-  const { InMemoryLedger: Ledger } = await import('../../src/federated/budget.js');
+  const { InMemoryLedger: Ledger } = await import('../../src/accounting/budget/rule.js');
   const { gaussianEvent } = await import('../../src/accounting/events/constructors.js');
   const ledger = new Ledger({ epsilon: 10, delta: 1e-6 });
   for (const extraDelta of [-1e-6, Number.NaN, 1]) {

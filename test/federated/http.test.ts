@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, test } from 'node:test';
-import { InMemoryLedger, spentBudget } from '../../src/federated/budget.js';
+import { InMemoryLedger, spentBudget } from '../../src/accounting/budget/rule.js';
 import { httpNodeClient } from '../../src/federated/http-client.js';
 import { startNodeServer, type RunningNodeServer } from '../../src/federated/http-server.js';
 import { FederatedNode, type NodeData } from '../../src/federated/node.js';

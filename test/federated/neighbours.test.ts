@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, test } from 'node:test';
-import { InMemoryLedger } from '../../src/federated/budget.js';
+import { InMemoryLedger } from '../../src/accounting/budget/rule.js';
 import { startNodeServer, type RunningNodeServer } from '../../src/federated/http-server.js';
 import { FederatedNode, type NodeData } from '../../src/federated/node.js';
 import { seededRng } from '../../src/random/rng.js';

@@ -70,6 +70,7 @@ export const eventJson: fc.Arbitrary<unknown> = fc.letrec<{ event: unknown }>((t
       weight: 1,
       arbitrary: fc.record({ kind: fc.constant('sampledWithoutReplacement'), sourceDatasetSize: fc.constantFrom<unknown>(1000, 100, 0), sampleSize: fc.constantFrom<unknown>(10, 100, 2000, -1), event: tie('event') }),
     },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('nonUniformSampled'), maxWeight: fc.constantFrom<unknown>(0.01, 0.5, 0, 1, 1.5, 'Infinity'), event: tie('event') }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('compose'), events: fc.array(tie('event'), { maxLength: 4 }) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('selfCompose'), count, event: tie('event') }) },
     {

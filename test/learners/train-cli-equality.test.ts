@@ -85,7 +85,7 @@ function asJson(value: unknown): unknown {
 /** What a method cannot run without, on each side: objpert's research opt-in, rgm's linear loss (ridge). */
 const REQUIRED: Readonly<Record<string, { readonly flags: readonly string[]; readonly options: Record<string, unknown> }>> = {
   objpert: { flags: ['--accept-no-guarantee'], options: { acceptNoGuarantee: true } },
-  rgm: { flags: ['--loss', 'linear'], options: { loss: 'linear' } },
+  rgm: { flags: ['--loss', 'squared'], options: { loss: 'squared' } },
 };
 
 describe('one product: dpfit train and train() release the same model and report', () => {

@@ -61,7 +61,10 @@ const MOVED: Record<Subpath, { values: string[]; types: string[] }> = {
 
 /** Names added to a subpath since the split (not in the old root's counts above). */
 const ADDED: Partial<Record<Subpath, { values: string[]; types: string[] }>> = {
-  accounting: { values: ['kiferObjectivePerturbationDelta', 'kiferObjectivePerturbationEpsilon'], types: ['KiferObjectivePerturbationParams'] },
+  accounting: {
+    values: ['kiferObjectivePerturbationDelta', 'kiferObjectivePerturbationEpsilon', 'nonUniformSampledEvent', 'nonUniformSampledRdp', 'nonUniformSampledGaussianRdpCurve'],
+    types: ['KiferObjectivePerturbationParams', 'NonUniformSampledEvent'],
+  },
 };
 
 /** The root: what a newcomer needs first (docs/architecture.md, "Package entries"). */
@@ -171,22 +174,25 @@ describe('package entries', () => {
     for (const name of ROOT_TYPES) assert.ok(SUBPATHS.some((s) => MOVED[s].types.includes(name)), `the type ${name} is in the root only`);
   });
 
-  it("the README's snippets import each name from an entry that exports it", () => {
+  it("the snippets of the README and of docs/ import each name from an entry that exports it", () => {
     const exported = entryExports();
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const imports = [...readme.matchAll(/^import \{([^}]*)\} from '(dpfit(?:\/[a-z]+)?)';/gm)];
-    assert.ok(imports.length >= 5, `the README's imports: ${imports.length}`);
-    const seen = new Set<string>();
-    for (const [line, names, specifier] of imports) {
+    const importsOf = (file: string) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^import \{([^}]*)\} from '(dpfit(?:\/[a-z]+)?)';/gm)];
+    const readmeImports = importsOf('README.md');
+    assert.ok(readmeImports.length >= 5, `the README's imports: ${readmeImports.length}`);
+    const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+    const docsImports = docs.flatMap(importsOf);
+    // The snippets that left the README for docs/ (install, methods, accounting, data sources).
+    assert.ok(docsImports.length >= 8, `docs/'s imports: ${docsImports.length}`);
+    for (const [line, names, specifier] of [...readmeImports, ...docsImports]) {
       const entry = (specifier === 'dpfit' ? '.' : specifier.slice('dpfit/'.length)) as Subpath | '.';
       const has = exported.get(entry);
       assert.ok(has, `${line}: no entry ${specifier}`);
-      seen.add(specifier);
       for (const name of names.split(',').map((n) => n.trim().replace(/^type\s+/, '')).filter((n) => n.length > 0)) {
         assert.ok(has.values.has(name) || has.types.has(name), `${line}: ${specifier} does not export ${name}`);
       }
     }
-    for (const specifier of ['dpfit', 'dpfit/accounting', 'dpfit/mechanisms']) assert.ok(seen.has(specifier), `the README imports from ${specifier}`);
+    const readmeSpecifiers = new Set(readmeImports.map(([, , specifier]) => specifier));
+    for (const specifier of ['dpfit', 'dpfit/accounting', 'dpfit/mechanisms']) assert.ok(readmeSpecifiers.has(specifier), `the README imports from ${specifier}`);
   });
 
   it("package.json's exports and typesVersions name src/index.ts and each file of src/entries, with types first", () => {

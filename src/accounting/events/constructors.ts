@@ -11,6 +11,7 @@ import type {
   LaplaceEvent,
   NoOpEvent,
   NonPrivateEvent,
+  NonUniformSampledEvent,
   ObjectivePerturbationEvent,
   PoissonSampledEvent,
   RandomizedResponseEvent,
@@ -141,6 +142,17 @@ export function sampledWithoutReplacementEvent(
   requireInteger('sourceDatasetSize', sourceDatasetSize, 1);
   requireInteger('sampleSize', sampleSize, 1, sourceDatasetSize);
   return Object.freeze({ kind: 'sampledWithoutReplacement', sourceDatasetSize, sampleSize, event });
+}
+
+/**
+ * `004` Thm. 4.2: one record drawn with public probabilities w_i <= maxWeight = c, c in (0, 1) as
+ * the theorem requires (c = 1 would allow a deterministic choice: use the inner event itself).
+ */
+export function nonUniformSampledEvent(maxWeight: number, event: DpEvent): NonUniformSampledEvent {
+  if (!(typeof maxWeight === 'number' && maxWeight > 0 && maxWeight < 1)) {
+    throw new InvalidParameterError('maxWeight', maxWeight, 'in (0, 1): c, the largest probability with which any one record is selected (004 Thm. 4.2 needs 0 < c < 1)');
+  }
+  return Object.freeze({ kind: 'nonUniformSampled', maxWeight, event });
 }
 
 export function composeEvent(events: readonly DpEvent[]): ComposeEvent {

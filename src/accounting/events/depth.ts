@@ -83,7 +83,7 @@ export function requireEventDepth(event: DpEvent, param = 'event'): number {
     if (e.kind === 'compose') {
       if (!Array.isArray(e.events)) continue;
       for (let i = e.events.length - 1; i >= 0; i--) stack.push({ value: e.events[i], depth: frame.depth + 1, parent: frame, segment: `.events[${i}]` });
-    } else if ('event' in e && (e.kind === 'poissonSampled' || e.kind === 'sampledWithoutReplacement' || e.kind === 'selfCompose' || e.kind === 'repeatAndSelect')) {
+    } else if ('event' in e && (e.kind === 'poissonSampled' || e.kind === 'sampledWithoutReplacement' || e.kind === 'nonUniformSampled' || e.kind === 'selfCompose' || e.kind === 'repeatAndSelect')) {
       stack.push({ value: e.event, depth: frame.depth + 1, parent: frame, segment: '.event' });
     }
   }

@@ -36,6 +36,8 @@ function describe(event: DpEvent, depth: number): string {
       return `Poisson-sampled (q = ${num(event.samplingProbability)}) ${inner(event.event)}`;
     case 'sampledWithoutReplacement':
       return `${event.sampleSize} of ${event.sourceDatasetSize} sampled without replacement, ${inner(event.event)}`;
+    case 'nonUniformSampled':
+      return `one record sampled with weights <= ${num(event.maxWeight)}, ${inner(event.event)}`;
     case 'compose':
       return event.events.length === 0 ? 'nothing' : event.events.map((e) => inner(e)).join(' + ');
     case 'selfCompose':

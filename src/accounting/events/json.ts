@@ -11,6 +11,7 @@ import {
   laplaceEvent,
   NO_OP_EVENT,
   NON_PRIVATE_EVENT,
+  nonUniformSampledEvent,
   objectivePerturbationEvent,
   poissonSampledEvent,
   randomizedResponseEvent,
@@ -100,6 +101,8 @@ function parseChecked(value: unknown, path: string): DpEvent {
         return poissonSampledEvent(num('samplingProbability'), sub('event'));
       case 'sampledWithoutReplacement':
         return sampledWithoutReplacementEvent(num('sourceDatasetSize'), num('sampleSize'), sub('event'));
+      case 'nonUniformSampled':
+        return nonUniformSampledEvent(num('maxWeight'), sub('event'));
       case 'compose': {
         const events = required(record, 'events', path);
         if (!Array.isArray(events)) throw new InvalidParameterError(`${path}.events`, events, 'an array of events');

@@ -31,6 +31,7 @@ export function childEvents(event: DpEvent): readonly DpEvent[] {
       return event.events;
     case 'poissonSampled':
     case 'sampledWithoutReplacement':
+    case 'nonUniformSampled':
     case 'selfCompose':
     case 'repeatAndSelect':
       return [event.event];

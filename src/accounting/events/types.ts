@@ -108,6 +108,18 @@ export interface SampledWithoutReplacementEvent {
   readonly event: DpEvent;
 }
 
+/**
+ * ONE record selected with data-independent probabilities w_1..w_n (sum 1, each w_i <= maxWeight
+ * = c < 1), then the inner event run on it (replace-one adjacency): `004` Lemma 4.1 / Thm. 4.2
+ * (non-uniform subsampling), accounted by the RDP accountant (`rdp/non-uniform-sampling.ts`).
+ * The weights must be public: the same on neighbouring datasets. c >= 1/n follows from the sum.
+ */
+export interface NonUniformSampledEvent {
+  readonly kind: 'nonUniformSampled';
+  readonly maxWeight: number;
+  readonly event: DpEvent;
+}
+
 /** Adaptive composition of the listed events. */
 export interface ComposeEvent {
   readonly kind: 'compose';
@@ -192,6 +204,7 @@ export type DpEvent =
   | ObjectivePerturbationEvent
   | PoissonSampledEvent
   | SampledWithoutReplacementEvent
+  | NonUniformSampledEvent
   | ComposeEvent
   | SelfComposeEvent
   | RepeatAndSelectEvent
@@ -210,6 +223,7 @@ export const EVENT_KINDS: readonly DpEventKind[] = Object.freeze([
   'objectivePerturbation',
   'poissonSampled',
   'sampledWithoutReplacement',
+  'nonUniformSampled',
   'compose',
   'selfCompose',
   'repeatAndSelect',
@@ -231,6 +245,7 @@ export const EVENT_FIELDS: Readonly<Record<DpEventKind, readonly string[]>> = Ob
   objectivePerturbation: ['noiseStd', 'lipschitz', 'smoothness', 'regularization', 'discrete', 'gridNoiseStd'],
   poissonSampled: ['samplingProbability', 'event'],
   sampledWithoutReplacement: ['sourceDatasetSize', 'sampleSize', 'event'],
+  nonUniformSampled: ['maxWeight', 'event'],
   compose: ['events'],
   selfCompose: ['count', 'event'],
   repeatAndSelect: ['event', 'mean', 'shape'],

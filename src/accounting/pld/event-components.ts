@@ -17,7 +17,8 @@
  * (`models/pure-dp-pair.ts`, Kairouz, Oh & Viswanath 2015). Not supported, with the reason in the error:
  * discrete Gaussian noise or objective perturbation whose grid std is not recorded, the relative
  * Gaussian mechanism (RDP-only), sampling without replacement of other releases (no symmetric
- * dominating pair known), private selection, the shuffled-SGD conjecture.
+ * dominating pair known), non-uniform sampling of one record (`004` Thm. 4.2, RDP-only), private
+ * selection, the shuffled-SGD conjecture.
  */
 import { UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate } from '../discrete-coupling.js';
@@ -113,6 +114,12 @@ function checkSupport(event: DpEvent, root: DpEvent): void {
         `the PLD accountant samples without replacement (replace-one) only a Gaussian, Laplace or non-private release: Dong, Roth & Su 2022 Thm. 4.2 needs the inner release's symmetric dominating pair, which is not implemented for a ${inner.kind} event: use the RDP accountant`,
       );
     }
+    case 'nonUniformSampled':
+      throw new UnsupportedEventError(
+        root,
+        event,
+        "one record sampled with non-uniform weights (004 Thm. 4.2) is proven in RDP only; no dominating pair is implemented for it (Dong, Roth & Su's, for sampling without replacement, assumes uniform weights): use the RDP accountant",
+      );
     case 'repeatAndSelect':
       throw new UnsupportedEventError(root, event, 'private selection (Papernot & Steinke 2022) is analysed in RDP only: use the RDP accountant');
     case 'shuffledLastIterate':

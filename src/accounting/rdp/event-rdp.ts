@@ -5,7 +5,8 @@
  * (Mironov, Talwar, Zhang 2019) when the inner event is a continuous Gaussian, and the general
  * bounds of Zhu & Wang 2019 (Poisson) and Wang, Balle, Kasiviswanathan 2019 (without replacement,
  * `004` Thm. 3.2) otherwise; sampling without replacement of a Gaussian also gets the tighter
- * Gaussian-specific bound derived in `without-replacement.ts`.
+ * Gaussian-specific bound derived in `without-replacement.ts`. One record sampled with public
+ * weights <= c (`004` Thm. 4.2) gets the same two bounds with gamma = c (`non-uniform-sampling.ts`).
  *
  * Discrete noise (Canonne, Kamath, Steinke 2020, CKS). An unsampled discrete Gaussian keeps the
  * continuous curve alpha / (2 z^2) (CKS Thm. 4, no correction). A Poisson-subsampled gridded one
@@ -29,6 +30,7 @@
  */
 import { InvalidParameterError, UnsupportedEventError } from '../../errors.js';
 import { continuousSurrogate, couplingReducedNoise } from '../discrete-coupling.js';
+import { accountedNoiseMultiplier } from '../extreme-noise.js';
 import { addCompositionAtoms, type CompositionAtom } from '../events/multiset.js';
 import type { DpEvent } from '../events/types.js';
 import { poissonSampledEvent } from '../events/constructors.js';
@@ -36,14 +38,15 @@ import { requireEventDepth } from '../events/depth.js';
 import { flattenPoissonSampling } from '../events/tree.js';
 import { relativeGaussianRdpOrInfinity } from './relative-gaussian.js';
 import { gaussianRdp, laplaceRdp, objectivePerturbationRdp, randomizedResponseRdp } from './base-mechanisms.js';
-import { poissonGaussianRdpCurve } from './poisson-gaussian.js';
-import { poissonSubsampledRdp } from './poisson-general.js';
+import { poissonGaussianRdpCurve } from './subsampling/poisson-gaussian.js';
+import { poissonSubsampledRdp } from './subsampling/poisson-general.js';
 import type { RdpCurve } from './series.js';
 import { repeatAndSelectRdp } from './repeat-and-select.js';
 import { DEFAULT_SCHEDULE_GRID, SampledGaussianSchedule, type ScheduleStep } from './sampled-gaussian-schedule.js';
 import { shuffledSgdConjectureCoefficient } from './shuffled-conjecture.js';
 import { shuffledLastIterateEventRdp } from './amplification-by-iteration.js';
-import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from './without-replacement.js';
+import { withoutReplacementGaussianRdpCurve, withoutReplacementRdp } from './subsampling/without-replacement.js';
+import { nonUniformSampledGaussianRdpCurve, nonUniformSampledRdp } from './subsampling/non-uniform-sampling.js';
 
 export interface RdpOptions {
   /** Account `shuffledSgdConjecture` events (results are then a conjecture, not a guarantee). */
@@ -97,6 +100,7 @@ function checkSupport(event: DpEvent, options: RdpOptions, root: DpEvent): void 
       return;
     case 'poissonSampled':
     case 'sampledWithoutReplacement':
+    case 'nonUniformSampled':
     case 'selfCompose':
     case 'repeatAndSelect':
       checkSupport(event.event, options, root);
@@ -126,7 +130,7 @@ export function sampledGaussianStep(event: DpEvent): { q: number; z: number } | 
   if (!inner.discrete) z = inner.noiseMultiplier;
   else if (inner.gridNoiseStd !== undefined && inner.gridNoiseStd >= 1024) z = couplingReducedNoise(inner.noiseMultiplier, inner.gridNoiseStd);
   else return undefined;
-  return z > 0 && z < Infinity ? { q, z } : undefined;
+  return z > 0 && z < Infinity ? { q, z: accountedNoiseMultiplier(z) } : undefined;
 }
 
 /** What `atomsRdp` did, for the accountant's warnings. */
@@ -219,23 +223,37 @@ function rdpOf(event: DpEvent, orders: readonly number[], options: RdpOptions): 
       }
       return pointwise(orders, (order) => poissonSubsampledRdp(event.samplingProbability, curveOf(inner, options), order));
     }
-    case 'sampledWithoutReplacement': {
-      const ratio = event.sampleSize / event.sourceDatasetSize;
-      const inner = event.event;
-      const general = pointwise(orders, (order) => withoutReplacementRdp(ratio, curveOf(inner, options), order));
-      if (inner.kind !== 'gaussian' || (inner.discrete && inner.gridNoiseStd === undefined)) return general;
-      // Gaussian-specific bound (without-replacement.ts); a gridded discrete Gaussian through the
-      // coupling's z_eff, as for Poisson sampling above.
-      const z = inner.discrete ? couplingReducedNoise(inner.noiseMultiplier, inner.gridNoiseStd as number) : inner.noiseMultiplier;
-      const gaussian = pointwise(orders, withoutReplacementGaussianRdpCurve(ratio, z));
-      for (let i = 0; i < general.length; i++) general[i] = Math.min(general[i], gaussian[i]);
-      return general;
-    }
+    case 'sampledWithoutReplacement':
+      return sampledWithBounds(event.sampleSize / event.sourceDatasetSize, event.event, orders, options, withoutReplacementRdp, withoutReplacementGaussianRdpCurve);
+    case 'nonUniformSampled':
+      // 004 Thm. 4.2: the bounds of sampling without replacement with gamma = c (non-uniform-sampling.ts).
+      return sampledWithBounds(event.maxWeight, event.event, orders, options, nonUniformSampledRdp, nonUniformSampledGaussianRdpCurve);
     case 'repeatAndSelect':
       return repeatAndSelectRdp(orders, rdpOf(event.event, orders, options), event.mean, event.shape);
     default:
       return pointwise(orders, curveOf(event, options));
   }
+}
+
+/**
+ * Sampling without replacement (ratio m / n) or of one record with weights <= c (ratio c): the
+ * general bound on the inner curve, and for a Gaussian the smaller Gaussian-specific one (a
+ * gridded discrete Gaussian through the coupling's z_eff, as for Poisson sampling above).
+ */
+function sampledWithBounds(
+  ratio: number,
+  inner: DpEvent,
+  orders: readonly number[],
+  options: RdpOptions,
+  generalBound: (ratio: number, baseRdp: RdpCurve, order: number) => number,
+  gaussianCurve: (ratio: number, noiseMultiplier: number) => RdpCurve,
+): Float64Array {
+  const general = pointwise(orders, (order) => generalBound(ratio, curveOf(inner, options), order));
+  if (inner.kind !== 'gaussian' || (inner.discrete && inner.gridNoiseStd === undefined)) return general;
+  const z = inner.discrete ? couplingReducedNoise(inner.noiseMultiplier, inner.gridNoiseStd as number) : inner.noiseMultiplier;
+  const gaussian = pointwise(orders, gaussianCurve(ratio, z));
+  for (let i = 0; i < general.length; i++) general[i] = Math.min(general[i], gaussian[i]);
+  return general;
 }
 
 function pointwise(orders: readonly number[], curve: RdpCurve): Float64Array {

@@ -14,6 +14,7 @@
  *   below what any gamma can reach (`000` Sec. 4.1, "Arbitrary privacy guarantees cannot be achieved").
  */
 import { CalibrationError, InvalidParameterError } from '../../errors.js';
+import { ceilSignificant } from '../../math/decimal-rounding.js';
 import { brentMinimize } from '../../math/minimize.js';
 import { brentRoot } from '../../math/root-finding.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
@@ -287,11 +288,8 @@ export function calibrateRelativeGaussian(options: {
   if (options.rRel !== undefined) requireNonNegative('rRel', options.rRel);
   const floor = relativeGaussianEpsilonFloor(eta, dimension, delta);
   if (!(targetEpsilon > floor * (1 + 1e-9))) {
-    throw new InvalidParameterError(
-      'targetEpsilon',
-      targetEpsilon,
-      `> ${floor}`,
-      `no gamma reaches it: at eta = ${eta}, d = ${dimension}, delta = ${delta} RGM's epsilon is always above this floor (000 Sec. 4.1)`,
+    throw new CalibrationError(
+      `targetEpsilon ${targetEpsilon} cannot be reached: at eta = ${eta}, d = ${dimension}, delta = ${delta} RGM's epsilon is above ${ceilSignificant(floor)} whatever gamma (000 Sec. 4.1)`,
     );
   }
   const epsilonAt = (gamma: number) => relativeGaussianEpsilon({ eta, gamma, dimension }, delta);

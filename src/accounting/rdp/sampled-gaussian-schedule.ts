@@ -59,7 +59,7 @@
  */
 import { geometricBracket } from '../geometric-grid.js';
 import { MAX_SERIES_ORDER, rdpFromLogExcess } from './series.js';
-import { poissonGaussianLogExcessCurve } from './poisson-gaussian.js';
+import { poissonGaussianLogExcessCurve } from './subsampling/poisson-gaussian.js';
 
 const EPS = Number.EPSILON;
 

@@ -39,6 +39,8 @@ Events (JSON, inline or @file; "Infinity" may be written as a string):
     optional "discrete":true,"gridNoiseStd":SG (the std of b in grid steps, >= 16)
   {"kind":"poissonSampled","samplingProbability":Q,"event":E}
   {"kind":"sampledWithoutReplacement","sourceDatasetSize":N,"sampleSize":M,"event":E}
+  {"kind":"nonUniformSampled","maxWeight":C,"event":E}     ONE record drawn with public weights
+    w_i <= C < 1 (sum 1), then E on it: 004 Thm. 4.2 (replace-one; RDP only, PLD falls back)
   {"kind":"compose","events":[E,...]}   {"kind":"selfCompose","count":K,"event":E}
   {"kind":"repeatAndSelect","event":E,"mean":MU,"shape":S}   S = "Infinity" (Poisson), 1 (geometric),
                                                              0 (logarithmic), else truncated neg. binomial
@@ -48,7 +50,8 @@ Events (JSON, inline or @file; "Infinity" may be written as a string):
 
 Neighbouring relations (every result states one):
   addOrRemoveOne   Poisson subsampling (and so the DP-SGD shorthand), objective perturbation
-  replaceOne       sampling without replacement, randomized response, the shuffled-SGD conjecture
+  replaceOne       sampling without replacement or with non-uniform weights, randomized response,
+                   the shuffled-SGD conjecture
   relativeToSensitivity  Gaussian, Laplace, RGM alone: the relation their sensitivity was computed under
   Composing events of different relations is refused; convert one explicitly.
 

@@ -94,7 +94,8 @@ export function registerCalculator(program: Command, io: CliIo): void {
 The page computes in the browser with dpfit's own accountants (the same numbers as the CLI):
 DP-SGD's epsilon by RDP and PLD with the privacy curve, the noise for a target, the Gaussian and
 Laplace mechanisms and randomized response, objective perturbation and AMP, RGM, and the event
-to pass to dpfit epsilon --event. Its files (dist/web) are static: they can be hosted anywhere.
+to pass to dpfit epsilon --event. Results update as you type (no button); PLD runs on a web
+worker. Its files (dist/web) are static: they can be hosted anywhere.
 
 Example:
   $ dpfit calculator --port 8080

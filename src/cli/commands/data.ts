@@ -3,6 +3,7 @@
  * reads private data, and says so), suggest a schema to start from (with a loud warning on
  * stderr), and install a public data set with its ready-made schema.
  */
+import { dpfitCommand } from '../invocation.js';
 import type { Command } from 'commander';
 import { ADULT_DOCUMENTED } from '../../data/adult.js';
 import { maxRowNorm } from '../../data/dataset.js';
@@ -209,7 +210,7 @@ Examples:
           ...(report.schemaDiffersFromShipped ? [`  warning: ${report.schema} differs from the schema this dpfit ships (older version or edited); delete it and fetch again to get the current one`] : []),
           ...Object.entries(parts).map(([part, p]) => `  ${part.padEnd(5)} ${p.rows} rows, ${formatNumber(100 * p.positiveRate, 4)}% positive, largest row norm ${formatNumber(p.maxRowNorm)}`),
           '',
-          `Next: dpfit data inspect ${report.parts.train ?? Object.values(report.parts)[0]} --schema ${report.schema}`,
+          `Next: ${dpfitCommand()} data inspect ${report.parts.train ?? Object.values(report.parts)[0]} --schema ${report.schema}`,
         ].join('\n'),
       );
     });

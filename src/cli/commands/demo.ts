@@ -5,6 +5,7 @@
  * report, checked as `dpfit verify` checks a model file. The data are generated from a fixed seed
  * (they are fake and public); the privacy noise comes from the secure generator.
  */
+import { dpfitCommand } from '../invocation.js';
 import type { Command } from 'commander';
 import { syntheticDataset } from '../../data/synthetic.js';
 import { trainDpSgd } from '../../learners/gradient/dp-sgd.js';
@@ -12,6 +13,7 @@ import { toSignedLabels } from '../../learners/glm/constants.js';
 import { logisticLoss } from '../../learners/glm/losses/logistic.js';
 import { glmObjective } from '../../learners/glm/objective.js';
 import { evaluate, linearModel } from '../../learners/models/model.js';
+import { majorityBaseline } from '../../eval/metrics.js';
 import { lbfgs } from '../../math/lbfgs.js';
 import { defaultRng, seededRng } from '../../random/rng.js';
 import { verifyModel } from '../../learners/verification/verify-model.js';
@@ -61,6 +63,8 @@ export function registerDemo(program: Command, io: CliIo): void {
       const baseline = linearModel(logisticLoss, optimum.x);
       const privateMetrics = evaluate(result.model, test);
       const baselineMetrics = evaluate(baseline, test);
+      // Always answering the test set's most frequent label: the accuracy a model must beat.
+      const majority = majorityBaseline(test.y);
       const privacy = result.privacy;
       // What `dpfit verify` would say of the model file: the event re-accounted, the guarantee re-derived.
       const verification = verifyModel(JSON.parse(toJson(result.model)), { source: 'demo model' });
@@ -69,6 +73,7 @@ export function registerDemo(program: Command, io: CliIo): void {
         method: 'dpsgd',
         metrics: privateMetrics,
         baselineMetrics,
+        majorityBaseline: majority,
         privacy,
         diagnostics: result.diagnostics,
         model: result.model,
@@ -78,7 +83,7 @@ export function registerDemo(program: Command, io: CliIo): void {
         [
           'dpfit demo: private logistic regression (DP-SGD) on embedded synthetic data',
           `  data             ${TRAIN} train / ${TEST} test rows, ${D} features, rows clipped to norm 1`,
-          `  test accuracy    ${formatNumber(privateMetrics.accuracy ?? NaN, 4)} private   vs ${formatNumber(baselineMetrics.accuracy ?? NaN, 4)} non-private (L-BFGS)`,
+          `  test accuracy    ${formatNumber(privateMetrics.accuracy ?? NaN, 4)} private   vs ${formatNumber(baselineMetrics.accuracy ?? NaN, 4)} non-private (L-BFGS), ${formatNumber(majority, 4)} majority class`,
           `  test AUC         ${formatNumber(privateMetrics.auc ?? NaN, 4)} private   vs ${formatNumber(baselineMetrics.auc ?? NaN, 4)} non-private`,
           `  training         ${result.diagnostics.steps} steps, batch ~${formatNumber(result.diagnostics.expectedBatchSize as number)} (Poisson), clip 1, noise multiplier ${formatNumber(result.diagnostics.noiseMultiplier, 5)}`,
           '',
@@ -91,7 +96,7 @@ export function registerDemo(program: Command, io: CliIo): void {
           `  randomness       ${privacy.randomness}${privacy.granularity === undefined ? '' : `; exact discrete noise on the grid ${privacy.granularity}`}`,
           ...privacy.warnings.map((w) => `  warning          ${w}`),
           '',
-          'Next: dpfit --help, dpfit epsilon dpsgd --help, dpfit calibrate gaussian --help',
+          `Next: ${['--help', 'epsilon dpsgd --help', 'calibrate gaussian --help'].map((args) => `${dpfitCommand()} ${args}`).join(', ')}`,
         ].join('\n'),
       );
     });

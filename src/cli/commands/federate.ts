@@ -15,6 +15,7 @@ import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
 import { readTokenFile } from './node.js';
+import { MAX_DELTA, parseDeltaFlag } from '../delta-option.js';
 
 interface FederateFlags {
   nodes: string;
@@ -33,6 +34,8 @@ interface FederateFlags {
   rdpOrder?: number;
   learningRate?: number;
   thetaRadius?: number;
+  aggregation: string;
+  collusion?: number;
   ca?: string;
   out?: string;
   json?: boolean;
@@ -41,7 +44,12 @@ interface FederateFlags {
 /** The human-readable report: status, then each node's guarantee. */
 function formatReport(result: FederatedResult): string {
   const lines = [result.status === 'trained' ? `trained: ${result.message}` : `STOPPED: ${result.message}`];
-  lines.push(`privacy (local DP: each node's guarantee covers its own records):`);
+  const sum = result.privacy.aggregation;
+  if (sum === undefined) lines.push(`privacy (local DP: each node's guarantee covers its own records):`);
+  else {
+    lines.push(`privacy (secure aggregation over ${sum.nodes} nodes: each node adds a share s = ${sum.shareNoiseStd} grid steps of g = ${sum.granularity}, the sum's noise std ${formatNumber(sum.sumNoiseStd, 6)}; each guarantee counts ${sum.countedShares} shares: it holds against the coordinator following the protocol with up to ${sum.collusion + 1} other nodes):`);
+    lines.push(`  against a coordinator that breaks the protocol, each node's own share alone: (epsilon = ${formatNumber(sum.ownShare.epsilon, 6)}, delta = ${formatNumber(sum.ownShare.delta)})`);
+  }
   for (const node of result.nodes) {
     if (node.plan === undefined) {
       lines.push(`  ${node.node} (${node.label}): no session${node.error === undefined ? '' : ` (${node.error})`}`);
@@ -63,7 +71,7 @@ export function registerFederate(program: Command, io: CliIo): void {
     .requiredOption('--token-file <FILE>', 'a file holding the bearer token the nodes expect')
     .requiredOption('--method <M>', `${FEDERATED_METHODS.join(' | ')}`)
     .option('--epsilon <E>', "each node's target epsilon for the whole run (with --rdp-order: its Renyi DP at that order)", parseNumberFlag('--epsilon'))
-    .option('--delta <D>', "each node's target delta for the whole run", parseNumberFlag('--delta'))
+    .option('--delta <D>', `each node's target delta for the whole run, in (0, ${MAX_DELTA}]`, parseDeltaFlag('--delta'))
     .requiredOption('--steps <T>', 'gradient steps (each node answers each step once)', parseIntegerFlag('--steps'))
     .option('--regularization <MU>', 'mu of the ridge objective, on the average loss (000 App. C: 0.03)', parseNumberFlag('--regularization'), 0.03)
     .option('--clip-norm <C[,C...]>', 'dpgd: the per-example gradient clipping norm, one for all nodes or one per node', parseNumberListFlag('--clip-norm'))
@@ -73,6 +81,8 @@ export function registerFederate(program: Command, io: CliIo): void {
     .option('--rho <RHO>', "rgm: the proposed rho of each node's Propose-Test-Release test", parseNumberFlag('--rho'))
     .option('--rdp-order <A>', 'calibrate each node to Renyi DP at this order instead (000 App. C: 2)', parseNumberFlag('--rdp-order'))
     .option('--theta-radius <R>', "the public ball ||theta|| <= R every node projects theta onto (default: 2 L / sqrt(mu) from the nodes' label bounds L; rgm: each node's own ball)", parseNumberFlag('--theta-radius'))
+    .option('--aggregation <MODE>', "local (each node adds its own full noise) | secure (dpgd: nodes add noise shares to a masked sum only the total of which the coordinator sees; 004 Sec. 5.4)", 'local')
+    .option('--collusion <T>', 'secure: each guarantee counts the noise shares of nodes - 1 - T nodes (holds against the coordinator with up to T + 1 other nodes; default 0)', parseIntegerFlag('--collusion'))
     .option('--learning-rate <TAU>', "step size (default 1 / max_i (1 + d gamma_i) L_i from the nodes' public constants)", parseNumberFlag('--learning-rate'))
     .option('--ca <FILE>', 'the CA certificate of https nodes')
     .option('--out <MODEL>', 'write the model file (dpfit-federated-model/1)')
@@ -86,6 +96,15 @@ at --epsilon/--delta for its own records) against its budget and may refuse (HTT
 that refuses or stops answering stops the run: nothing more is asked, the report says what each
 node granted (that budget is spent), no model is written, exit 4 (3 for network errors, 2 for a
 request a node finds invalid, e.g. a target below RGM's floor for its data).
+
+Secure aggregation (--aggregation secure, dpgd only, nodes serving with --allow-secure-aggregation):
+each node rounds its clipped gradient sum to a shared grid, adds a discrete Gaussian SHARE of the
+noise and masks the integers with pairwise masks (X25519 keys relayed by the coordinator) that
+cancel in the sum modulo 2^bits: the coordinator sees only the sum, so each node needs about
+sqrt(K - 1 - T) times less noise for the same epsilon. Each node's guarantee counts K - 1 - T
+shares (the coordinator following the protocol, with up to T + 1 other nodes colluding); the report
+also gives what a node's own share alone guarantees. No dropout recovery: a node failing during a
+step stops the run, and that step releases nothing.
 
 Methods: rgm (each node estimates its relative sensitivity locally and checks it by PTR: no
 threshold to tune), dpgd (--clip-norm: a threshold that, as 000 Sec. 6 shows, depends on the other
@@ -113,6 +132,9 @@ Example:
         if (flags.delta === undefined) throw new InvalidParameterError('--delta', undefined, `given with --method ${method}`);
       }
       if (method === 'dpgd' && flags.clipNorm === undefined) throw new InvalidParameterError('--clip-norm', undefined, 'given with --method dpgd (the clipping norm; one per node allowed)');
+      if (flags.aggregation !== 'local' && flags.aggregation !== 'secure') throw new InvalidParameterError('--aggregation', flags.aggregation, 'local or secure');
+      if (flags.aggregation === 'secure' && method !== 'dpgd') throw new InvalidParameterError('--aggregation', 'secure', `local with --method ${method} (secure aggregation covers dpgd only)`);
+      if (flags.aggregation !== 'secure' && flags.collusion !== undefined) throw new InvalidParameterError('--collusion', flags.collusion, 'given only with --aggregation secure');
       if (method !== 'dpgd' && flags.clipNorm !== undefined) throw new InvalidParameterError('--clip-norm', flags.clipNorm.join(','), 'given only with --method dpgd');
       if (method !== 'rgm') {
         for (const [flag, value] of [['--feature-clip', flags.featureClip], ['--b-clip', flags.bClip], ['--rho', flags.rho]] as const) {
@@ -151,6 +173,7 @@ Example:
         ...(flags.rdpOrder === undefined ? {} : { rdpOrder: flags.rdpOrder }),
         ...(flags.learningRate === undefined ? {} : { learningRate: flags.learningRate }),
         ...(flags.thetaRadius === undefined ? {} : { thetaRadius: flags.thetaRadius }),
+        ...(flags.aggregation === 'secure' ? { aggregation: 'secure' as const, ...(flags.collusion === undefined ? {} : { collusion: flags.collusion }) } : {}),
         ...(bar === undefined ? {} : { onStep: (t: number, total: number) => bar.onStep(t, total) }),
       };
       let result: FederatedResult;

@@ -1,15 +1,17 @@
 /**
- * `dpfit ledger show --ledger FILE [--json]`: what a node's persistent privacy ledger
- * (`federated/ledger.ts`) has granted — its stored budget, what everything granted spent
- * together, and each release: when, to whom, what, and its own epsilon. Opened read-only, with the
- * budget stored in the file (no budget flags).
+ * `dpfit ledger show [FILE] [--json]`: what a persistent privacy ledger (`federated/ledger.ts`:
+ * a node's, or a data owner's `--ledger FILE` across runs) has granted — its stored budget, what
+ * everything granted spent together, what is left, and each release: when, by whom, what, and its
+ * own epsilon. Read in one read-only snapshot, with the budget stored in the file (no budget
+ * flags), while other processes (a running node, a training run) keep using the ledger. The
+ * object is `PrivacyLedger.summary()`, the same a node's `GET /budget` answers.
  */
 import type { Command } from 'commander';
-import { eventKey } from '../../accounting/events/tree.js';
-import { eventToJson } from '../../accounting/events/json.js';
-import { spentBudget } from '../../federated/budget.js';
-import { PrivacyLedger, type LedgerEntry } from '../../federated/ledger.js';
+import { InvalidParameterError } from '../../errors.js';
+import { PrivacyLedger } from '../../federated/ledger.js';
 import { formatNumber, printResult, type CliIo } from '../io.js';
+import { formatDown, formatUp } from '../../accounting/budget/describe.js';
+import { LEDGER_ENV } from '../ledger-flags.js';
 
 /** Text from a remote client on one line: control characters (newlines, terminal escapes) escaped. */
 function oneLine(text: string): string {
@@ -17,76 +19,62 @@ function oneLine(text: string): string {
 }
 
 export function registerLedger(program: Command, io: CliIo): void {
-  const ledger = program.command('ledger').description("a node's persistent privacy ledger (dpfit node serve --ledger)");
+  const ledger = program.command('ledger').description('a persistent privacy budget across runs (--ledger FILE of train, audit, federate, node serve)');
   ledger
     .command('show')
-    .description('print what a ledger has granted: its budget, what was spent, every release')
-    .requiredOption('--ledger <FILE>', 'the ledger file (written by dpfit node serve)')
+    .description('print what a ledger has granted: its budget, what was spent, what is left, every release')
+    .argument('[FILE]', `the ledger file (default: --ledger, else $${'{'}${LEDGER_ENV}${'}'})`)
+    .option('--ledger <FILE>', 'the ledger file (the same as FILE)')
     .option('--json', 'print one JSON object')
     .addHelpText(
       'after',
       `
-A node records every release it grants in its ledger, committed to disk before anything is
-released, and grants a request only if the composition of everything granted with it stays within
-the budget stored in the ledger when it was created (it can never be raised).
+Every release a ledger grants is recorded with its DpEvent, committed to disk before anything is
+released (a node's session, a train/audit run of --ledger FILE), and granted only if the
+composition of everything granted with it stays within the budget stored in the ledger when it
+was created (it can never be raised).
 
 Spent: the epsilon of the composition of every granted release (RDP; exact when all are
 Gaussians) at the budget's delta minus the deltas paid outside RDP (Propose-Test-Release), which
-are added back by a union bound: the node's guarantee is (spent epsilon, budget delta), or (0, 0)
-when nothing was granted. Each release's own epsilon is given the same way for that release
-alone; they do not add up (composition is tighter than a sum).
+are added back by a union bound: the guarantee of everything released is (spent epsilon, budget
+delta), or (0, 0) when nothing was granted. Printed rounded up. Remaining: the budget's epsilon
+minus the spent epsilon, rounded down; composition is not a sum, so whether a release fits is
+decided by the rule, not by comparing its epsilon with this. Each release's own epsilon is given
+the same way for that release alone; they do not add up.
 
-The ledger is opened read-only. A running node holds its ledger locked: stop it first (exit 3
-"in use by another process"). A missing or damaged file is exit 3.
-With --json: {ledger, budget, spent: {epsilon, delta, entries}, entries: [{id, time, client,
-description, epsilon, extraDelta, event}]}.
+Read-only, in one snapshot, while other processes keep using the ledger (a running node, a
+training run): an open waits while another process writes (a fraction of a second), up to 120 s.
+A missing or damaged file is exit 3. A running node answers the same object on GET /budget.
+With --json: {ledger, format, budget, spent: {epsilon, delta, entries}, remaining: {epsilon,
+delta}, entries: [{id, time, client, description, epsilon, extraDelta, event}]}.
 
 Example:
-  $ dpfit ledger show --ledger a.ledger
-  a.ledger: budget (epsilon = 1, delta = 0.000001); spent epsilon = 0.54735318 at delta = 0.000001 over 2 release(s)
-    #1 2026-11-24T02:40:10.823Z coordinator 10.0.0.7: epsilon 0.473079 — dpgd session (50 steps)
+  $ dpfit ledger show owner.ledger
+  owner.ledger: budget (epsilon = 1, delta = 0.000001); spent epsilon = 0.54735319 at delta = 0.000001 over 2 release(s); remaining epsilon = 0.4526468
+    #1 2026-11-24T02:40:10.823Z coordinator 10.0.0.7: epsilon 0.473080 — dpgd session (50 steps)
     #2 2026-11-24T02:40:10.832Z coordinator 10.0.0.7: epsilon 0.05 (incl. delta 1e-7 outside RDP) — rgm session (20 steps)`,
     )
-    .action(async (flags: { ledger: string; json?: boolean }) => {
-      const opened = await PrivacyLedger.openReadOnly(flags.ledger);
-      let spent;
-      let entries: LedgerEntry[];
+    .action(async (file: string | undefined, flags: { ledger?: string; json?: boolean }) => {
+      if (file !== undefined && flags.ledger !== undefined && file !== flags.ledger) throw new InvalidParameterError('--ledger', flags.ledger, `the same file as FILE (${file}), or left out`);
+      const path = file ?? flags.ledger ?? process.env[LEDGER_ENV];
+      if (path === undefined || path === '') throw new InvalidParameterError('FILE', path, `a ledger file (dpfit ledger show FILE, or --ledger FILE, or $${LEDGER_ENV})`);
+      const opened = await PrivacyLedger.openReadOnly(path);
+      let summary;
       try {
-        spent = await opened.spent();
-        entries = await opened.entries();
+        summary = await opened.summary();
       } finally {
         await opened.close();
       }
-      const budget = opened.budget;
-      // Each release alone, by the ledger's rule; identical releases are accounted once.
-      const alone = new Map<string, number>();
-      const epsilonAlone = (e: LedgerEntry): number => {
-        const key = `${eventKey(e.event)}|${e.extraDelta}`;
-        let epsilon = alone.get(key);
-        if (epsilon === undefined) {
-          epsilon = spentBudget([e], budget).epsilon;
-          alone.set(key, epsilon);
-        }
-        return epsilon;
-      };
-      const rows = entries.map((e) => ({
-        id: e.id,
-        time: e.time,
-        client: e.client,
-        description: e.description,
-        epsilon: epsilonAlone(e),
-        extraDelta: e.extraDelta,
-        event: eventToJson(e.event),
-      }));
-      printResult(io, Boolean(flags.json), { ledger: flags.ledger, budget: { ...budget }, spent: { ...spent }, entries: rows }, () =>
+      const { budget, spent, remaining, entries } = summary;
+      printResult(io, Boolean(flags.json), { ledger: path, ...summary }, () =>
         [
-          `${oneLine(flags.ledger)}: budget (epsilon = ${formatNumber(budget.epsilon)}, delta = ${formatNumber(budget.delta)}); ` +
+          `${oneLine(path)}: budget (epsilon = ${formatNumber(budget.epsilon)}, delta = ${formatNumber(budget.delta)}); ` +
             (spent.entries === 0
               ? 'nothing granted yet'
-              : `spent epsilon = ${formatNumber(spent.epsilon, 8)} at delta = ${formatNumber(spent.delta)} over ${spent.entries} release(s)`),
-          ...rows.map(
+              : `spent epsilon = ${formatUp(spent.epsilon, 8)} at delta = ${formatNumber(spent.delta)} over ${spent.entries} release(s); remaining epsilon = ${formatDown(remaining.epsilon, 8)}`),
+          ...entries.map(
             (r) =>
-              `  #${r.id} ${r.time} ${oneLine(r.client)}: epsilon ${formatNumber(r.epsilon, 6)}${r.extraDelta > 0 ? ` (incl. delta ${formatNumber(r.extraDelta)} outside RDP)` : ''} — ${oneLine(r.description)}`,
+              `  #${r.id} ${r.time} ${oneLine(r.client)}: epsilon ${formatUp(r.epsilon, 6)}${r.extraDelta > 0 ? ` (incl. delta ${formatNumber(r.extraDelta)} outside RDP)` : ''} — ${oneLine(r.description)}`,
           ),
         ].join('\n'),
       );

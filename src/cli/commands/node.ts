@@ -86,6 +86,7 @@ interface ServeFlags {
   tlsKey?: string;
   tlsCert?: string;
   seed?: number;
+  allowSecureAggregation?: boolean;
 }
 
 export function registerNode(program: Command, io: CliIo): void {
@@ -106,6 +107,7 @@ export function registerNode(program: Command, io: CliIo): void {
     .option('--tls-key <FILE>', 'serve HTTPS with this private key (with --tls-cert)')
     .option('--tls-cert <FILE>', 'serve HTTPS with this certificate (with --tls-key)')
     .option('--seed <N>', 'seed the noise (reproducible runs for tests; NOT private: every report says guarantee none)', parseIntegerFlag('--seed'))
+    .option('--allow-secure-aggregation', "accept dpgd sessions with secure aggregation (dpfit federate --aggregation secure): this node then adds only a share of the noise, and its guarantee rests on the coordinator following the protocol and on the other nodes adding theirs")
     .addHelpText(
       'after',
       `
@@ -116,7 +118,9 @@ calibrates its noise from public quantities, checks in its ledger that everythin
 released plus this session stays within --budget-epsilon/--budget-delta, records the session
 (committed to disk) and only then reads its data. Refused sessions get HTTP 403 and release
 nothing. The ledger survives restarts and crashes: the spent budget never goes down
-(dpfit ledger show --ledger FILE lists it).
+(dpfit ledger show FILE lists it, also while the node runs; GET /budget with the token answers
+the same object). The node does not hold the file: other processes (dpfit train --ledger FILE,
+another node) may share the budget, and every reservation is decided on what is on disk.
 
 Mechanisms (000 Sec. 6, App. C): rgm (the Relative Gaussian Mechanism with this node's own
 Propose-Test-Release check: no knowledge of other nodes needed), dpgd (per-example clipping at
@@ -125,6 +129,13 @@ the coordinator's threshold, Gaussian noise), nonprivate (only with --budget-eps
 The coordinator is not trusted: every request is checked against public ranges and every theta
 is projected onto a public ball before the data are read, so no answer's status depends on a
 record. The rows must meet the schema's bounds (row norm, label), checked at start-up.
+
+Secure aggregation (--allow-secure-aggregation, dpgd only): the node masks its clipped gradient
+sum, with a noise SHARE, so that the coordinator can read only the sum over the session's K nodes.
+The guarantee it accounts counts the shares of K - 1 - T nodes (T: the coordinator's --collusion)
+and holds against a coordinator that follows the protocol, together with up to T + 1 other nodes;
+against a coordinator that breaks it (relays its own keys, invents nodes) only this node's own
+share protects it, which the plan reports too. Without the flag such sessions are refused (400).
 
 Binary labels are used as -1/+1 (ridge regression on +-1 targets, as 000 does).
 Stop the node with Ctrl-C (SIGINT) or SIGTERM.
@@ -153,8 +164,8 @@ Example:
         // ---- the data
         const data = await loadNodeData(flags.data, schema);
         const name = flags.name ?? flags.data.replace(/^.*[\\/]/, '');
-        const federated = new FederatedNode(data, ledger, { name, schema: schemaToJson(schema), ...(rng === undefined ? {} : { rng }) });
-        server = await startNodeServer(federated, { host, port, token, ...(tls === undefined ? {} : { tls }), log: (line) => log(`dpfit node ${name}: ${line}\n`) });
+        const federated = new FederatedNode(data, ledger, { name, schema: schemaToJson(schema), ...(rng === undefined ? {} : { rng }), ...(flags.allowSecureAggregation === true ? { secureAggregation: true } : {}) });
+        server = await startNodeServer(federated, { host, port, token, ...(tls === undefined ? {} : { tls }), log: (line) => log(`dpfit node ${name}: ${line}\n`), budget: () => ledger.summary() });
         const spent = await ledger.spent();
         log(
           `dpfit node ${name}: serving ${data.n} rows x ${data.d} features on ${server.url} (budget epsilon ${flags.budgetEpsilon}, delta ${flags.budgetDelta}; spent so far epsilon ${spent.epsilon} over ${spent.entries} session(s)); Ctrl-C stops\n`,

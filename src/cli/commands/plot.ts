@@ -94,7 +94,19 @@ Example:
         } else {
           const bands = lossBands(runs.runs);
           if (bands.length === 0) throw new InvalidParameterError('--loss-out', flags.lossOut, 'given only for runs with a trainingLoss', `${input} has none`);
-          spec = lineBandChart(bands, { title: 'Training loss per step (median over seeds, min-max band)', xTitle: 'step', yTitle: 'training loss' });
+          // Panels on rows of three at a size read in the README (five in one row were 1630 x 334),
+          // the y axis zoomed on the curves (they differ by little), the band's edges drawn.
+          const seeds = Math.max(...accuracy.map((a) => a.n));
+          spec = lineBandChart(bands, {
+            title: 'Training loss per step, one panel per epsilon',
+            subtitle: `line: median over ${seeds} seed${seeds === 1 ? '' : 's'}; band: their min to max${runs.delta === undefined ? '' : `; delta = ${runs.delta < 1e-3 ? runs.delta.toExponential() : formatNumber(runs.delta)}`}`,
+            xTitle: 'step',
+            yTitle: 'training loss',
+            columns: 3,
+            yZero: false,
+            width: 280,
+            height: 190,
+          });
         }
         const chart = await renderVegaLite(spec);
         files.push({ output, data: isPng(output.path) ? chart.png : chart.svg });

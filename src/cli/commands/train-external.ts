@@ -64,8 +64,8 @@ export function checkExternalFlags(flags: TrainFlags & ExternalFlags): void {
   if (flags.thetaTable !== undefined && flags.partitionKey === undefined) {
     throw new InvalidParameterError('--theta-table', flags.thetaTable, 'given only with --partition-key (the run\'s theta tables on the postgres_fdw servers)');
   }
-  if (hasDb && learner.inDatabase === true && flags.loss !== 'logistic' && flags.loss !== 'linear') {
-    throw new InvalidParameterError('--loss', flags.loss, `"logistic" or "linear" with --db and --method ${inDatabase} (the losses written in SQL)`);
+  if (hasDb && learner.inDatabase === true && flags.loss !== 'logistic' && flags.loss !== 'squared') {
+    throw new InvalidParameterError('--loss', flags.loss, `"logistic" or "squared" with --db and --method ${inDatabase} (the losses written in SQL)`);
   }
 }
 

@@ -25,6 +25,11 @@ import { tuneGradientMethodHonestly } from '../../learners/composite/tune-gradie
 import type { LabelledData, ScoreMetric } from '../../learners/composite/tuning.js';
 import type { Rng } from '../../random/rng.js';
 import { checkMethodFlags, learnerOfFlags, methodsWith, optionsFromFlags, orList, TrainFlags } from '../train-flags.js';
+import type { DpEvent } from '../../accounting/events/types.js';
+import { schemaFeatureNames, schemaLabelBound, schemaRowNormBound } from '../../data/schema/bounds.js';
+import { plannableMethods, plannedTrainingEvent } from '../../learners/train.js';
+import { cliName } from '../../learners/learner.js';
+import { type LedgerFlags, ledgerPath, openRunLedger, reserveRun } from '../ledger-flags.js';
 
 export interface MethodResult {
   readonly model: LinearModel | OneVsRestModel | undefined;
@@ -114,4 +119,38 @@ export function runTrainingMethod(flags: TrainFlags, prepared: PreparedData, con
   if (flags.tune !== undefined) return runTuned(learner, flags, prepared, options, context);
   const { model, privacy, diagnostics } = train(prepared, options);
   return { model, privacy, diagnostics: { ...diagnostics } };
+}
+
+/**
+ * `--ledger`: the run's event computed from public values (the flags, the schema, the declared
+ * --dataset-size) exactly as `train()` resolves the run, then reserved in the ledger, all before
+ * any data are read; a run over the budget throws `BudgetExceededError` (exit 4). Undefined
+ * without a ledger. The caller checks after training that the released event is this one.
+ */
+export async function reserveTrainingRun(flags: TrainFlags & LedgerFlags & { db?: string }, schema: Schema, rng: Rng): Promise<DpEvent | undefined> {
+  const path = ledgerPath(flags); // refuses budget flags without a ledger
+  if (path === undefined) return undefined;
+  // Not yet planned before training: composite releases and DP-GD inside a database (its sums' rounding bound differs).
+  if (labelColumn(schema).classes !== undefined) throw new InvalidParameterError('--ledger', path, 'not given with a multi-class label yet (one-vs-rest releases are not planned before training)');
+  if (flags.tune !== undefined) throw new InvalidParameterError('--ledger', path, 'not given with --tune yet (a tuned release is not planned before training)');
+  if (flags.db !== undefined) throw new InvalidParameterError('--ledger', path, 'not given with --db yet (a run inside a database is not planned before training)');
+  const learner = learnerOfFlags(flags);
+  if (learner.plan === undefined) {
+    throw new InvalidParameterError('--ledger', path, `used with --method ${plannableMethods().map(cliName).join(' or ')} (the methods whose release is computed before training, from public values; ${cliName(learner.method)}'s is not yet)`);
+  }
+  if (learner.datasetSize !== 'unused' && flags.datasetSize === undefined) {
+    throw new InvalidParameterError('--dataset-size', undefined, `given with --ledger: the number of records, declared, so that the run's release is known before the data are read (--method ${cliName(learner.method)} uses n)`);
+  }
+  const options = runOptions(learner, flags, { schema, rng });
+  const featureNames = schemaFeatureNames(schema);
+  const shape = { d: featureNames.length, featureNames, bounds: { rowNormBound: schemaRowNormBound(schema), labelBound: schemaLabelBound(schema) } };
+  const { event } = plannedTrainingEvent(shape, options, 'dpfit train');
+  const ledger = await openRunLedger(flags);
+  if (ledger === undefined) return undefined;
+  try {
+    await reserveRun(ledger, 'train', `train --method ${cliName(learner.method)}${flags.out === undefined ? '' : ` --out ${flags.out}`}`, event);
+  } finally {
+    await ledger.close();
+  }
+  return event;
 }

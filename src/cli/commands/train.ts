@@ -13,8 +13,8 @@ import { isSuggestedSchema, parseSchema, schemaToJson } from '../../data/schema/
 import type { Schema } from '../../data/schema/types.js';
 import { SUGGESTION_WARNING } from '../../data/schema/suggest.js';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { evaluate, predict, type LinearModel } from '../../learners/models/model.js';
-import { accuracy, meanSquaredError } from '../../eval/metrics.js';
+import { evaluate, logisticProbabilities, predict, predictMargins, type LinearModel } from '../../learners/models/model.js';
+import { accuracy, majorityBaseline, meanSquaredError } from '../../eval/metrics.js';
 import { evaluateOneVsRest, predictClasses, type OneVsRestModel } from '../../learners/composite/one-vs-rest.js';
 import { withConditions, type GuaranteeCondition, type PrivacyReport } from '../../learners/models/privacy-report.js';
 import { describeVerification, type ModelVerification } from '../../learners/verification/verify-model.js';
@@ -25,7 +25,7 @@ import { defaultRng, seededRng } from '../../random/rng.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
 import { loadModelFile, type AnyModel } from '../model-file.js';
 import { checkFlagLimits, checkWorkLimits, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, MAX_SUM_OBJECTIVE_ITERATIONS, MAX_TUNE_MEAN, sci } from '../limits.js';
-import { deltaOption } from '../delta-option.js';
+import { deltaAboveOneOverN, deltaOption } from '../delta-option.js';
 import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { progressBar } from '../progress.js';
 import { OVERLAP_SHARE, RESOLUTION, overlaps, validationOverlap } from '../validation-overlap.js';
@@ -34,9 +34,12 @@ import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
 import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
-import { type MethodResult, runTrainingMethod } from './train-methods.js';
+import { type MethodResult, reserveTrainingRun, runTrainingMethod } from './train-methods.js';
 import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 import { checkMethodFlags, learnerOfFlags, type TrainFlags } from '../train-flags.js';
+import { trainHelpAfter, trainHelpConfiguration } from '../help/train-help.js';
+import { type LedgerFlags, withLedgerOptions } from '../ledger-flags.js';
+import { plannableMethods, requirePlannedEvent } from '../../learners/train.js';
 
 /** Printed on stderr by every run with --seed (the report says so too). */
 const SEED_WARNING =
@@ -139,91 +142,14 @@ function requireSchemaFlag(schema: string | undefined): string {
   return schema;
 }
 
-/** The accuracy of always predicting the most frequent label (labels 0/1, or class indices). */
-function majorityBaseline(y: ArrayLike<number>): number {
-  const counts = new Map<number, number>();
-  for (let i = 0; i < y.length; i++) counts.set(y[i], (counts.get(y[i]) ?? 0) + 1);
-  return y.length === 0 ? 0 : Math.max(...counts.values()) / y.length;
+/** The schema's names of a binary label's classes (the first value of each list), or 1 and 0. */
+function binaryLabelValues(schema: Schema): [string | number, string | number] {
+  const label = labelColumn(schema);
+  return [label?.positive?.[0] ?? 1, label?.negative?.[0] ?? 0];
 }
 
-export function registerTrain(program: Command, io: CliIo): void {
-  program
-    .command('train')
-    .description('train a private linear model and report what it cost')
-    .option('--data <FILE>', 'training data (CSV, Parquet or LIBSVM; or --db)')
-    .option('--db <URL>', 'train from a database: postgres://... (PostgreSQL) or duckdb:FILE (opened read-only, no file access); --query runs as one read-only statement; with --method dpgd the gradient sums run inside it')
-    .option('--query <SQL>', 'with --db: the SELECT whose rows are the training data')
-    .option(
-      '--partition-key <COL>',
-      'with --db postgres://... and --method dpgd: --query reads a table partitioned by COL (integer) whose partitions are postgres_fdw foreign tables, ' +
-        "one per server, on each server's view of its rows ENCODED by the schema; each step sets every server's theta table and sums on every server " +
-        '(only the sums cross). Create the tables and views with the SQL printed by --encoding-sql --partition-key COL (each server, then the coordinator)',
-    )
-    .option('--theta-table <NAME>', 'with --partition-key: the name of the run\'s theta tables and views (default dpfit_theta); concurrent runs need different names')
-    .option('--encoding-sql', "print the SELECT that encodes --query's rows by --schema and exit; with --partition-key, every server's and the coordinator's SQL")
-    .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
-    .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
-    .option('--label <COL>', "the label column (must be the schema's label)")
-    .option('--loss <L>', 'logistic | linear | huber | smoothedHinge', 'logistic')
-    // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
-    .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
-    // The learners of the registry, each with what it releases (the family folders' `*-learner.ts` files).
-    .option('--method <M>', LEARNERS.map((l) => `${cliName(l.method)} (${l.summary})`).join(' | '), cliName(DEFAULT_TRAIN_METHOD))
-    .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
-    .addOption(deltaOption('target delta, in (0, 1)'))
-    .option('--noise-multiplier <Z>', 'explicit noise multiplier instead of --epsilon', parseNumberFlag('--noise-multiplier'))
-    .option('--clip-norm <C>', 'per-example gradient clipping norm (default: the loss Lipschitz bound from the schema)', parseNumberFlag('--clip-norm'))
-    .option('--steps <T>', 'number of steps (dpgd; or dpsgd instead of --epochs)', parseIntegerFlag('--steps'))
-    .option('--precision <P>', 'dpgd: feature storage, float64 (default) or float32 (half the memory traffic; sums in float64; the same guarantee)', (raw: string) => {
-      if (raw !== 'float64' && raw !== 'float32') throw new InvalidParameterError('--precision', raw, '"float64" or "float32"');
-      return raw;
-    })
-    .option('--epochs <E>', 'passes over the data (dpsgd default 10, shuffled 5, output-sgd 10)', parseNumberFlag('--epochs'))
-    .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256); output-sgd: batch size (default ceil(100 x learning rate x lambda x n))', parseNumberFlag('--batch-size'))
-    .option('--learning-rate <R>', 'step size (default 1 / beta, beta = sup f\'\' R^2 + lambda the smoothness of the average loss; shuffled: 5 / (beta n))', parseNumberFlag('--learning-rate'))
-    .option(
-      '--regularization <L>',
-      'L2 regularisation lambda: of the AVERAGE loss for dpgd/dpsgd/shuffled (default 0) and output/output-sgd (> 0, default sqrt(d) / (n epsilon)); ' +
-        'of the SUM objective for objpert/amp (003; default: the smallest lambda with sigma <= 1.3 sigma_Gaussian, 003 Sec. 5)',
-      parseNumberFlag('--regularization'),
-    )
-    .option('--grad-tolerance <TAU>', 'output: tolerance of the minimiser (paid in the sensitivity); amp: tau of 003 Alg. 1 (default 0.01)', parseNumberFlag('--grad-tolerance'))
-    .option('--max-iterations <N>', "output/objpert/amp: the fast optimiser's iteration cap (when hit, a certified fallback finishes the minimisation)", parseIntegerFlag('--max-iterations'))
-    .option('--noise-std <S>', 'objpert/amp: explicit std of the objective noise b instead of --epsilon (needs --regularization)', parseNumberFlag('--noise-std'))
-    .option('--output-noise-std <S>', 'amp: std of the output noise (default 0.15, 003 Sec. 5)', parseNumberFlag('--output-noise-std'))
-    .option('--accountant <A>', "objpert/amp only: calibrate with 'rdp' (default, 003 Sec. 5) or 'pld' (tighter); other methods report their own accountant")
-    .option('--accept-no-guarantee', 'objpert only, and required by it: release objective perturbation without output noise, which has NO guarantee (guarantee none; research on 003 Thm. 3.1/3.2); use --method amp for a private model')
-    .option('--parameter-norm-bound <P>', 'objpert with --loss linear: the norm up to which the objective is exactly ridge (003 needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
-    .option('--feature-clip <RC>', 'rgm: rows clipped to norm RC (default: the schema row-norm bound)', parseNumberFlag('--feature-clip'))
-    .option('--b-clip <B>', 'rgm: x_i y_i clipped to norm B (default RC times the label bound)', parseNumberFlag('--b-clip'))
-    .option('--rho <RHO>', "rgm: proposed lower bound on the Gram matrix's smallest eigenvalue (default 000 Prop. 3, Gaussian features)", parseNumberFlag('--rho'))
-    .option('--b-norm-bound <NB>', 'rgm: proposed bound on the norm of the averaged x_i y_i, tested by the same PTR (tightens the noise)', parseNumberFlag('--b-norm-bound'))
-    .option('--ptr-fraction <F>', 'rgm: fraction of epsilon spent on the Propose-Test-Release check (default 0.1)', parseNumberFlag('--ptr-fraction'))
-    .option('--tune <MEAN>', 'honest learning-rate tuning (Papernot & Steinke 2022): K ~ Poisson(MEAN) private runs, the best released; epsilon covers all of it', parseNumberFlag('--tune'))
-    .option('--tune-learning-rates <LIST>', 'comma-separated PUBLIC candidate learning rates for --tune (default 10 log-spaced in [1e-3, 10])', parseNumberListFlag('--tune-learning-rates'))
-    .option('--validation <FILE>', 'PUBLIC labelled data (not part of --data) that scores the --tune candidates')
-    .option('--metric <M>', 'score of --tune candidates: accuracy | auc | logLoss | mse | r2 (default accuracy, or r2 for regression)')
-    .option('--fraction <TAU>', 'shuffled: fraction of each shuffled epoch processed (004 Alg. 1; default 1)', parseNumberFlag('--fraction'))
-    .option('--conjecture', "shuffled: also report 004 Conj. 1-2's epsilon, labelled a conjecture (never the guarantee)")
-    .option('--projection-radius <R>', 'shuffled: public radius of the ball the iterate is projected on, which lets the last iterate be accounted by amplification by iteration (default 1000)', parseNumberFlag('--projection-radius'))
-    .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
-    .option('--schedule <S>', 'dpsgd: constant | inverseSqrt | cosine', 'constant')
-    .option('--dataset-size <N>', 'the number of records, declared without looking at the data: dpsgd computes q = batch size / N from it instead of the data\'s count; replace-one methods refuse data with another count (the report\'s datasetSize says which n is public)', parseIntegerFlag('--dataset-size'))
-    .option('--seed <N>', 'seeded randomness for reproducible EXPERIMENTS (not for a real release)', parseIntegerFlag('--seed'))
-    .option('--out <FILE>', 'write the model (its parameters, privacy report and schema: the release) as JSON')
-    .option('--diagnostics <FILE>', "write the data owner's PRIVATE diagnostics (training metrics, learner diagnostics) as JSON")
-    .option('--json', 'print one JSON object: {model, privacy} (and modelFile with --out)')
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ dpfit train --data adult.data --schema adult.schema.json --epsilon 1 --delta 1e-5 --out model.json
-  $ dpfit verify model.json
-
-  $ dpfit train --data adult.data --schema adult.schema.json --epsilon 1 --tune 15.4 \\
-      --validation public.csv --optimizer adam --out model.json      # tuning paid for
-
-The privacy report gives epsilon, delta, the accountant, the DpEvent released, the neighbouring
+/** The rules `train --help-all` prints in full. */
+const TRAIN_RULES = `The privacy report gives epsilon, delta, the accountant, the DpEvent released, the neighbouring
 relation, the grid of the noise and whether the guarantee is proven (else conjecture or none,
 with the reasons in its warnings). Default randomness is the secure generator; --seed, zero noise,
 a schema suggested from the private data, or --validation data that overlap the training data
@@ -246,10 +172,98 @@ Limits (exit 2, before any work): at most ${sci(MAX_STEPS)} steps per run (--ste
 gradients in all (one run's, x the classes of one-vs-rest, x the --tune mean); --tune at most
 ${sci(MAX_TUNE_MEAN)}; --max-iterations at most ${sci(MAX_SUM_OBJECTIVE_ITERATIONS)} for objpert and amp (their limit cannot use
 the number of rows, which their release keeps private). Rows count only where they are public
-(--dataset-size for dpsgd when given). A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).`,
+(--dataset-size for dpsgd when given). A progress bar with the time left is drawn on stderr when it is a terminal (not with --json).
+
+A budget across runs (--ledger FILE, or $DPFIT_LEDGER): the run's event is computed from public
+values (the flags, the schema and --dataset-size, required with --ledger) and reserved in FILE
+before any data are read; a run that would bring everything in FILE over its budget is refused
+with exit 4 and nothing is read. A run that fails after its reservation keeps it (a failure the
+data decide could tell something). --ledger works with --method ${plannableMethods().map(cliName).join(' and ')} in memory or
+with --max-memory (not yet with --db, --tune or a multi-class label). dpfit ledger show FILE
+prints what was spent.
+  $ dpfit train --data adult.data --schema adult.schema.json --method dpgd --epsilon 0.5 \\
+      --dataset-size 32561 --ledger owner.ledger --budget-epsilon 3 --budget-delta 1e-5 --out m1.json`;
+
+export function registerTrain(program: Command, io: CliIo): void {
+  withLedgerOptions(program.command('train'))
+    .description('train a private linear model and report what it cost')
+    .option('--data <FILE>', 'training data (CSV, Parquet or LIBSVM; or --db)')
+    .option('--db <URL>', 'train from a database: postgres://... (PostgreSQL) or duckdb:FILE (opened read-only, no file access); --query runs as one read-only statement; with --method dpgd the gradient sums run inside it')
+    .option('--query <SQL>', 'with --db: the SELECT whose rows are the training data')
+    .option(
+      '--partition-key <COL>',
+      'with --db postgres://... and --method dpgd: --query reads a table partitioned by COL (integer) whose partitions are postgres_fdw foreign tables, ' +
+        "one per server, on each server's view of its rows ENCODED by the schema; each step sets every server's theta table and sums on every server " +
+        '(only the sums cross). Create the tables and views with the SQL printed by --encoding-sql --partition-key COL (each server, then the coordinator)',
     )
-    .action(async (flags: TrainFlags & ExternalFlags & { model?: string }, command: Command) => {
+    .option('--theta-table <NAME>', 'with --partition-key: the name of the run\'s theta tables and views (default dpfit_theta); concurrent runs need different names')
+    .option('--encoding-sql', "print the SELECT that encodes --query's rows by --schema and exit; with --partition-key, every server's and the coordinator's SQL")
+    .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
+    .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
+    .option('--label <COL>', "the label column (must be the schema's label)")
+    .option('--loss <L>', 'logistic | squared | huber | smoothedHinge (the name the model file records; linear: the old name of squared)', 'logistic')
+    // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
+    .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
+    // The learners of the registry, each with what it releases (the family folders' `*-learner.ts` files).
+    .option('--method <M>', `${LEARNERS.map((l) => cliName(l.method)).join(' | ')} (see Methods below)`, cliName(DEFAULT_TRAIN_METHOD))
+    .option('--epsilon <E>', 'target epsilon (the noise is calibrated for it)', parseNumberFlag('--epsilon'))
+    .addOption(deltaOption('target delta, in (0, 1)'))
+    .option('--noise-multiplier <Z>', 'explicit noise multiplier instead of --epsilon', parseNumberFlag('--noise-multiplier'))
+    .option('--clip-norm <C>', 'per-example gradient clipping norm (default: the loss Lipschitz bound from the schema)', parseNumberFlag('--clip-norm'))
+    .option('--steps <T>', 'number of steps (dpgd; or dpsgd instead of --epochs)', parseIntegerFlag('--steps'))
+    .option('--precision <P>', 'dpgd: feature storage, float64 (default) or float32 (half the memory traffic; sums in float64; the same guarantee)', (raw: string) => {
+      if (raw !== 'float64' && raw !== 'float32') throw new InvalidParameterError('--precision', raw, '"float64" or "float32"');
+      return raw;
+    })
+    .option('--epochs <E>', 'passes over the data (dpsgd default 10, shuffled 5, output-sgd 10)', parseNumberFlag('--epochs'))
+    .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256); output-sgd: batch size (default ceil(100 x learning rate x lambda x n))', parseNumberFlag('--batch-size'))
+    .option('--learning-rate <R>', 'step size (default 1 / beta, beta = sup f\'\' R^2 + lambda the smoothness of the average loss; shuffled: 5 / (beta n))', parseNumberFlag('--learning-rate'))
+    .option(
+      '--regularization <L>',
+      'L2 regularisation lambda: of the AVERAGE loss for dpgd/dpsgd/shuffled (default 0) and output/output-sgd (> 0, default sqrt(d) / (n epsilon)); ' +
+        'of the SUM objective for objpert/amp (default: the smallest lambda with sigma <= 1.3 sigma_Gaussian)',
+      parseNumberFlag('--regularization'),
+    )
+    .option('--grad-tolerance <TAU>', 'output: tolerance of the minimiser (paid in the sensitivity); amp: the gradient-norm threshold tau (default 0.01)', parseNumberFlag('--grad-tolerance'))
+    .option('--max-iterations <N>', "output/objpert/amp: the fast optimiser's iteration cap (when hit, a certified fallback finishes the minimisation)", parseIntegerFlag('--max-iterations'))
+    .option('--noise-std <S>', 'objpert/amp: explicit std of the objective noise b instead of --epsilon (needs --regularization)', parseNumberFlag('--noise-std'))
+    .option('--output-noise-std <S>', 'amp: std of the output noise (default 0.15)', parseNumberFlag('--output-noise-std'))
+    .option('--accountant <A>', "objpert/amp only: calibrate with 'rdp' (default) or 'pld' (tighter); other methods report their own accountant")
+    .option('--accept-no-guarantee', 'objpert only, and required by it: release objective perturbation without output noise, which has NO guarantee (guarantee none; for research); use --method amp for a private model')
+    .option('--parameter-norm-bound <P>', 'objpert with --loss squared: the norm up to which the objective is exactly ridge (the guarantee needs a Lipschitz loss)', parseNumberFlag('--parameter-norm-bound'))
+    .option('--feature-clip <RC>', 'rgm: rows clipped to norm RC (default: the schema row-norm bound)', parseNumberFlag('--feature-clip'))
+    .option('--b-clip <B>', 'rgm: x_i y_i clipped to norm B (default RC times the label bound)', parseNumberFlag('--b-clip'))
+    .option('--rho <RHO>', "rgm: proposed lower bound on the Gram matrix's smallest eigenvalue (default: the value for Gaussian features)", parseNumberFlag('--rho'))
+    .option('--b-norm-bound <NB>', 'rgm: proposed bound on the norm of the averaged x_i y_i, tested by the same PTR (tightens the noise)', parseNumberFlag('--b-norm-bound'))
+    .option('--ptr-fraction <F>', 'rgm: fraction of epsilon spent on the Propose-Test-Release check (default 0.1)', parseNumberFlag('--ptr-fraction'))
+    .option('--tune <MEAN>', 'honest learning-rate tuning: K ~ Poisson(MEAN) private runs, the best released; epsilon covers all of it', parseNumberFlag('--tune'))
+    .option('--tune-learning-rates <LIST>', 'comma-separated PUBLIC candidate learning rates for --tune (default 10 log-spaced in [1e-3, 10])', parseNumberListFlag('--tune-learning-rates'))
+    .option('--validation <FILE>', 'PUBLIC labelled data (not part of --data) that scores the --tune candidates')
+    .option('--metric <M>', 'score of --tune candidates: accuracy | auc | logLoss | mse | r2 (default accuracy, or r2 for regression)')
+    .option('--fraction <TAU>', 'shuffled: fraction of each shuffled epoch processed (default 1)', parseNumberFlag('--fraction'))
+    .option('--conjecture', "shuffled: also report the conjectured (tighter, unproven) epsilon, labelled a conjecture (never the guarantee)")
+    .option('--projection-radius <R>', 'shuffled: public radius of the ball the iterate is projected on, which lets the last iterate be accounted by amplification by iteration (default 1000)', parseNumberFlag('--projection-radius'))
+    .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
+    .option('--schedule <S>', 'dpsgd: constant | inverseSqrt | cosine', 'constant')
+    .option('--dataset-size <N>', 'the number of records, declared without looking at the data: dpsgd computes q = batch size / N from it instead of the data\'s count; replace-one methods refuse data with another count (the report\'s datasetSize says which n is public)', parseIntegerFlag('--dataset-size'))
+    .option('--seed <N>', 'seeded randomness for reproducible EXPERIMENTS (not for a real release)', parseIntegerFlag('--seed'))
+    .option('--out <FILE>', 'write the model (its parameters, privacy report and schema: the release) as JSON')
+    .option('--diagnostics <FILE>', "write the data owner's PRIVATE diagnostics (training metrics, learner diagnostics) as JSON")
+    .option('--json', 'print one JSON object: {model, privacy} (and modelFile with --out)')
+    .option('--help-all', 'every flag (databases, out-of-core data) and the rules in full')
+    .configureHelp(trainHelpConfiguration)
+    .addHelpText('after', (context) => trainHelpAfter(context.command, TRAIN_RULES))
+    .action(async (flags: TrainFlags & ExternalFlags & LedgerFlags & { model?: string }, command: Command) => {
+      if ((flags as { helpAll?: boolean }).helpAll === true) {
+        command.outputHelp(); // through the program's configured output (io.stdout), with the text after the options
+        return;
+      }
       takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'model', flag: '--model' }, { key: 'loss', flag: '--loss' }, command, io, '--model names a model FILE in evaluate and predict');
+      if (flags.loss === 'linear') {
+        // One name per loss: the model file has always said 'squared'.
+        io.stderr("dpfit: --loss linear is deprecated: use --loss squared (the name the model file records)\n");
+        flags.loss = 'squared';
+      }
       const schemaPath = requireSchemaFlag(flags.schema);
       if (flags.encodingSql === true) {
         io.stdout(await encodingSqlText(await readSchemaFile(schemaPath), flags));
@@ -292,6 +306,8 @@ the number of rows, which their release keeps private). Rows count only where th
           : optInFlag !== undefined
             ? `, NOT private: ${optInFlag}`
             : '';
+      // A budget across runs: the run's event, from public values, reserved before any data are read (cli/ledger-flags.ts).
+      const planned = await reserveTrainingRun(flags, schema, rng);
       // DP-GD's full passes: features in shared memory, sums on all CPUs (glm/parallel-clipped-sum.ts).
       const parallelSums = learner.options.includes('gradientSummer');
       // --db / --max-memory: trained in the database or out of core, or rows read through the engine (train-external.ts).
@@ -347,6 +363,7 @@ the number of rows, which their release keeps private). Rows count only where th
         overlapFound = overlap;
       }
       const overlap = overlapFound;
+      if (planned !== undefined) requirePlannedEvent(result.privacy.event, planned);
       const rowCount = prepared?.dataset.n ?? (trained?.rows as number);
       const width = prepared?.dataset.d ?? (trained?.d as number);
       // What the CLI knows and the learner does not: conditions that void the guarantee.
@@ -354,6 +371,9 @@ the number of rows, which their release keeps private). Rows count only where th
       if (suggested) conditions.push({ level: 'none', reason: SUGGESTED_SCHEMA_REASON });
       if (overlap !== undefined && overlaps(overlap)) conditions.push({ level: 'none', reason: OVERLAP_REASON });
       const privacy = withConditions(withDatasetSize(result.privacy, datasetSizeReport(learner.method, rowCount, flags.datasetSize)), conditions);
+      // A delta above 1/n (n public: the report's datasetSize) allows publishing a record: said on stderr.
+      const deltaWarning = deltaAboveOneOverN(flags.delta, privacy.datasetSize);
+      if (deltaWarning !== undefined) io.stderr(`dpfit: ${deltaWarning}\n`);
       const model = result.model === undefined ? undefined : releasedModel(result.model, privacy, schema);
 
       // The data owner's diagnostics: computed from the private data, not part of the release.
@@ -409,6 +429,7 @@ the number of rows, which their release keeps private). Rows count only where th
           ...privacy.warnings.map((w) => `  warning  ${w}`),
           outputs.out !== undefined && model !== undefined ? `  model written to ${outputs.out}` : '',
           outputs.out !== undefined && model === undefined ? `  nothing written to ${outputs.out}` : '',
+          outputs.out === undefined && model !== undefined ? '  model    not saved: no --out was given (pass --out FILE to keep a model; training again spends epsilon again)' : '',
         ]
           .filter((line) => line !== '')
           .join('\n');
@@ -464,7 +485,7 @@ Example:
 
   program
     .command('predict')
-    .description('predictions of a saved model (probabilities for binary classification, class names for one-vs-rest models)')
+    .description("predictions of a saved model: every classifier's label (the schema's class value), a logistic model's probability beside it, a regression's value")
     .requiredOption('--model <FILE>', 'a model written by dpfit train --out')
     .requiredOption('--data <FILE>', "data with the schema's feature columns (the label column may be absent; when present it is not read)")
     .option('--schema <FILE>', "schema (default: the model's embedded schema)")
@@ -472,7 +493,10 @@ Example:
     .addHelpText(
       'after',
       `
-stdout holds only the predictions; the model's verified privacy claim is one line on stderr (a
+stdout holds only the predictions, one line per input row: the label for a classifier (the
+schema's first positive or negative value, or 1/0), then a tab and the probability of the positive
+class for a logistic model; the value for a regression. With --json: {predictions, probabilities
+(logistic), privacy}. The model's verified privacy claim is one line on stderr (a
 WARNING when it does not hold), and the "privacy" field with --json.
 
 Example:
@@ -481,7 +505,8 @@ Example:
     .action(async (flags: { model: string; data: string; schema?: string; json?: boolean }) => {
       const { model, verification } = loadModelFile(flags.model, '--model');
       // The label column is not needed (and not read when present): rows to predict have none.
-      const prepared = await loadDataset(flags.data, await schemaFor(model, flags.schema), { label: 'ignore' });
+      const schema = await schemaFor(model, flags.schema);
+      const prepared = await loadDataset(flags.data, schema, { label: 'ignore' });
       // One prediction per input row: a schema that drops rows with missing values would shift every line after them.
       const dropped = prepared.privateDiagnostics.droppedRows;
       if (dropped > 0) {
@@ -493,7 +518,18 @@ Example:
         printResult(io, Boolean(flags.json), { predictions: classes, privacy: verification }, () => classes.join('\n'));
         return;
       }
-      const predictions = Array.from(predict(model, prepared.dataset));
-      printResult(io, Boolean(flags.json), { predictions, privacy: verification }, () => predictions.map((p) => formatNumber(p, 8)).join('\n'));
+      if (model.task === 'regression') {
+        const predictions = Array.from(predict(model, prepared.dataset));
+        printResult(io, Boolean(flags.json), { predictions, privacy: verification }, () => predictions.map((p) => formatNumber(p, 8)).join('\n'));
+        return;
+      }
+      // Every classifier prints its label; a logistic model also its probability of the positive class.
+      const [positive, negative] = binaryLabelValues(schema);
+      const margins = predictMargins(model, prepared.dataset);
+      const predictions = Array.from(margins, (z) => (z >= 0 ? positive : negative));
+      const probabilities = model.loss.name === 'logistic' ? Array.from(logisticProbabilities(margins)) : undefined;
+      printResult(io, Boolean(flags.json), { predictions, ...(probabilities === undefined ? {} : { probabilities }), privacy: verification }, () =>
+        predictions.map((label, i) => (probabilities === undefined ? String(label) : `${label}\t${formatNumber(probabilities[i] as number, 8)}`)).join('\n'),
+      );
     });
 }

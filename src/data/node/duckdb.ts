@@ -16,7 +16,9 @@ import { open } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { CSV_OPTIONS, CsvParser, type CsvColumnType, type CsvOptions } from '../csv.js';
+import { missingColumnsError } from '../missing-columns.js';
 import type { RawColumn, RawTable } from '../table.js';
+import { duckDbMessage } from './engine-message.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { requireFile } from './files.js';
 import { optionNames, pickOptions, rejectUnknownOptions } from '../../validate.js';
@@ -47,8 +49,7 @@ export function duckDbError(path: string, error: unknown): DataFormatError {
   const columns = /Expected Number of Columns: (\d+) Found: (\d+)/.exec(message);
   if (columns !== null) return new DataFormatError(path, `expected ${columns[1]} fields, found ${columns[2]} (DuckDB)`, line ? Number(line[1]) : undefined);
   if (/No files found|No such file/i.test(message)) return new DataFormatError(path, 'no such file');
-  const first = message.split('\n').find((l) => l.trim() !== '') ?? message;
-  return new DataFormatError(path, `${first.trim()} (DuckDB)`, line ? Number(line[1]) : undefined);
+  return new DataFormatError(path, duckDbMessage(error), line ? Number(line[1]) : undefined);
 }
 
 /**
@@ -235,7 +236,6 @@ export async function collect(connection: DuckDBConnection, path: string, from: 
   const index = selected.map(() => new Map<string, number>());
   // Result layout: one vector per selected column, then x_j per numeric column, then "bad".
   const numericColumns = selected.map((s, j) => (s.kind === 'numeric' ? j : -1)).filter((j) => j >= 0);
-  const badTextVector = new Map(numericColumns.map((j, k) => [j, selected.length + k] as const));
   const badVector = numericColumns.length > 0 ? selected.length + numericColumns.length : -1;
   for await (const chunk of streamChunks(connection, sql, path, expected)) {
     const count = chunk.rowCount;
@@ -244,9 +244,7 @@ export async function collect(connection: DuckDBConnection, path: string, from: 
       for (let r = 0; r < count; r++) {
         if (bad[r] === 0) continue;
         const j = bad[r] - 1;
-        const text = chunk.getColumnVector(badTextVector.get(j) as number).getItem(r);
-        const what = selected[j].numericSource ? `${String(text)} is not a finite number` : `'${String(text)}' is not a number`;
-        throw new DataFormatError(path, `row ${rows + r + 1}: ${what}`, undefined, selected[j].name);
+        throw new DataFormatError(path, `row ${rows + r + 1}: ${badValueText(selected[j])}`, undefined, selected[j].name);
       }
     }
     if (rows + count > capacity) {
@@ -299,13 +297,20 @@ export async function collect(connection: DuckDBConnection, path: string, from: 
   return { source: path, rowCount: rows, columns };
 }
 
+/**
+ * What a cell that fails its numeric column is, without its text (no message quotes the data).
+ * @internal (also used by `stream-rows.ts`)
+ */
+export function badValueText(column: Selected): string {
+  return column.numericSource ? 'a value is not a finite number' : 'a value is not a number';
+}
+
 /** The kind of each file column: declared by `columnTypes`, else from the source type. */
 /** @internal (also used by `stream-rows.ts`) */
 export function kinds(path: string, names: readonly string[], sourceTypes: readonly string[], columnTypes: CsvOptions['columnTypes'], optional: readonly string[] = []): (CsvColumnType | 'infer')[] {
   if (columnTypes !== undefined && columnTypes !== 'numeric') {
-    for (const name of Object.keys(columnTypes)) {
-      if (!names.includes(name) && !optional.includes(name)) throw new DataFormatError(path, `column '${name}' is not in the file (columns: ${names.join(', ')})`);
-    }
+    const absent = Object.keys(columnTypes).filter((name) => !names.includes(name) && !optional.includes(name));
+    if (absent.length > 0) throw missingColumnsError(path, absent, 'columns');
   }
   return names.map((name, j) => {
     if (columnTypes === 'numeric') return 'numeric';

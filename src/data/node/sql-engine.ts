@@ -24,6 +24,7 @@ import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { subquery, type PostgresRunner, type SqlCell, type SqlConnection, type SqlParameter, type SqlRunner } from './sql-runner.js';
 import { parseCsv, type CsvOptions } from '../csv.js';
 import type { RawTable } from '../table.js';
+import { duckDbMessage, postgresMessage } from './engine-message.js';
 import { collect, duckDbError, inferTextColumns, kinds, NUMERIC_SOURCE, selectedColumns } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { requireFile } from './files.js';
@@ -47,12 +48,13 @@ export function engineKind(url: string): 'duckdb' | 'postgres' {
   throw new InvalidParameterError('--db', redactUrl(url), 'postgres://... (PostgreSQL) or duckdb:FILE / FILE.duckdb (DuckDB)');
 }
 
-/** The first line of a database error, as a one-line DataFormatError about `name`. */
-function engineError(name: string, engine: string, error: unknown): DataFormatError {
+/**
+ * A database error as a one-line DataFormatError about `name`: the engine's first line when its
+ * kind names no value of the rows, else only its kind (`engine-message.ts`).
+ */
+function engineError(name: string, engine: 'PostgreSQL' | 'DuckDB', error: unknown): DataFormatError {
   if (error instanceof DataFormatError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  const first = (message.split('\n').find((line) => line.trim() !== '') ?? message).trim();
-  return new DataFormatError(name, `${redactUrl(first)} (${engine})`);
+  return new DataFormatError(name, redactUrl(engine === 'PostgreSQL' ? postgresMessage(error) : duckDbMessage(error)));
 }
 
 /** A query refused by `checkQuery`: the flag, the start of the query, and why. */
@@ -77,7 +79,7 @@ function textParser(oid: number): (text: string) => SqlCell {
     case 700: case 701: case 21: case 23: case 26: return Number;
     case 20: return (t) => {
       const v = Number(t);
-      if (!Number.isSafeInteger(v)) throw new Error(`a bigint result beyond 2^53: ${t}`);
+      if (!Number.isSafeInteger(v)) throw new Error('a bigint result beyond 2^53');
       return v;
     };
     case 16: return (t) => t === 't';
@@ -209,7 +211,7 @@ function duckCell(value: unknown): SqlCell {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'bigint') {
-    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < -BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`an integer result beyond 2^53: ${value}`);
+    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < -BigInt(Number.MAX_SAFE_INTEGER)) throw new Error('an integer result beyond 2^53');
     return Number(value);
   }
   return String(value);

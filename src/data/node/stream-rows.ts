@@ -36,7 +36,7 @@ import { schemaCsvOptions } from '../schema/read-options.js';
 import type { RowTransform, Schema } from '../schema/types.js';
 import type { RawColumn, RawTable } from '../table.js';
 import {
-  copyDoubles, countRows, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,
+  badValueText, copyDoubles, countRows, csvColumnNames, duckDbError, inferTextColumns, integers, kinds, NUMERIC_SOURCE, selectedColumns, selectSql, sqlString, streamChunks, type Selected,
 } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { requireFile } from './files.js';
@@ -108,9 +108,7 @@ function chunkTable(path: string, chunk: { rowCount: number; getColumnVector(j: 
     for (let r = 0; r < count; r++) {
       if (bad[r] === 0) continue;
       const j = bad[r] - 1;
-      const text = chunk.getColumnVector(selected.length + numericColumns.indexOf(j)).getItem(r);
-      const what = selected[j].numericSource ? `${String(text)} is not a finite number` : `'${String(text)}' is not a number`;
-      throw new DataFormatError(path, `row ${offset + r + 1}: ${what}`, undefined, selected[j].name);
+      throw new DataFormatError(path, `row ${offset + r + 1}: ${badValueText(selected[j])}`, undefined, selected[j].name);
     }
   }
   const columns: RawColumn[] = selected.map((s, j) => {

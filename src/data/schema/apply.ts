@@ -7,7 +7,8 @@
  */
 import { DataFormatError } from '../../errors.js';
 import type { Dataset } from '../dataset.js';
-import { cellText, findColumn, tableError, type NumericColumn, type RawColumn, type RawTable } from '../table.js';
+import { missingColumnsError } from '../missing-columns.js';
+import { findColumn, tableError, type NumericColumn, type RawColumn, type RawTable } from '../table.js';
 import { addIntercept, clipRows, normalizeRows, scaleRows } from '../transforms.js';
 import { rejectUnknownOptions } from '../../validate.js';
 import { labelColumn, schemaEncodedNormBound, schemaFeatureNames, schemaLabelBound, schemaRowNormBound } from './bounds.js';
@@ -94,10 +95,10 @@ export function applySchema(table: RawTable, schema: Schema, options: SchemaRead
 
 type FeatureSpec = NumericColumnSpec | CategoricalColumnSpec;
 
-/** The table's column that the schema names (the error lists the table's columns). */
+/** The table's column that the schema names (the error names it, never the table's own columns: `../missing-columns.ts`). */
 function schemaColumn(table: RawTable, spec: ColumnSpec): RawColumn {
   const column = findColumn(table, spec.name);
-  if (column === undefined) throw new DataFormatError(table.source, `column '${spec.name}' of the schema is not in the data (columns: ${table.columns.map((c) => c.name).join(', ')})`);
+  if (column === undefined) throw missingColumnsError(table.source, [spec.name], 'columns');
   return column;
 }
 
@@ -259,13 +260,13 @@ function encodeLabel(table: RawTable, label: LabelEncoder, i: number, counts: Pr
       const declared = label.multiClass
         ? `classes: ${describeValues(spec.classes as (string | number)[])}`
         : `positive: ${describeValues(spec.positive as (string | number)[])}; negative: ${describeValues(spec.negative as (string | number)[])}`;
-      throw tableError(table, i, spec.name, `unknown label value '${cellText(label.column, i)}' (${declared})`);
+      throw tableError(table, i, spec.name, `a label value that the schema does not declare (${declared})`);
     }
     return label.multiClass ? cls : cls === 1 ? POSITIVE_VALUE : label.negativeValue;
   }
   const v = (label.column as NumericColumn).values[i];
   if (Number.isNaN(v)) return missingLabel(table, spec, i, counts);
-  if (!Number.isFinite(v)) throw tableError(table, i, spec.name, `${v} is not a finite number`);
+  if (!Number.isFinite(v)) throw tableError(table, i, spec.name, 'a value is not a finite number');
   return label.ignored ? 0 : Math.min(spec.upper as number, Math.max(spec.lower as number, v));
 }
 
@@ -300,7 +301,7 @@ function encodeNumeric(table: RawTable, spec: NumericColumnSpec, values: Float64
   if (Number.isNaN(v)) {
     if (!keepMissing(table, spec, i, counts)) return false;
     v = spec.fillValue as number;
-  } else if (!Number.isFinite(v)) throw tableError(table, i, spec.name, `${v} is not a finite number`);
+  } else if (!Number.isFinite(v)) throw tableError(table, i, spec.name, 'a value is not a finite number');
   if (v < spec.lower) {
     v = spec.lower;
     counts.clipped[spec.name]++;

@@ -27,6 +27,7 @@
  * Browser-safe: imports nothing from Node.
  */
 import { DataFormatError } from '../../errors.js';
+import { missingColumnsError } from '../missing-columns.js';
 import { numericValueFeature } from './numeric-encoding.js';
 import type { CategoricalColumnSpec, NumericColumnSpec, Schema } from './types.js';
 import { findColumn, type RawColumn, type RawTable } from '../table.js';
@@ -62,7 +63,7 @@ export function foldCategory(text: string): string {
 
 function resolve(table: RawTable, name: string): RawColumn {
   const column = findColumn(table, name);
-  if (column === undefined) throw new DataFormatError(table.source, `column '${name}' of the schema is not in the data (columns: ${table.columns.map((c) => c.name).join(', ')})`);
+  if (column === undefined) throw missingColumnsError(table.source, [name], 'columns');
   return column;
 }
 

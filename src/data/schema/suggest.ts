@@ -68,7 +68,7 @@ export function suggestSchema(table: RawTable, options: SuggestSchemaOptions = {
   rejectUnknownOptions(options, SUGGEST_SCHEMA_OPTIONS, 'suggestSchema');
   const labelName = options.label ?? table.columns[table.columns.length - 1]?.name;
   const labelRaw = labelName === undefined ? undefined : findColumn(table, labelName);
-  if (labelRaw === undefined) throw new InvalidParameterError('label', options.label, `a column of ${table.source} (${table.columns.map((c) => c.name).join(', ')})`);
+  if (labelRaw === undefined) throw new InvalidParameterError('label', options.label, `a column of ${table.source} (its columns are not listed: messages never quote the file; dpfit data inspect shows them)`);
   const maxCategories = options.maxCategories ?? 100;
   const columns: Record<string, unknown>[] = [];
   for (const column of table.columns) {
@@ -141,7 +141,7 @@ function suggestLabel(column: RawColumn, positive: string | undefined): Record<s
     if (distinct.size === 2) {
       const [a, b] = [...distinct].sort((u, v) => u - v);
       const pos = positive !== undefined ? Number(positive) : b;
-      if (pos !== a && pos !== b) throw new InvalidParameterError('positive', positive, `one of the label values ${a}, ${b}`);
+      if (pos !== a && pos !== b) throw new InvalidParameterError('positive', positive, 'one of the two values of the label column (they are not listed: messages never quote the data; dpfit data schema without --positive shows them in the schema it prints)');
       return { ...base, positive: [pos], negative: [pos === a ? b : a] };
     }
     if (!(lo < hi)) throw new InvalidParameterError('label', column.name, 'a column with at least two distinct values');
@@ -152,7 +152,7 @@ function suggestLabel(column: RawColumn, positive: string | undefined): Record<s
   const byCount = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([level]) => level);
   let pos: string;
   if (positive !== undefined) {
-    if (!counts.has(positive)) throw new InvalidParameterError('positive', positive, `a value of the label column (${byCount.slice(0, 10).join(', ')})`);
+    if (!counts.has(positive)) throw new InvalidParameterError('positive', positive, 'a value of the label column (its values are not listed: messages never quote the data; dpfit data schema without --positive shows them in the schema it prints)');
     pos = positive;
   } else pos = byCount.length === 2 ? byCount[1] : byCount[0];
   return { ...base, positive: [pos], negative: byCount.filter((level) => level !== pos) };

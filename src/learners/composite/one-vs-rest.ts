@@ -13,7 +13,7 @@
  * delta/K by basic composition. Every class gets the same z and the same event.
  */
 import { selfComposeEvent } from '../../accounting/events/constructors.js';
-import { InvalidParameterError } from '../../errors.js';
+import { InvalidParameterError, dataValueError } from '../../errors.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireOpenUnit, requirePositive } from '../../validate.js';
 import type { GlmData } from '../glm/types.js';
@@ -58,7 +58,7 @@ export interface OneVsRestResult {
 function checkClassLabels(y: Float64Array, classes: number): void {
   for (let i = 0; i < y.length; i++) {
     const v = y[i];
-    if (!(Number.isInteger(v) && v >= 0 && v < classes)) throw new InvalidParameterError(`y[${i}]`, v, `a class index in 0 .. ${classes - 1}`);
+    if (!(Number.isInteger(v) && v >= 0 && v < classes)) throw dataValueError(`y[${i}]`, `a class index in 0 .. ${classes - 1}`);
   }
   // Classes absent from the data train too: which classes are present is decided by the records, and a class missing from one neighbour only must not change what is released.
 }

@@ -4,7 +4,7 @@
  * and label checks. Constants are privacy inputs, so products are rounded up (docs/design.md:
  * "every rounding ... errs on the side of more epsilon").
  */
-import { InvalidParameterError } from '../../errors.js';
+import { InvalidParameterError, dataValueError } from '../../errors.js';
 import { requirePositive } from '../../validate.js';
 import type { GlmConstants, GlmLoss } from './types.js';
 
@@ -85,7 +85,7 @@ export function checkLabels(loss: GlmLoss, y: Float64Array): void {
     const ok = loss.labels === 'signed' ? v === 1 || v === -1 : Number.isFinite(v);
     if (!ok) {
       const expected = loss.labels === 'signed' ? '-1 or +1 (convert {0, 1} labels with toSignedLabels)' : 'a finite number';
-      throw new InvalidParameterError(`y[${i}]`, v, expected, `${loss.name} loss`);
+      throw dataValueError(`y[${i}]`, expected, `${loss.name} loss`);
     }
   }
 }
@@ -101,7 +101,7 @@ export function toSignedLabels(y: Float64Array): Float64Array {
     const v = y[i];
     if (v === 1) out[i] = 1;
     else if (v === 0 || v === -1) out[i] = -1;
-    else throw new InvalidParameterError(`y[${i}]`, v, 'a binary label: 0, 1, -1 or +1');
+    else throw dataValueError(`y[${i}]`, 'a binary label: 0, 1, -1 or +1');
   }
   return out;
 }

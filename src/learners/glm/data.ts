@@ -2,7 +2,7 @@
  * Shape and value checks for the data the GLM helpers read, and row norms (the R of the
  * privacy constants, and the per-row clipping thresholds of the clipped-gradient loss).
  */
-import { InvalidParameterError } from '../../errors.js';
+import { InvalidParameterError, dataValueError } from '../../errors.js';
 import { requireInteger, requirePositive } from '../../validate.js';
 import { checkLabels } from './constants.js';
 import type { GlmData, GlmLoss, StoredGlmData } from './types.js';
@@ -47,7 +47,7 @@ export function validateGlmData(loss: GlmLoss, data: GlmData): void {
   checkGlmShape(data);
   const { x, d } = data;
   for (let k = 0; k < x.length; k++) {
-    if (!Number.isFinite(x[k])) throw new InvalidParameterError(`data.x[${Math.floor(k / d)}][${k % d}]`, x[k], 'a finite number');
+    if (!Number.isFinite(x[k])) throw dataValueError(`data.x[${Math.floor(k / d)}][${k % d}]`, 'a finite number');
   }
   checkLabels(loss, data.y);
 }
@@ -86,7 +86,7 @@ export function checkedRowNormBound(data: GlmData, rowNormBound: number | undefi
   const largest = maxRowNorm(data);
   if (largest > bound && largest <= bound * (1 + 1e-12)) return largest;
   if (largest > bound) {
-    throw new InvalidParameterError('rowNormBound', bound, `>= every row norm (a row has norm ${largest}); normalise or clip the rows`);
+    throw new InvalidParameterError('rowNormBound', bound, '>= every row norm (a row has a larger norm, not shown: messages never quote the data); normalise or clip the rows');
   }
   return bound;
 }

@@ -14,6 +14,7 @@ import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thr
 import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
 import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, WASM_BLOCK, type FeatureMemory } from './kernels/feature-memory.js';
 import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kernels/kernels.js';
+import { newSparseScratch, sparseAccumulateGathered, sparseMarginsGathered, type SparseRows, type SparseScratch } from './kernels/sparse-rows.js';
 import { logisticLoss } from './losses/logistic.js';
 import { GROUP, logisticStepFor } from './kernels/wasm-logistic-step.js';
 import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
@@ -111,7 +112,9 @@ export const CHUNK_ROWS = 32768;
  * mul and add, no fused multiply-add; the clamp by pmax/pmin, the scalar comparisons); the fused
  * logistic pass (`wasm-logistic-step.ts`: the same margins, `deterministicExp` as the JavaScript
  * derivative, the same clamp, and the update's four-row groups added to out one after the
- * other); the worker pool (chunk sums added in chunk order). Float32 storage: a stored
+ * other); the worker pool (chunk sums added in chunk order); DP-SGD's batches with cached
+ * thresholds (`sumBatchClippedGradients`), on the dense rows or on their nonzero entries
+ * (`kernels/sparse-rows.ts`, which proves that skipping the zero terms changes no bit). Float32 storage: a stored
  * value widens to float64 exactly, so the pass is the float64 pass on the widened rows; t and the
  * clamp use those rows, so B still bounds every computed term and the same D applies
  * (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
@@ -334,6 +337,116 @@ export function sumStoredClippedGradients(loss: GlmLoss, data: StoredGlmData, th
   } finally {
     if (s === scratch) scratchInUse = false;
   }
+  return { sum: out, clippedCount, count };
+}
+
+/** c[k] <- clamp(c[k], -t, t) with the cached t = thresholds[indices[start + k]]; returns how many were clipped. */
+function clampGathered(c: Float64Array, thresholds: Float64Array, indices: ArrayLike<number>, start: number, m: number): number {
+  let clipped = 0;
+  for (let k = 0; k < m; k++) {
+    const ck = c[k];
+    const t = thresholds[indices[start + k]];
+    if (ck > t) {
+      c[k] = t;
+      clipped++;
+    } else if (ck < -t) {
+      c[k] = -t;
+      clipped++;
+    }
+  }
+  return clipped;
+}
+
+/**
+ * `accumulateClippedRange` over the batch positions start .. end - 1 (rows `indices[k]`) with the
+ * rows' cached thresholds: the same margins (`marginsBlock` without norms computes each margin in
+ * the same order), the same t (`clip-thresholds.ts` sums each squared norm over j in order, as
+ * `marginAndNorm` does), the same clamp and update, so the same numbers without a squared norm per
+ * row and step.
+ */
+function accumulateClippedBatchCached(
+  loss: GlmLoss, x: Float64Array, y: Float64Array, d: number, theta: Float64Array, thresholds: Float64Array,
+  indices: ArrayLike<number>, start: number, end: number, s: ClipScratch, out: Float64Array,
+  sparse: { rows: SparseRows; scratch: SparseScratch } | undefined,
+): number {
+  let clipped = 0;
+  for (let b = start; b < end; b += BLOCK) {
+    const m = Math.min(BLOCK, end - b);
+    if (sparse === undefined) marginsBlock(x, y, d, theta, b, m, indices, s.z, s.y, null);
+    else sparseMarginsGathered(sparse.rows, y, theta, b, m, indices, s.z, s.y);
+    loss.derivatives(s.z, s.y, s.c, m);
+    clipped += clampGathered(s.c, thresholds, indices, b, m);
+    if (sparse === undefined) accumulateBlock(x, d, b, m, indices, s.c, out);
+    else sparseAccumulateGathered(sparse.rows, b, m, indices, s.c, out, sparse.scratch);
+  }
+  return clipped;
+}
+
+export interface BatchClippedSumOptions {
+  /** C > 0, or Infinity for no clipping. */
+  clipNorm: number;
+  /** The batch's rows, e.g. a Poisson batch (repeats count repeatedly). */
+  indices: ArrayLike<number>;
+  /** `clipThresholds(data, clipNorm)` of these features, computed once for many batches. */
+  thresholds: ClipThresholds;
+  /** Where to write the sum (length d; overwritten). Default a new array. */
+  out?: Float64Array;
+  /**
+   * `sparseRowsOf(data.x, n, d)` when the features are mostly zero: the same sums from the
+   * nonzero entries (`kernels/sparse-rows.ts`). Built from these features, checked to belong to
+   * them, not re-read.
+   */
+  sparse?: SparseRows;
+}
+
+let sparseScratch: SparseScratch | undefined;
+
+/**
+ * The sum of the clipped gradients of a batch of rows (DP-SGD's step) with the rows' clip
+ * thresholds computed once per data set: bit for bit `sumClippedGradients(loss, data, theta,
+ * {clipNorm, indices})` (same blocks, chunks and order of additions, so `clippedSumRoundingBound`
+ * covers it), without recomputing a squared row norm per row and step. Float64 features only.
+ */
+export function sumBatchClippedGradients(loss: GlmLoss, data: GlmData, theta: Float64Array, options: BatchClippedSumOptions): ClippedGradientSum {
+  checkGlmShape(data);
+  checkTheta(theta, data.d);
+  const clipNorm = requirePositiveOrInfinity('clipNorm', options.clipNorm);
+  const thresholds = checkThresholds(options.thresholds, data, clipNorm);
+  const { indices } = options;
+  checkIndices(indices, data.n);
+  const { x, y, d } = data;
+  const out = options.out ?? new Float64Array(d);
+  if (out.length !== d) throw new InvalidParameterError('out.length', out.length, `d = ${d}`);
+  let sparse: { rows: SparseRows; scratch: SparseScratch } | undefined;
+  if (options.sparse !== undefined) {
+    const rows = options.sparse;
+    if (rows.x !== x || rows.n !== data.n || rows.d !== d) throw new InvalidParameterError('sparse', 'built from other features', 'sparseRowsOf(data.x, n, d) of the data being summed');
+    // Each call owns its scratch (its column flags are all 0 again when the call returns).
+    const own = sparseScratch !== undefined && sparseScratch.touched.length === d ? sparseScratch : newSparseScratch(d);
+    sparseScratch = undefined;
+    sparse = { rows, scratch: own };
+  }
+  const count = indices.length;
+  out.fill(0);
+  const s = scratchInUse ? newClipScratch() : scratch;
+  scratchInUse = true;
+  let clippedCount = 0;
+  try {
+    if (count <= CHUNK_ROWS) {
+      clippedCount = accumulateClippedBatchCached(loss, x, y, d, theta, thresholds, indices, 0, count, s, out, sparse);
+    } else {
+      const part = new Float64Array(d);
+      for (let start = 0; start < count; start += CHUNK_ROWS) {
+        part.fill(0);
+        clippedCount += accumulateClippedBatchCached(loss, x, y, d, theta, thresholds, indices, start, Math.min(count, start + CHUNK_ROWS), s, part, sparse);
+        for (let j = 0; j < d; j++) out[j] += part[j];
+      }
+    }
+  } finally {
+    if (s === scratch) scratchInUse = false;
+  }
+  // Only after a complete call are its column flags known to be all 0 again.
+  if (sparse !== undefined) sparseScratch = sparse.scratch;
   return { sum: out, clippedCount, count };
 }
 

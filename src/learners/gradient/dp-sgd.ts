@@ -20,7 +20,9 @@ import { InvalidParameterError } from '../../errors.js';
 import { poissonSubsampleIndices } from '../../random/discrete.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
-import { sumClippedGradients } from '../glm/per-example.js';
+import { clipThresholds } from '../glm/clip-thresholds.js';
+import { sparseRowsOf } from '../glm/kernels/sparse-rows.js';
+import { sumBatchClippedGradients, sumClippedGradients } from '../glm/per-example.js';
 import type { GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
 import { linearModel } from '../models/model.js';
@@ -189,6 +191,9 @@ export function dpSgdUpdate(run: DpSgdRun, options: DpSgdOptions, t: number, gra
   const expectedBatch = run.samplingProbability * run.datasetSize;
   run.noise?.add(gradient, run.rng);
   const rate = learningRateAt(run.schedule, run.learningRate, t, steps);
+  // Adam's bias corrections, the same numbers for every coordinate.
+  const correction1 = 1 - beta1 ** (t + 1);
+  const correction2 = 1 - 0.999 ** (t + 1);
   for (let j = 0; j < d; j++) {
     const g = gradient[j] / expectedBatch + regularization * theta[j];
     if (optimizer === 'sgd') theta[j] -= rate * g;
@@ -198,8 +203,8 @@ export function dpSgdUpdate(run: DpSgdRun, options: DpSgdOptions, t: number, gra
     } else {
       m[j] = beta1 * m[j] + (1 - beta1) * g;
       v[j] = 0.999 * v[j] + 0.001 * g * g;
-      const mHat = m[j] / (1 - beta1 ** (t + 1));
-      const vHat = v[j] / (1 - 0.999 ** (t + 1));
+      const mHat = m[j] / correction1;
+      const vHat = v[j] / correction2;
       theta[j] -= (rate * mHat) / (Math.sqrt(vHat) + 1e-8);
     }
   }
@@ -247,13 +252,21 @@ export function trainDpSgd(data: GlmData, options: DpSgdOptions): TrainResult {
   const theta = new Float64Array(d);
   const gradient = new Float64Array(d);
   const counts = { clipped: 0, used: 0, emptyBatches: 0 };
+  // The rows' clip thresholds (and, for mostly-zero features, their nonzero entries) once, when
+  // the batches will read about n rows or more: the same sums bit for bit as a squared norm per
+  // row and step over the dense rows (`sumBatchClippedGradients`, `kernels/sparse-rows.ts`).
+  const cached = steps * q >= 1;
+  const thresholds = cached ? clipThresholds(glmData, clipNorm) : undefined;
+  const sparse = cached ? sparseRowsOf(glmData.x, n, d) : undefined;
   for (let t = 0; t < steps; t++) {
     const batch = poissonSubsampleIndices(rng, n, q);
     if (batch.length === 0) {
       counts.emptyBatches++;
       gradient.fill(0);
     } else {
-      const result = sumClippedGradients(run.loss, glmData, theta, { clipNorm, indices: batch, out: gradient });
+      const result = thresholds === undefined
+        ? sumClippedGradients(run.loss, glmData, theta, { clipNorm, indices: batch, out: gradient })
+        : sumBatchClippedGradients(run.loss, glmData, theta, { clipNorm, indices: batch, thresholds, sparse, out: gradient });
       counts.clipped += result.clippedCount;
       counts.used += result.count;
     }

@@ -4,15 +4,16 @@
  * releases, out of core and inside a database (`dp-gd.ts`, `gradient/streamed.ts`,
  * `sql-gradient.ts`).
  */
-import { selfComposeEvent } from '../../accounting/events/constructors.js';
+import { NON_PRIVATE_EVENT, selfComposeEvent } from '../../accounting/events/constructors.js';
 import { requireInteger } from '../../validate.js';
 import { DEFAULT_DPGD_STEPS, defaultStep } from '../defaults.js';
-import { dpGdStepNoise, trainDpGd, type DpGdOptions, DP_GD_OPTIONS } from './dp-gd.js';
+import { dpGdStepNoise, setUpDpGd, trainDpGd, type DpGdOptions, DP_GD_OPTIONS } from './dp-gd.js';
 import { clipNormFromBounds, learnerOptions, type GradientLearner } from '../learner.js';
 
 export const dpgd: GradientLearner<'dpgd', DpGdOptions> = {
   method: 'dpgd',
-  summary: 'full batch, replace-one',
+  summary: 'noisy gradient descent on the full data set',
+  reference: 'the Gaussian mechanism on clipped gradient sums, composed over steps (RDP or PLD)',
   relation: 'replaceOne',
   datasetSize: 'records',
   options: learnerOptions(DP_GD_OPTIONS),
@@ -23,6 +24,11 @@ export const dpgd: GradientLearner<'dpgd', DpGdOptions> = {
   },
   fromBounds: (bounds, given) => ({ clipNorm: clipNormFromBounds(given, bounds) }),
   train: trainDpGd,
+  // finishDpGd's event, from setUpDpGd alone (zero noise: the non-private report's event).
+  plan: (shape, options) => {
+    const run = setUpDpGd(shape, options);
+    return run.noise === undefined ? NON_PRIVATE_EVENT : selfComposeEvent(run.noise.event, run.steps);
+  },
   work: (given, n) => {
     const steps = given.steps ?? DEFAULT_DPGD_STEPS;
     return n === undefined ? {} : { gradients: { count: steps * n, option: 'steps', value: steps, rule: `steps x rows = ${steps} x ${n}` } };

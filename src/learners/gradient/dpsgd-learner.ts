@@ -5,12 +5,14 @@
  * and one-vs-rest releases and trains out of core.
  */
 import { DEFAULT_DPSGD_EPOCHS, defaultDpSgdBatchSize, defaultStep } from '../defaults.js';
-import { dpSgdPublicSize, dpSgdRunEvent, dpSgdSchedule, dpSgdStepNoise, trainDpSgd, type DpSgdOptions, DP_SGD_OPTIONS } from './dp-sgd.js';
+import { NON_PRIVATE_EVENT } from '../../accounting/events/constructors.js';
+import { dpSgdPublicSize, dpSgdRunEvent, dpSgdSchedule, dpSgdStepNoise, setUpDpSgd, trainDpSgd, type DpSgdOptions, DP_SGD_OPTIONS } from './dp-sgd.js';
 import { clipNormFromBounds, learnerOptions, publicCount, type GradientLearner } from '../learner.js';
 
 export const dpsgd: GradientLearner<'dpsgd', DpSgdOptions> = {
   method: 'dpsgd',
-  summary: 'Poisson batches, add/remove-one',
+  summary: 'noisy SGD on Poisson-sampled batches',
+  reference: 'Abadi et al. 2016; subsampled-Gaussian accounting (RDP or PLD)',
   relation: 'addOrRemoveOne',
   datasetSize: 'declaredOrRecords',
   eventKinds: ['poissonSampled'],
@@ -28,6 +30,11 @@ export const dpsgd: GradientLearner<'dpsgd', DpSgdOptions> = {
   },
   fromBounds: (bounds, given) => ({ clipNorm: clipNormFromBounds(given, bounds) }),
   train: trainDpSgd,
+  // trainDpSgd's event, from setUpDpSgd alone (zero noise: the non-private report's event).
+  plan: (shape, options) => {
+    const run = setUpDpSgd(shape, options);
+    return run.noise === undefined ? NON_PRIVATE_EVENT : dpSgdRunEvent(run.samplingProbability, run.noise.event, run.steps);
+  },
   work: (given, n) => {
     if (n === undefined) return {};
     const batch = given.batchSize ?? (given.samplingProbability === undefined ? defaultDpSgdBatchSize(n) : given.samplingProbability * n);

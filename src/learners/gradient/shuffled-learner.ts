@@ -10,7 +10,8 @@ import { shuffledPartialEpochs, shuffledSgdEvent, shuffledStepNoise, trainShuffl
 
 export const shuffled: GradientLearner<'shuffled', ShuffledSgdOptions> = {
   method: 'shuffled',
-  summary: '004 Alg. 1, replace-one',
+  summary: 'noisy SGD over shuffled epochs, its last iterate accounted',
+  reference: '004 Alg. 1, Thm. 3.6 (the last iterate, by amplification by iteration)',
   relation: 'replaceOne',
   datasetSize: 'records',
   options: learnerOptions(SHUFFLED_SGD_OPTIONS),

@@ -24,7 +24,7 @@
  * n rows and a batch's rows must all be there, or the run stops with an error before anything is
  * released (a source that ends early must never pass for a smaller dataset).
  */
-import { DataFormatError, InvalidParameterError } from '../../errors.js';
+import { DataFormatError, InvalidParameterError, dataValueError } from '../../errors.js';
 import type { RowSource } from '../../data/row-source.js';
 import { poissonSubsampleIndices } from '../../random/discrete.js';
 import { DP_GD_OPTIONS, type DpGdOptions, dpGdUpdate, finishDpGd, setUpDpGd } from './dp-gd.js';
@@ -41,7 +41,7 @@ function checkLabels(loss: GlmLoss, source: RowSource): void {
   if (source.n === 0) throw new InvalidParameterError('data.n', 0, 'at least one row (the data set is empty)');
   if (loss.labels !== 'signed') return;
   const values = source.labelValues;
-  if (!values.every((v) => v === 0 || v === 1 || v === -1)) throw new InvalidParameterError('labels', values.slice(0, 5), 'two classes coded 0/1 or -1/+1');
+  if (!values.every((v) => v === 0 || v === 1 || v === -1)) throw dataValueError('labels', 'two classes coded 0/1 or -1/+1');
 }
 
 /** Labels in the loss's convention (signed losses: 0/1 to -1/+1), into `out`. */

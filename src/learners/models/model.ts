@@ -61,8 +61,13 @@ export function predictMargins(model: LinearModel, data: FeatureMatrix): Float64
 export function predict(model: LinearModel, data: FeatureMatrix): Float64Array {
   const margins = predictMargins(model, data);
   if (model.task === 'regression') return margins;
-  if (model.loss.name === 'logistic') return margins.map((z) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z))));
+  if (model.loss.name === 'logistic') return logisticProbabilities(margins);
   return margins.map((z) => (z >= 0 ? 1 : 0));
+}
+
+/** The logistic model's probability of the positive class from its margins (no overflow either side). */
+export function logisticProbabilities(margins: Float64Array): Float64Array {
+  return margins.map((z) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z))));
 }
 
 export interface Metrics {

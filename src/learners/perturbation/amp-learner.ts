@@ -9,7 +9,8 @@ import { clipNormFromBounds, learnerOptions, type Learner } from '../learner.js'
 
 export const amp: Learner<'amp', AmpOptions, TrainResult> = {
   method: 'amp',
-  summary: 'Approximate Minima Perturbation, 003 Alg. 1: objective perturbation with output noise, add/remove-one',
+  summary: 'Approximate Minima Perturbation: objective perturbation with output noise',
+  reference: '003 Alg. 1, Thm. 4.1',
   relation: 'addOrRemoveOne',
   datasetSize: 'unused',
   eventKinds: ['objectivePerturbation'],

@@ -11,7 +11,8 @@ import { GRID_INVERSION, OBJECTIVE_PERTURBATION_NOT_PRIVATE, requireObjectivePer
 
 export const objpert: Learner<'objpert', ObjectivePerturbationOptions, TrainResult> = {
   method: 'objpert',
-  summary: 'objective perturbation without output noise, 003 Sec. 2.2: NOT private, its minimiser identifies the dataset; refused unless --accept-no-guarantee, for research',
+  summary: 'objective perturbation without output noise: NOT private (its minimiser identifies the data set); refused unless --accept-no-guarantee, for research',
+  reference: '003 Sec. 2.2, Thm. 3.1/3.2',
   relation: 'addOrRemoveOne',
   datasetSize: 'unused',
   eventKinds: ['objectivePerturbation'],

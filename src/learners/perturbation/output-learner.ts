@@ -18,7 +18,8 @@ export const POSITIVE_REGULARIZATION: OptionRule = {
 
 export const output: Learner<'output', OutputPerturbationOptions, TrainResult> = {
   method: 'output',
-  summary: 'noise on the regularised ERM minimiser, Chaudhuri et al. 2011',
+  summary: 'noise on the regularised minimiser',
+  reference: 'Chaudhuri, Monteleoni, Sarwate 2011 (output perturbation)',
   relation: 'replaceOne',
   datasetSize: 'records',
   options: learnerOptions(OUTPUT_PERTURBATION_OPTIONS),

@@ -11,7 +11,8 @@ import { POSITIVE_REGULARIZATION } from './output-learner.js';
 
 export const outputSgd: Learner<'outputSgd', OutputPerturbationSgdOptions, TrainResult> = {
   method: 'outputSgd',
-  summary: 'noise on the SGD output, 004 Sec. 3.2.2',
+  summary: 'noise on the output of (non-private) SGD',
+  reference: '004 Sec. 3.2.2',
   relation: 'replaceOne',
   datasetSize: 'records',
   options: learnerOptions(OUTPUT_PERTURBATION_SGD_OPTIONS),

@@ -51,7 +51,8 @@ import type { DpEvent } from '../../accounting/events/types.js';
 import { composeEvent, selfComposeEvent } from '../../accounting/events/constructors.js';
 import { calibrateNoiseMultiplier, rdpAtOrder } from '../../accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
-import { InvalidParameterError } from '../../errors.js';
+import { CalibrationError, InvalidParameterError, dataValueError } from '../../errors.js';
+import { ceilSignificant, floorSignificant } from '../../math/decimal-rounding.js';
 import { choleskyFactor, choleskySolve } from '../../math/linear-algebra.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
@@ -186,11 +187,11 @@ export function clipAndAggregate(data: GlmData, cFactor: Float64Array, featureCl
   for (let i = 0; i < n; i++) {
     for (let k = 0; k < d; k++) {
       const v = x[i * d + k];
-      if (!Number.isFinite(v)) throw new InvalidParameterError(`data.x[${i * d + k}]`, v, 'a finite number');
+      if (!Number.isFinite(v)) throw dataValueError(`data.x[${i * d + k}]`, 'a finite number');
       row[k] = v;
     }
     const yi = y[i];
-    if (!Number.isFinite(yi)) throw new InvalidParameterError(`data.y[${i}]`, yi, 'a finite number');
+    if (!Number.isFinite(yi)) throw dataValueError(`data.y[${i}]`, 'a finite number');
     choleskySolve(cFactor, d, row, solved);
     let q = 0;
     for (let k = 0; k < d; k++) q += row[k] * solved[k];
@@ -328,11 +329,8 @@ export function planRgmGd(input: RgmPlanInput): RgmPlan {
   // 000 Sec. 4.1: no gamma reaches every target; the floor is the limit gamma -> infinity.
   const floor = (accountant ?? rdpEpsilon)(makeEvent(1e200), rdpDelta).epsilon;
   if (!(epsilon > floor * (1 + 1e-6))) {
-    throw new InvalidParameterError(
-      'epsilon',
-      epsilon,
-      `> ${floor}`,
-      `000 Thm. 1: RGM's epsilon over ${steps} steps at eta = ${eta} (n = ${n}, R_c = ${featureClip}, rho = ${rho}), d = ${d}, delta_rgm = ${rdpDelta} never falls below this floor, whatever gamma; use more rows, a smaller R_c, a larger rho or fewer steps`,
+    throw new CalibrationError(
+      `epsilon ${epsilon} cannot be reached: RGM's epsilon over ${steps} steps is above ${ceilSignificant(floor)} whatever its noise (eta = ${ceilSignificant(eta)} for n = ${n}, R_c = ${ceilSignificant(featureClip)}, rho = ${floorSignificant(rho)}; d = ${d}, delta = ${rdpDelta}; 000 Thm. 1); use more rows, a smaller R_c, a larger rho or fewer steps`,
     );
   }
   const gamma0 = (2 * steps * eta * eta * Math.max(1, -Math.log(rdpDelta))) / (epsilon * epsilon);

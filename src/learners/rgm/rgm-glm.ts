@@ -64,7 +64,8 @@ import type { DpEvent } from '../../accounting/events/types.js';
 import { selfComposeEvent } from '../../accounting/events/constructors.js';
 import { calibrateNoiseMultiplier } from '../../accounting/calibration/calibrate.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
-import { InvalidParameterError } from '../../errors.js';
+import { CalibrationError, InvalidParameterError, dataValueError } from '../../errors.js';
+import { ceilSignificant, floorSignificant } from '../../math/decimal-rounding.js';
 import { planRelativeGaussianGrid } from '../../mechanisms/relative-gaussian-grid.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../../validate.js';
@@ -195,11 +196,8 @@ export function planRgmGlm(input: { loss: GlmLoss; n: number; d: number; steps: 
   // 000 Sec. 4.1: no gamma reaches every target; the floor is the limit gamma -> infinity.
   const floor = rdpEpsilon(makeEvent(1e200), delta).epsilon;
   if (!(epsilon > floor * (1 + 1e-6))) {
-    throw new InvalidParameterError(
-      'epsilon',
-      epsilon,
-      `> ${floor}`,
-      `000 Thm. 1: RGM's epsilon over ${steps} steps at eta = ${grid.eta} (App. B.2: n = ${n}, R = ${featureClip}, lambda = ${regularization}), d = ${d}, delta = ${delta} never falls below this floor, whatever gamma; use more rows, a larger regularization, a smaller featureClip or fewer steps`,
+    throw new CalibrationError(
+      `epsilon ${epsilon} cannot be reached: RGM's epsilon over ${steps} steps is above ${ceilSignificant(floor)} whatever its noise (eta = ${ceilSignificant(grid.eta)} for n = ${n}, R = ${ceilSignificant(featureClip)}, lambda = ${floorSignificant(regularization)}; d = ${d}, delta = ${delta}; 000 Thm. 1, App. B.2); use more rows, a larger regularization, a smaller featureClip or fewer steps`,
     );
   }
   const gamma0 = (2 * steps * grid.eta * grid.eta * Math.max(1, -Math.log(delta))) / (epsilon * epsilon);
@@ -219,7 +217,7 @@ function clipRows(data: GlmData, featureClip: number): { x: Float64Array; clippe
     let s = 0;
     for (let k = 0; k < d; k++) {
       const v = x[i * d + k];
-      if (!Number.isFinite(v)) throw new InvalidParameterError(`data.x[${i * d + k}]`, v, 'a finite number');
+      if (!Number.isFinite(v)) throw dataValueError(`data.x[${i * d + k}]`, 'a finite number');
       s += v * v;
     }
     const norm = Math.sqrt(s);

@@ -46,7 +46,8 @@ export function defaultRgmGlmRegularization(shape: { n: number; d: number; smoot
 
 export const rgm: Learner<'rgm', RgmTrainOptions, TrainOutcome> = {
   method: 'rgm',
-  summary: "ridge by Relative Gaussian Mechanism gradient descent after a Propose-Test-Release check, 000 Sec. 5 (may release nothing); --loss logistic: 000 App. B.2's GLM bound, no test",
+  summary: 'ridge regression by Relative Gaussian Mechanism gradient descent after a Propose-Test-Release check (may release nothing); with --loss logistic a GLM bound, no test',
+  reference: '000 Sec. 5 (ridge), App. B.2 (GLMs)',
   relation: 'replaceOne',
   datasetSize: 'records',
   options: learnerOptions<RgmTrainOptions>(RGM_GD_OPTIONS),

@@ -282,12 +282,13 @@ function lossDerivativeSql(lossName: string): string {
     const ys = `CASE WHEN y = 1 THEN ${sqlNumber(1)} ELSE ${sqlNumber(-1)} END`;
     return `-(${ys}) / (${sqlNumber(1)} + exp(least(greatest((${ys}) * z, ${sqlNumber(-700)}), ${sqlNumber(700)})))`;
   }
-  if (lossName === 'linear') return 'z - y';
-  throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
+  if (lossName === 'squared' || lossName === 'linear') return 'z - y';
+  throw new InvalidParameterError('--loss', lossName, '"logistic" or "squared" for the SQL push-down');
 }
 
 /** The losses of the partitioned push-down, by the code dpfit writes into the theta tables. */
-const LOSS_CODES: Readonly<Record<string, number>> = { logistic: 0, linear: 1 };
+/** The loss codes of the SQL view ('linear', the old name of 'squared', is read as it). */
+const LOSS_CODES: Readonly<Record<string, number>> = { logistic: 0, squared: 1 };
 
 /**
  * The aggregate query of one DP-GD step: per row the margin z = f . theta, the loss derivative,
@@ -445,8 +446,8 @@ ${catalogs(foreignServer, value)}`,
 /** The UPDATE that sets every server's theta, clip constant, loss and step nonce (through the coordinator's T_servers). */
 export function thetaUpdateSql(thetaTable: string, theta: Float64Array, lossName: string, clipNorm: number, nonce: number): string {
   const name = thetaTableName(thetaTable);
-  const code = LOSS_CODES[lossName];
-  if (code === undefined) throw new InvalidParameterError('--loss', lossName, '"logistic" or "linear" for the SQL push-down');
+  const code = LOSS_CODES[lossName === 'linear' ? 'squared' : lossName];
+  if (code === undefined) throw new InvalidParameterError('--loss', lossName, '"logistic" or "squared" for the SQL push-down');
   if (!Number.isSafeInteger(nonce)) throw new InvalidParameterError('nonce', nonce, 'a safe integer');
   return `UPDATE ${name}_servers SET ${Array.from(theta, (v, j) => `t${j} = ${sqlNumber(v)}`).join(', ')}, k = ${sqlNumber(clipNorm * CLIP_SAFETY)}, loss = ${code}, nonce = ${nonce}`;
 }
@@ -523,7 +524,7 @@ export async function checkPartitionedRows(runner: SqlRunner, d: number, query: 
     n += Number(row[0]);
     bad += Number(row[1]);
   }
-  if (bad > 0) throw new DataFormatError(runner.name, `${bad} encoded row(s) with a missing or non-finite value in f0..f${d - 1} or y (a missing value under "error", or a label neither positive nor negative)`);
+  if (bad > 0) throw new DataFormatError(runner.name, `at least one encoded row has a missing or non-finite value in f0..f${d - 1} or y (a missing value under "error", or a label neither positive nor negative; messages never count or quote the data)`);
   if (n <= 0) throw new DataFormatError(runner.name, 'the query returns no rows to train on');
   return { n, droppedRows: undefined };
 }
@@ -532,7 +533,7 @@ export async function checkPartitionedRows(runner: SqlRunner, d: number, query: 
 function cellNumber(cell: SqlCell, what: string): number {
   if (cell === null || cell === '') return 0;
   const v = typeof cell === 'number' ? cell : Number.NaN;
-  if (!Number.isFinite(v)) throw new DataFormatError('database', `${what} is not a finite number: ${cell}`);
+  if (!Number.isFinite(v)) throw new DataFormatError('database', `${what} is not a finite number`);
   return v;
 }
 
@@ -568,7 +569,7 @@ export async function checkEncodedRows(runner: SqlRunner, encoded: EncodingSql):
   const counts = row.map((c) => Number(c));
   const [total, ...rest] = counts;
   encoded.checkNames.forEach((name, k) => {
-    if (rest[k] > 0) throw new DataFormatError(runner.name, `${rest[k]} row(s) with ${name}`);
+    if (rest[k] > 0) throw new DataFormatError(runner.name, `at least one row with ${name}`);
   });
   // n is the number of records: a dropped one is a zero row of the encoded rows (data/dropped-rows.ts).
   const dropped = rest[encoded.checkNames.length];
@@ -592,9 +593,9 @@ function checkPartitionedStep(name: string, rows: SqlCell[][], d: number, n: num
     bad += cellNumber(row[d + 2], 'the clip check');
     stale += cellNumber(row[d + 3], 'the nonce check');
   }
-  if (bad > 0) throw new DataFormatError(name, `${bad} row(s) of the servers' views fail the clip check (ss >= the sum of squares of f0..f${d - 1}, ss finite, |c| <= K / sqrt(ss)): their gradient could exceed the clip norm, so nothing is trained or released (recreate the views from dpfit train --encoding-sql)`);
-  if (count !== n) throw new DataFormatError(name, `a step read ${count} rows, the check query ${n} (the rows changed during the run: the rounding slack was planned for ${n}); nothing is released`);
-  if (stale > 0) throw new DataFormatError(name, `${stale} row(s) of the servers' views read a theta other than this step's: a view reads a theta table this run does not update (${thetaTable} on every server, ${thetaTable}_servers on the coordinator), or another run shares them; nothing is released`);
+  if (bad > 0) throw new DataFormatError(name, `at least one row of the servers' views fails the clip check (ss >= the sum of squares of f0..f${d - 1}, ss finite, |c| <= K / sqrt(ss)): their gradient could exceed the clip norm, so nothing is trained or released (recreate the views from dpfit train --encoding-sql)`);
+  if (count !== n) throw new DataFormatError(name, `a step read a different number of rows than the check query's ${n} (the rows changed during the run: the rounding slack was planned for ${n}); nothing is released`);
+  if (stale > 0) throw new DataFormatError(name, `at least one row of the servers' views read a theta other than this step's: a view reads a theta table this run does not update (${thetaTable} on every server, ${thetaTable}_servers on the coordinator), or another run shares them; nothing is released`);
 }
 
 /**

@@ -94,7 +94,7 @@ import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { DataFormatError, DpfitError, InvalidParameterError, NumericalError, UnsupportedEventError } from '../../errors.js';
 import { defaultRng } from '../../random/rng.js';
 import { parseModel, type LinearModel } from '../models/model.js';
-import { localPerNodeSummary, type NodeClaim } from '../models/local-per-node.js';
+import { localPerNodeSummary, secureAggregationSummary, type NodeClaim, type SecureAggregationClaim } from '../models/local-per-node.js';
 import { OBJECTIVE_PERTURBATION_NOT_PRIVATE } from '../perturbation/objective-perturbation-opt-in.js';
 import { gridProblems } from './verify-grid.js';
 import { parseOneVsRestModel, type OneVsRestModel } from '../composite/one-vs-rest.js';
@@ -522,15 +522,18 @@ const NODE_BLOCK_FIELDS = ['node', 'label', 'privacy', 'extraDelta'];
  */
 function verifyFederatedModel(json: Record<string, unknown>, source: string): ModelVerification {
   const privacy = json.privacy;
-  if (!isRecord(privacy) || privacy.kind !== 'localPerNode' || !Array.isArray(privacy.nodes) || privacy.nodes.length === 0) {
-    throw new DataFormatError(source, "is not a valid dpfit model: privacy must be {kind: 'localPerNode', nodes: [{node, privacy}, ...]} in a federated model");
+  if (!isRecord(privacy) || (privacy.kind !== 'localPerNode' && privacy.kind !== 'secureAggregation') || !Array.isArray(privacy.nodes) || privacy.nodes.length === 0) {
+    throw new DataFormatError(source, "is not a valid dpfit model: privacy must be {kind: 'localPerNode' or 'secureAggregation', nodes: [{node, privacy}, ...]} in a federated model");
   }
+  // Secure aggregation (`federated/secure/plan.ts`): each node's event is the sum's, as every node accounted it; the block says whose shares it counts.
+  const secure = privacy.kind === 'secureAggregation';
+  if (secure && !isRecord(privacy.aggregation)) throw new DataFormatError(source, "is not a valid dpfit model: a secureAggregation privacy block carries its aggregation parameters");
   const warnings: string[] = [];
   const problems: string[] = [
     ...extraFieldProblems(json, FEDERATED_FIELDS, '', `a ${FEDERATED_FORMAT} file holds`),
     ...lossProblems(json.loss, 'loss'),
     ...schemaProblems(json.schema),
-    ...extraFieldProblems(privacy, FEDERATED_PRIVACY_FIELDS, 'privacy', "a federated model's privacy holds"),
+    ...extraFieldProblems(privacy, secure ? [...FEDERATED_PRIVACY_FIELDS, 'aggregation'] : FEDERATED_PRIVACY_FIELDS, 'privacy', "a federated model's privacy holds"),
   ];
   const nodes: { node: string; verification: ModelVerification }[] = [];
   const names = new Set<string>();
@@ -555,7 +558,7 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
     problems.push(...verification.problems.map((p) => `node ${entry.node}: ${p}`));
     warnings.push(...verification.warnings.map((w) => `node ${entry.node}: ${w}`));
   });
-  problems.push(...nodeListProblems(privacy, privacy.nodes as NodeClaim[], source));
+  problems.push(...nodeListProblems(privacy, privacy.nodes as NodeClaim[], source, secure ? (privacy.aggregation as SecureAggregationClaim) : undefined));
   const worst = nodes.reduce((a, b) => ((b.verification.verified?.epsilon ?? Infinity) > (a.verification.verified?.epsilon ?? Infinity) ? b : a));
   return Object.freeze({
     holds: problems.length === 0 && nodes.every((n) => n.verification.holds),
@@ -574,7 +577,7 @@ function verifyFederatedModel(json: Record<string, unknown>, source: string): Mo
  * `privacy.summary` sentence, `local-per-node.ts`) against the blocks it carries in
  * `privacy.nodes`: a node named without its block hides what that node's records cost.
  */
-function nodeListProblems(privacy: Record<string, unknown>, blocks: readonly NodeClaim[], source: string): string[] {
+function nodeListProblems(privacy: Record<string, unknown>, blocks: readonly NodeClaim[], source: string, aggregation?: SecureAggregationClaim): string[] {
   const problems: string[] = [];
   const present = blocks.map((b) => String(b.node));
   const listed = privacy.nodeNames;
@@ -587,7 +590,7 @@ function nodeListProblems(privacy: Record<string, unknown>, blocks: readonly Nod
     }
     for (const name of present) if (!listed.includes(name)) problems.push(`privacy.nodes has a block for node ${name}, which privacy.nodeNames does not list`);
   }
-  const expected = localPerNodeSummary(blocks);
+  const expected = aggregation === undefined ? localPerNodeSummary(blocks) : secureAggregationSummary(blocks, aggregation);
   if (typeof privacy.summary !== 'string') {
     problems.push("privacy.summary is missing: the model's own description of the nodes that took part and what each claims");
   } else if (privacy.summary !== expected) {

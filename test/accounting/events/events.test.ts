@@ -8,6 +8,7 @@ import {
   laplaceEvent,
   NO_OP_EVENT,
   NON_PRIVATE_EVENT,
+  nonUniformSampledEvent,
   objectivePerturbationEvent,
   poissonSampledEvent,
   randomizedResponseEvent,
@@ -44,6 +45,7 @@ const anyEvent: fc.Arbitrary<DpEvent> = fc.letrec<{ event: DpEvent }>((tie) => (
     leafEvent,
     fc.tuple(fc.double({ min: 1e-6, max: 1, noNaN: true }), tie('event')).map(([q, e]) => poissonSampledEvent(q, e)),
     fc.tuple(fc.integer({ min: 1, max: 1000 }), tie('event')).map(([m, e]) => sampledWithoutReplacementEvent(1000, m, e)),
+    fc.tuple(fc.double({ min: 1e-9, max: 0.999, noNaN: true }), tie('event')).map(([c, e]) => nonUniformSampledEvent(c, e)),
     fc.array(tie('event'), { maxLength: 3 }).map((events) => composeEvent(events)),
     fc.tuple(fc.integer({ min: 0, max: 1e5 }), tie('event')).map(([k, e]) => selfComposeEvent(e, k)),
     fc.tuple(fc.double({ min: 1.5, max: 100, noNaN: true }), fc.constantFrom(0, 1, 0.5, Infinity), tie('event')).map(([mean, shape, e]) =>
@@ -99,6 +101,8 @@ test('constructors refuse out-of-range parameters, naming them', () => {
   assertInvalid(() => selfComposeEvent(NO_OP_EVENT, -1), 'count');
   assertInvalid(() => selfComposeEvent(NO_OP_EVENT, 1.5), 'count');
   assertInvalid(() => sampledWithoutReplacementEvent(10, 11, NO_OP_EVENT), 'sampleSize');
+  // 004 Thm. 4.2 needs 0 < c < 1.
+  for (const c of [0, 1, -0.5, 1.5, NaN, Infinity]) assertInvalid(() => nonUniformSampledEvent(c, NO_OP_EVENT), 'maxWeight');
   assertInvalid(() => randomizedResponseEvent(0.5, 1), 'numBuckets');
   assertInvalid(() => objectivePerturbationEvent({ noiseStd: 1, lipschitz: 1, smoothness: 0.25, regularization: 0.25 }), 'regularization');
   assertInvalid(() => repeatAndSelectEvent(NO_OP_EVENT, 1, 1), 'mean');
@@ -120,4 +124,7 @@ test('parseEvent names the JSON path of the bad field', () => {
     'event.events[1].samplingProbability',
   );
   assertInvalid(() => parseEvent({ kind: 'selfCompose', count: 3, event: { kind: 'gaussian', noiseMultiplier: -1 } }), 'event.event.noiseMultiplier');
+  assertInvalid(() => parseEvent({ kind: 'nonUniformSampled', maxWeight: 1, event: { kind: 'noOp' } }), 'event.maxWeight');
+  assertInvalid(() => parseEvent({ kind: 'nonUniformSampled', maxWeight: 0.1 }), 'event.event');
+  assertInvalid(() => parseEvent({ kind: 'nonUniformSampled', maxWeight: 0.1, weights: [0.1], event: { kind: 'noOp' } }), 'event.weights');
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { poissonGaussianRdp, poissonGaussianRdpCurve } from '../../../src/accounting/rdp/poisson-gaussian.js';
+import { poissonGaussianRdp, poissonGaussianRdpCurve } from '../../../src/accounting/rdp/subsampling/poisson-gaussian.js';
+import { DEFAULT_ORDERS } from '../../../src/accounting/rdp/orders.js';
 import { InvalidParameterError } from '../../../src/errors.js';
 import { assertClose } from '../../helpers/assert-close.js';
 
@@ -234,4 +235,15 @@ test('the default grid of 111 orders costs well under 5 ms (warm median)', () =>
   times.sort((a, b) => a - b);
   // Measured ~0.6 ms on the development machine; the loose bound only catches regressions.
   assert.ok(times[10] < 5, `median ${times[10].toFixed(2)} ms`);
+});
+
+test('noise multipliers above 1e100 are accounted as 1e100 (extreme-noise.ts), never NaN; Infinity stays exactly 0', () => {
+  // The event fuzz found NaN at z = 1e308 (the fractional orders' tail masses) once its generator changed.
+  const capped = poissonGaussianRdpCurve(0.5, 1e100, DEFAULT_ORDERS);
+  for (const z of [1e150, 1e308]) {
+    assert.deepEqual(poissonGaussianRdpCurve(0.5, z, DEFAULT_ORDERS), capped);
+    assert.equal(poissonGaussianRdp(0.5, z, 2.5), poissonGaussianRdp(0.5, 1e100, 2.5));
+  }
+  assert.ok(capped.every((v) => v >= 0));
+  assert.equal(poissonGaussianRdp(0.5, Infinity, 2.5), 0);
 });

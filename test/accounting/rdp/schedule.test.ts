@@ -12,7 +12,7 @@ import type { DpEvent } from '../../../src/accounting/events/types.js';
 import { RdpAccountant, rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
 import { rdpOfEvent } from '../../../src/accounting/rdp/event-rdp.js';
 import { DEFAULT_ORDERS } from '../../../src/accounting/rdp/orders.js';
-import { poissonGaussianRdpCurve } from '../../../src/accounting/rdp/poisson-gaussian.js';
+import { poissonGaussianRdpCurve } from '../../../src/accounting/rdp/subsampling/poisson-gaussian.js';
 import { InvalidParameterError } from '../../../src/errors.js';
 
 const FINITE_ORDERS = DEFAULT_ORDERS.filter((a) => a < Infinity);

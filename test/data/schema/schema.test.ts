@@ -152,11 +152,11 @@ test('a suggested schema reads the data: it says so, and an extreme row would mo
 
 test('label, missing-value and schema errors are one clear DataFormatError each', () => {
   const schema = parseSchema({ ...PEOPLE_SCHEMA, columns: PEOPLE_SCHEMA.columns.map((c) => (c.name === 'age' ? { ...c, missing: 'error' } : c)) });
-  throwsData(() => applySchema(people(['30,40,Male,1,>50K', '31,40,Male,2,>60K'], schema), schema), /^people\.csv, line 3, column 'income': unknown label value '>60K' \(positive: ">50K"; negative: "<=50K"\)$/);
+  throwsData(() => applySchema(people(['30,40,Male,1,>50K', '31,40,Male,2,>60K'], schema), schema), /^people\.csv, line 3, column 'income': a label value that the schema does not declare \(positive: ">50K"; negative: "<=50K"\)$/);
   throwsData(() => applySchema(people(['30,40,Male,1,?'], schema), schema), /line 2, column 'income': missing label/);
   throwsData(() => applySchema(people([',40,Male,1,>50K'], schema), schema), /line 2, column 'age': missing value \(the schema says "missing": "error"\)/);
   const other = parseCsv(encode('a,b\n1,2\n'), { source: 'other.csv' });
-  throwsData(() => applySchema(other, schema), /^other\.csv: column 'age' of the schema is not in the data \(columns: a, b\)$/);
+  throwsData(() => applySchema(other, schema), /^other\.csv: the data have no column named 'age' \(the file's own column names are not shown: they are read from the file\)$/);
   // Schema validation.
   const bad = (json: unknown, pattern: RegExp): void => throwsData(() => parseSchema(json, 's.json'), pattern);
   bad({ ...PEOPLE_SCHEMA, version: 2 }, /^s\.json: version: must be 1, got 2$/);
@@ -302,7 +302,7 @@ test('a multi-class label: "classes" encodes y as the class index; unknown value
   assert.deepEqual(Array.from(dataset.y), [2, 0, 1]);
   assert.equal(parseSchema(schemaToJson(schema)).columns[1].type, 'label', 'a serialised schema round-trips');
   assert.equal(parseSchema(JSON.parse(JSON.stringify(schema))).columns[1].type, 'label', 'the parsed object (as embedded in a model) round-trips');
-  assert.throws(() => applySchema(parseCsv(new TextEncoder().encode('v,species\n0.5,rose\n'), schemaCsvOptions(schema)), schema), /unknown label value 'rose' \(classes: "setosa"/);
+  assert.throws(() => applySchema(parseCsv(new TextEncoder().encode('v,species\n0.5,rose\n'), schemaCsvOptions(schema)), schema), /^(?!.*rose).*a label value that the schema does not declare \(classes: "setosa"/);
   const bad = (label: Record<string, unknown>) => () => parseSchema({ version: 1, columns: [{ name: 'v', type: 'numeric', lower: 0, upper: 1 }, { name: 'c', type: 'label', ...label }] });
   assert.throws(bad({ classes: ['a'] }), /at least two classes/);
   assert.throws(bad({ classes: ['a', 'a'] }), /repeat/);

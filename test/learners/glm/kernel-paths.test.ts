@@ -1,7 +1,8 @@
 /**
  * The paths of the clipped-gradient sum (the faster ones exist for training speed): per-step norms
  * (the original kernel), cached thresholds with the JavaScript kernels, the WebAssembly SIMD
- * kernels on a feature memory, the worker pool, and float32 storage. They must give the same sums
+ * kernels on a feature memory, the worker pool, float32 storage, and DP-SGD's batches with cached
+ * thresholds, on the dense rows or on their nonzero entries (`kernels/sparse-rows.ts`). They must give the same sums
  * bit for bit — the identity is the test: the reference is the original, independently tested path
  * (`test/learners/glm/per-example.test.ts` checks it against a compensated row-by-row sum) — and
  * float32 storage must clip on the values it actually uses, so that the privacy analysis of the
@@ -17,7 +18,11 @@ import { allocateFeatures, featureMemoryOf, kernelsFor, storeLabels } from '../.
 import { huberLoss } from '../../../src/learners/glm/losses/huber.js';
 import { logisticLoss } from '../../../src/learners/glm/losses/logistic.js';
 import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../../../src/learners/glm/parallel/parallel-clipped-sum.js';
-import { CHUNK_ROWS, clippedGradientCoefficients, clippedSumRoundingBound, sumClippedGradients, sumStoredClippedGradients } from '../../../src/learners/glm/per-example.js';
+import { CHUNK_ROWS, clippedGradientCoefficients, clippedSumRoundingBound, sumBatchClippedGradients, sumClippedGradients, sumStoredClippedGradients } from '../../../src/learners/glm/per-example.js';
+import { sparseRowsOf, type SparseRows } from '../../../src/learners/glm/kernels/sparse-rows.js';
+import { dataForLoss } from '../../../src/learners/glm/losses/by-name.js';
+import { dpSgdUpdate, finishDpSgd, setUpDpSgd, trainDpSgd } from '../../../src/learners/gradient/dp-sgd.js';
+import { poissonSubsampleIndices } from '../../../src/random/discrete.js';
 import type { FeatureArray, GlmData, GlmLoss } from '../../../src/learners/glm/types.js';
 import { kernelModule } from '../../../src/learners/glm/kernels/wasm-kernels.js';
 import { fillGaussian } from '../../../src/random/continuous.js';
@@ -229,5 +234,123 @@ test('dpfit train --method dpgd --precision float32 trains on the float32-rounde
     assert.match(bad.stderr, /--precision/);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** makeData with most entries zeroed (one-hot-like rows), some of them -0. */
+function makeSparseData(n: number, d: number, seed: number, keep: number): GlmData {
+  const data = makeData(n, d, seed);
+  const rng = seededRng(seed + 100);
+  for (let k = 0; k < data.x.length; k++) {
+    const u = rng.nextDouble();
+    if (u >= keep) data.x[k] = u < keep + (1 - keep) / 10 ? -0 : 0;
+  }
+  return data;
+}
+
+/** The compressed rows of any features (`sparseRowsOf` declines dense ones): the same layout, built here. */
+function compressAll(data: GlmData): SparseRows {
+  const { x, n, d } = data;
+  const rowStart = new Uint32Array(n + 1);
+  const columns: number[] = [];
+  const values: number[] = [];
+  for (let i = 0; i < n; i++) {
+    rowStart[i] = columns.length;
+    for (let j = 0; j < d; j++) {
+      if (x[i * d + j] !== 0) {
+        columns.push(j);
+        values.push(x[i * d + j]);
+      }
+    }
+  }
+  rowStart[n] = columns.length;
+  return { x, n, d, rowStart, columns: Uint32Array.from(columns), values: Float64Array.from(values) };
+}
+
+test('a batch with cached thresholds, dense or from the nonzero entries, gives the per-step-norm sums bit for bit (property)', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 23 }), fc.integer({ min: 1, max: 1e6 }),
+      fc.constantFrom<GlmLoss>(logisticLoss, huberLoss(1)), fc.constantFrom(0.5, 1, 3), fc.constantFrom(0.3, 300),
+      fc.constantFrom(0.05, 0.2, 0.6), fc.integer({ min: 0, max: 600 }),
+      (n, d, seed, loss, clipNorm, thetaScale, keep, batchSize) => {
+        const data = makeSparseData(n, d, seed, keep);
+        const theta = fillGaussian(seededRng(seed + 1), new Float64Array(d), thetaScale);
+        // A batch with repeats, in no particular order.
+        const rng = seededRng(seed + 2);
+        const indices = Array.from({ length: batchSize }, () => Math.floor(rng.nextDouble() * n));
+        const reference = sumClippedGradients(loss, data, theta, { clipNorm, indices });
+        const thresholds = clipThresholds(data, clipNorm);
+        sameSum(sumBatchClippedGradients(loss, data, theta, { clipNorm, indices, thresholds }), reference, 'cached thresholds, dense rows');
+        const sparse = sparseRowsOf(data.x, n, d);
+        const nonzeros = data.x.filter((v) => v !== 0).length;
+        assert.equal(sparse !== undefined, nonzeros <= 0.25 * n * d, 'compressed exactly when at most a quarter of the entries are nonzero');
+        // Built regardless of the density here, to test the kernels on every draw.
+        const rows = sparse ?? compressAll(data);
+        sameSum(sumBatchClippedGradients(loss, data, theta, { clipNorm, indices, thresholds, sparse: rows }), reference, 'cached thresholds, nonzero entries');
+      },
+    ),
+    { numRuns: 80 },
+  );
+});
+
+test('a batch of more than CHUNK_ROWS rows is summed chunk by chunk on the nonzero entries as on the dense rows', () => {
+  const n = 3000;
+  const d = 7;
+  const data = makeSparseData(n, d, 21, 0.1);
+  const theta = fillGaussian(seededRng(22), new Float64Array(d), 2);
+  const rng = seededRng(23);
+  const indices = Uint32Array.from({ length: CHUNK_ROWS + 1001 }, () => Math.floor(rng.nextDouble() * n));
+  const reference = sumClippedGradients(logisticLoss, data, theta, { clipNorm: 1, indices });
+  const sparse = sparseRowsOf(data.x, n, d);
+  assert.ok(sparse !== undefined);
+  sameSum(sumBatchClippedGradients(logisticLoss, data, theta, { clipNorm: 1, indices, thresholds: clipThresholds(data, 1), sparse }), reference, 'two chunks');
+});
+
+test('the compressed rows hold exactly the nonzero entries, only for mostly-zero features; a batch sum refuses those of other features', () => {
+  const dense = makeData(50, 4, 31);
+  assert.equal(sparseRowsOf(dense.x, 50, 4), undefined, 'dense features keep the dense kernels');
+  const data = makeSparseData(50, 4, 32, 0.2);
+  const sparse = sparseRowsOf(data.x, 50, 4);
+  assert.ok(sparse !== undefined);
+  const rebuilt = new Float64Array(50 * 4);
+  for (let i = 0; i < 50; i++) {
+    for (let p = sparse.rowStart[i]; p < sparse.rowStart[i + 1]; p++) {
+      assert.ok(p === sparse.rowStart[i] || sparse.columns[p] > sparse.columns[p - 1], 'columns increase within a row');
+      rebuilt[i * 4 + sparse.columns[p]] = sparse.values[p];
+    }
+  }
+  for (let k = 0; k < rebuilt.length; k++) assert.ok(rebuilt[k] === data.x[k], `entry ${k}`);
+  const other = makeSparseData(50, 4, 33, 0.2);
+  const refused = (param: string) => (e: unknown) => e instanceof InvalidParameterError && e.param === param;
+  const theta = new Float64Array(4);
+  assert.throws(() => sumBatchClippedGradients(logisticLoss, other, theta, { clipNorm: 1, indices: [0], thresholds: clipThresholds(other, 1), sparse }), refused('sparse'));
+  assert.throws(() => sumBatchClippedGradients(logisticLoss, data, theta, { clipNorm: 1, indices: [0], thresholds: clipThresholds(other, 1) }), refused('thresholds'));
+  assert.throws(() => sumBatchClippedGradients(logisticLoss, data, theta, { clipNorm: 1, indices: [50], thresholds: clipThresholds(data, 1) }), refused('indices[0]'));
+});
+
+test('DP-SGD releases the model of the per-step-norm sums bit for bit (cached thresholds, nonzero entries), with the same event', () => {
+  const n = 600;
+  const d = 12;
+  for (const keep of [0.1, 1]) {
+    const data = { ...makeSparseData(n, d, 41, keep), y: makeData(n, d, 41).y.map((v) => (v < 0 ? 0 : 1)) };
+    const options = { clipNorm: 1, batchSize: 32, epochs: 3, learningRate: 0.05, optimizer: 'adam' as const, epsilon: 1, delta: 1e-5 };
+    const released = trainDpSgd(data, { ...options, rng: seededRng(5) });
+    // The reference: DP-SGD's own set-up, update and report around the original per-step-norm sum.
+    const glm = dataForLoss(logisticLoss, data);
+    const run = setUpDpSgd(glm, { ...options, rng: seededRng(5) });
+    const theta = new Float64Array(d);
+    const gradient = new Float64Array(d);
+    const counts = { clipped: 0, used: 0, emptyBatches: 0 };
+    for (let t = 0; t < run.steps; t++) {
+      const batch = poissonSubsampleIndices(run.rng, n, run.samplingProbability);
+      if (batch.length === 0) gradient.fill(0);
+      else sumClippedGradients(logisticLoss, glm, theta, { clipNorm: 1, indices: batch, out: gradient });
+      dpSgdUpdate(run, options, t, gradient, theta);
+    }
+    const reference = finishDpSgd(run, options, theta, counts);
+    assert.ok(run.steps * run.samplingProbability >= 1, 'the run takes the cached path');
+    assert.deepEqual(released.model.theta, reference.model.theta, `keep ${keep}`);
+    assert.deepEqual(released.privacy.event, reference.privacy.event);
   }
 });

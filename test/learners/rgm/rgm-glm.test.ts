@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseEvent } from '../../../src/accounting/events/json.js';
 import { rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
-import { InvalidParameterError } from '../../../src/errors.js';
+import { CalibrationError, InvalidParameterError } from '../../../src/errors.js';
 import { logisticLoss } from '../../../src/learners/glm/losses/logistic.js';
 import { glmGradient, rgmGlmLoss, rgmGlmSensitivity, trainRgmGlm } from '../../../src/learners/rgm/rgm-glm.js';
 import { train } from '../../../src/learners/train.js';
@@ -162,7 +162,7 @@ test('train(): the private run meets its target, re-accounted from its event; ep
   assert.ok(r.privacy.warnings.some((w) => /App\. B\.2/.test(w) && /DP-GD/.test(w)));
   assert.throws(
     () => train({ n, d, x, y }, { method: 'rgm', loss: 'logistic', epsilon: 0.01, delta: 1e-6, steps: 100, regularization: 1e-4, featureClip: Math.SQRT2 }),
-    (e: unknown) => e instanceof InvalidParameterError && e.message.startsWith('epsilon must be >'),
+    (e: unknown) => e instanceof CalibrationError && e.message.startsWith('epsilon 0.01 cannot be reached'),
   );
 });
 

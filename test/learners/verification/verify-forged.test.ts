@@ -21,7 +21,7 @@ import { parseEvent } from '../../../src/accounting/events/json.js';
 import { neighboringRelationOf } from '../../../src/accounting/neighboring.js';
 import { gaussianCompositionEpsilon } from '../../../src/accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
-import { InMemoryLedger } from '../../../src/federated/budget.js';
+import { InMemoryLedger } from '../../../src/accounting/budget/rule.js';
 import { federate } from '../../../src/federated/coordinator.js';
 import { inProcessClient } from '../../../src/federated/in-process.js';
 import { FederatedNode } from '../../../src/federated/node.js';
@@ -207,10 +207,21 @@ describe('verify: the neighbouring relation is the one the event implies', () =>
     }
   });
 
-  it('dpfit verify: exit 4, one line', async () => {
+  it('dpfit verify: exit 4, one line naming the field, the stated and the derived relation; the untouched files exit 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpfit-verify-relation-'));
+    for (const name of ['dpgd', 'shuffledOneRecord', 'dpsgd']) {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(files[name]));
+      const { code, stderr } = await runCli('verify', path);
+      assert.equal(code, 0, `${name}: ${stderr}`);
+    }
     await cliRefuses([
       ['dpgd-relation.json', edit(files.dpgd, (f) => void (f.privacy.neighboringRelation = 'addOrRemoveOne')), /neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/],
       ['rgm-relation.json', edit(files.rgm, (f) => void (f.privacy.neighboringRelation = 'addOrRemoveOne')), /neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/],
+      // sampling without replacement of one record per step (shuffled SGD): its event carries replace-one
+      ['wor-relation.json', edit(files.shuffledOneRecord, (f) => void (f.privacy.neighboringRelation = 'addOrRemoveOne')), /neighboringRelation = 'addOrRemoveOne' but the event's release holds under 'replaceOne'/],
+      // the other way: DP-SGD (Poisson sampling, accounted add/remove-one) relabelled replace-one
+      ['dpsgd-relation.json', edit(files.dpsgd, (f) => void (f.privacy.neighboringRelation = 'replaceOne')), /neighboringRelation = 'replaceOne' but the event's release holds under 'addOrRemoveOne'/],
     ]);
   });
 });
@@ -244,7 +255,14 @@ describe('verify: a one-vs-rest event accounts one run per class', () => {
     assert.equal(verifyModel(zero).holds, true, verifyModel(zero).problems.join(' | '));
   });
 
-  it('dpfit verify: exit 4, one line', async () => {
+  it('dpfit verify: exit 4, one line naming the field, the stated and the derived relation; the untouched files exit 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpfit-verify-relation-'));
+    for (const name of ['dpgd', 'shuffledOneRecord', 'dpsgd']) {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(files[name]));
+      const { code, stderr } = await runCli('verify', path);
+      assert.equal(code, 0, `${name}: ${stderr}`);
+    }
     await cliRefuses([['ovr-one-run.json', edit(files.ovr, (f) => {
       f.privacy.event.count = 1;
       reaccount(f);
@@ -290,7 +308,14 @@ describe('verify: privacy.rdp, privacy.pld and privacy.comparisons', () => {
     refused(files.dpgd, (f) => void (f.privacy.comparisons.tightest = { epsilon: 0.01, delta: 1e-5 }), /^privacy\.comparisons\.tightest is not a comparison dpfit writes/, 'dpgd, unknown');
   });
 
-  it('dpfit verify: exit 4, one line', async () => {
+  it('dpfit verify: exit 4, one line naming the field, the stated and the derived relation; the untouched files exit 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpfit-verify-relation-'));
+    for (const name of ['dpgd', 'shuffledOneRecord', 'dpsgd']) {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(files[name]));
+      const { code, stderr } = await runCli('verify', path);
+      assert.equal(code, 0, `${name}: ${stderr}`);
+    }
     await cliRefuses([
       ['pld.json', edit(files.dpgd, (f) => void (f.privacy.pld.epsilon = 0.001)), /privacy\.pld\.epsilon = 0\.001 is below privacy\.epsilon/],
       ['amp-pld.json', edit(files.amp, (f) => void (f.privacy.pld.epsilon = 0.001)), /privacy\.pld\.epsilon = 0\.001 is below privacy\.epsilon/],

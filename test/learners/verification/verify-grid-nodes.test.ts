@@ -14,7 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { InMemoryLedger } from '../../../src/federated/budget.js';
+import { InMemoryLedger } from '../../../src/accounting/budget/rule.js';
 import { federate } from '../../../src/federated/coordinator.js';
 import { inProcessClient } from '../../../src/federated/in-process.js';
 import { FederatedNode } from '../../../src/federated/node.js';

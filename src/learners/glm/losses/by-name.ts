@@ -1,7 +1,7 @@
 /**
  * Loss lookup by name for learners and the CLI, and the label conversion each loss needs.
  */
-import { InvalidParameterError } from '../../../errors.js';
+import { InvalidParameterError, dataValueError } from '../../../errors.js';
 import { rejectUnknownOptions } from '../../../validate.js';
 import { toSignedLabels } from '../constants.js';
 import { huberLoss } from './huber.js';
@@ -60,6 +60,6 @@ export function dataForLoss(loss: GlmLoss, data: GlmData): GlmData {
   const values = new Set<number>();
   for (let i = 0; i < data.n; i++) values.add(data.y[i]);
   const allowed = [...values].every((v) => v === 0 || v === 1 || v === -1);
-  if (!allowed) throw new InvalidParameterError('labels', [...values].slice(0, 5), 'two classes coded 0/1 or -1/+1');
+  if (!allowed) throw dataValueError('labels', 'two classes coded 0/1 or -1/+1');
   return { ...data, y: toSignedLabels(data.y) };
 }

@@ -2,13 +2,16 @@
  * Rényi DP amplification by sampling WITHOUT replacement (a uniformly random subset of m of the
  * n records, gamma = m / n), replace-one adjacency: Wang, Balle & Kasiviswanathan 2019,
  * "Subsampled Rényi Differential Privacy and Analytical Moments Accountant" (AISTATS), Thm. 9.
- * The thesis `004` Thm. 3.2 is its special case eps(Infinity) = Infinity.
+ * The thesis `004` Thm. 3.2 is its special case eps(Infinity) = Infinity. For a Gaussian base
+ * mechanism, the least of a bound derived here and WBK's Gaussian-specific Thm. 27 (arXiv
+ * version), moment by moment (`withoutReplacementGaussianRdpCurve`).
  */
-import { InvalidParameterError } from '../../errors.js';
-import { logBinomial } from '../../math/gamma.js';
-import { requireProbability } from '../../validate.js';
-import { accountedNoiseMultiplier } from '../extreme-noise.js';
-import { gaussianRdp } from './base-mechanisms.js';
+import { InvalidParameterError } from '../../../errors.js';
+import { logBinomial } from '../../../math/gamma.js';
+import { requireProbability } from '../../../validate.js';
+import { accountedNoiseMultiplier } from '../../extreme-noise.js';
+import { gaussianRdp } from '../base-mechanisms.js';
+import { logAlternatingMoment, logGaussianPearsonMoments } from './gaussian-moments.js';
 import {
   evaluateBaseRdp,
   interpolateIntegerOrders,
@@ -17,7 +20,7 @@ import {
   rdpFromLogExcessTerms,
   requireOrder,
   type RdpCurve,
-} from './series.js';
+} from '../series.js';
 
 const LOG2 = Math.LN2;
 const LOG4 = 2 * Math.LN2;
@@ -123,6 +126,16 @@ export function withoutReplacementRdp(samplingRatio: number, baseRdp: RdpCurve, 
  * g = sqrt(p^2 - p) with p in {4/3, 2, 4} (p = 4/3: the equilateral triangle of side 2 Delta/sqrt 3).
  * Step 7 (odd j). Cauchy-Schwarz: E|D|^j <= sqrt(E D^(j-1) E D^(j+1)) <= sqrt(zeta_(j-1) zeta_(j+1)).
  * Step 8 (generic). |X - Y|^j <= X^j + Y^j gives zeta_j <= 2 e^((j-1) eps(j)), eps(j) = j t^2 / 2.
+ * Step 9 (WBK 2019 Thm. 27). Wang, Balle & Kasiviswanathan, arXiv:1808.00087 Thm. 27 (what
+ * dp_accounting's `_compute_rdp_sample_wor_gaussian` implements) bounds the same ternary moments of
+ * the Gaussian by the binary ones: zeta_j <= 4 B_j for even j and 4 sqrt(B_(j-1) B_(j+1)) for odd j,
+ * B_j = E[(L_x - 1)^j] (|x| = Delta) = sum_i C(j, i) (-1)^(j-i) e^((i-1) eps(i)), the j-th forward
+ * difference at 0 of e^((i-1) eps(i)), and zeta_2 <= min{4 (e^eps(2) - 1), 2 e^eps(2)}. Its terms
+ * bound the same zeta_j as steps 3-8 (the ternary |chi|^j divergence of WBK's Thm. 9, which
+ * steps 1-3 re-derive), so each zeta_j takes the minimum of all; Thm. 27 is then never tighter than
+ * the result at any order, nor is steps 1-8 alone (the whole sum is increasing in each zeta_j).
+ * Odd j through step 7 from the even minima gives 4 sqrt(B_(j-1) B_(j+1)) or better. B_j is
+ * evaluated without cancellation where the alternating sum has none left (gaussian-moments.ts).
  * Each zeta_j bound is the minimum of those that apply. The alternating sum T_j is evaluated in
  * log space with a bound on its rounding error added; where that error exceeds half the sum (heavy
  * cancellation) the bound is not used (never rounded down).
@@ -130,64 +143,60 @@ export function withoutReplacementRdp(samplingRatio: number, baseRdp: RdpCurve, 
 const GAUSSIAN_MENU: readonly number[] = [4 / 3, 2, 4];
 /** Largest j for which the alternating sums T_j are tried (cost O(j) each, cached per curve). */
 const MAX_TERNARY_MOMENT = 1024;
+/** The binary moments B_j (step 9) are computed for j up to the next of these that a call needs. */
+const PEARSON_CHUNK = 64;
+/** Terms this far (log) below the j = 2 term of the series take the generic moment bound. */
+const NEGLIGIBLE_TERM = 60;
 const U = Number.EPSILON;
 
-/** log T_j(Sigma) for Sigma = [[P, G], [G, P]] (even j), rounded up; Infinity when unreliable. */
-function logAlternatingMoment(j: number, P: number, G: number): number {
-  const logs = new Float64Array(j + 1);
-  const eta = new Float64Array(j + 1);
-  let max = -Infinity;
-  for (let a = 0; a <= j; a++) {
-    const b = j - a;
-    const logC = logBinomial(j, a);
-    const pPart = (P * (a * (a - 1) + b * (b - 1))) / 2;
-    const gPart = a * b * G;
-    logs[a] = logC + pPart + gPart;
-    eta[a] = 16 * U * (Math.abs(pPart) + Math.abs(gPart) + 4) + 80 * U * Math.abs(logC);
-    if (logs[a] > max) max = logs[a];
-  }
-  if (!Number.isFinite(max)) return Infinity;
-  let sum = 0;
-  let err = 0;
-  for (let a = 0; a <= j; a++) {
-    const v = Math.exp(logs[a] - max);
-    sum += (j - a) % 2 === 0 ? v : -v;
-    err += v * (Math.expm1(eta[a] + 16 * U * (Math.abs(max) + 1)) + (j + 4) * U);
-  }
-  if (!(sum > 2 * err)) return Infinity;
-  return max + Math.log(sum + err) + 4 * U * (Math.abs(max) + 2);
-}
+/**
+ * Which bounds on the ternary moments zeta_j the Gaussian curve uses: `minimum` (the default) the
+ * least of all; `derived` steps 4-8 alone; `thm27` WBK 2019 Thm. 27 alone (step 9 with step 7 for
+ * odd j, and step 8) — the last two for comparisons: both are valid, never below `minimum`.
+ */
+export type WithoutReplacementGaussianBound = 'minimum' | 'derived' | 'thm27';
+const WITHOUT_REPLACEMENT_GAUSSIAN_BOUNDS: readonly string[] = ['minimum', 'derived', 'thm27'];
+
+/** Recently used ternary-moment tables, by t^2 (they depend on nothing else): a curve is rebuilt
+ * for every trial order of the accountant's order refinement. */
+const MOMENT_TABLES = new Map<string, (j: number) => number>();
+const MOMENT_TABLES_KEPT = 8;
 
 /**
- * The RDP curve of M o SampleWithoutReplacement (ratio m / n, replace-one) for the Gaussian
- * mechanism of noise multiplier z (RDP alpha / (2 z^2)): at integer orders the bound derived
- * above (steps 1-8), at fractional orders its interpolation by convexity
- * (`interpolateIntegerOrders`), never above the base curve; orders above `MAX_SERIES_ORDER`
- * and Infinity give the base curve. The ternary-moment bounds zeta_j are computed once per curve
- * (O(J^2) for orders up to J <= 1024, then O(order) per order).
- *
- * @example withoutReplacementGaussianRdpCurve(0.01, 2)(13)
+ * j -> log of an upper bound on zeta_j for the Gaussian with t^2 = `t2` (steps 4, 6-9), each
+ * computed once and kept (a table per t2, the last MOMENT_TABLES_KEPT t2 values kept).
  */
-export function withoutReplacementGaussianRdpCurve(samplingRatio: number, noiseMultiplier: number): RdpCurve {
-  const gamma = requireProbability('samplingRatio', samplingRatio);
-  if (typeof noiseMultiplier !== 'number' || !(noiseMultiplier > 0)) {
-    throw new InvalidParameterError('noiseMultiplier', noiseMultiplier, '> 0 (Infinity allowed)');
+function ternaryMomentBounds(t2: number, bound: WithoutReplacementGaussianBound): (j: number) => number {
+  const key = `${bound}:${t2}`;
+  const known = MOMENT_TABLES.get(key);
+  if (known !== undefined) {
+    MOMENT_TABLES.delete(key);
+    MOMENT_TABLES.set(key, known);
+    return known;
   }
-  const z = accountedNoiseMultiplier(noiseMultiplier);
-  const t2 = 1 / (z * z);
-  const base = (order: number): number => gaussianRdp(z, order);
-  if (gamma === 0) return () => 0;
-  const logGamma = Math.log(gamma);
+  const derived = bound !== 'thm27';
+  const thm27 = bound !== 'derived';
   const generic = (j: number): number => LOG2 + ((j - 1) * j * t2) / 2;
   const cache = new Map<number, number>();
+  // log B_j (step 9), computed for j up to a multiple of PEARSON_CHUNK, extended as orders need.
+  let pearson: Float64Array = new Float64Array(0);
+  const logPearson = (j: number): number => {
+    if (j >= pearson.length) {
+      const order = Math.min(MAX_TERNARY_MOMENT, Math.ceil((j + 1) / PEARSON_CHUNK) * PEARSON_CHUNK);
+      pearson = logGaussianPearsonMoments(t2, order);
+    }
+    return pearson[j];
+  };
   const evenMoment = (j: number): number => {
     let best = generic(j);
-    if (j === 2) return Math.min(best, LOG2 + t2 / 2 + logExpm1(t2 / 2));
+    if (j === 2) {
+      if (derived) best = Math.min(best, LOG2 + t2 / 2 + logExpm1(t2 / 2));
+      return thm27 ? Math.min(best, LOG4 + logExpm1(t2)) : best;
+    }
     if (j > MAX_TERNARY_MOMENT || !Number.isFinite(t2)) return best;
-    for (const p of GAUSSIAN_MENU) best = Math.min(best, logAlternatingMoment(j, p * t2, Math.sqrt(p * p - p) * t2));
-    return best;
+    if (derived) for (const p of GAUSSIAN_MENU) best = Math.min(best, logAlternatingMoment(j, p * t2, Math.sqrt(p * p - p) * t2));
+    return thm27 ? Math.min(best, LOG4 + logPearson(j)) : best;
   };
-  /** log of an upper bound on zeta_j (steps 4, 6, 7, 8), cached. */
   const zeta = (j: number): number => {
     let value = cache.get(j);
     if (value === undefined) {
@@ -201,13 +210,49 @@ export function withoutReplacementGaussianRdpCurve(samplingRatio: number, noiseM
     }
     return value;
   };
+  MOMENT_TABLES.set(key, zeta);
+  if (MOMENT_TABLES.size > MOMENT_TABLES_KEPT) MOMENT_TABLES.delete(MOMENT_TABLES.keys().next().value as string);
+  return zeta;
+}
+
+/**
+ * The RDP curve of M o SampleWithoutReplacement (ratio m / n, replace-one) for the Gaussian
+ * mechanism of noise multiplier z (RDP alpha / (2 z^2)): at integer orders the bound above with
+ * each zeta_j the least of steps 4-9 (`bound` chooses; see WithoutReplacementGaussianBound), at
+ * fractional orders its interpolation by convexity (`interpolateIntegerOrders`: Thm. 27, like
+ * Thm. 9, is proven at integer orders only), never above the base curve; orders above
+ * `MAX_SERIES_ORDER` and Infinity give the base curve. The ternary-moment bounds zeta_j are
+ * computed once per t^2 (O(J^2) for orders up to J <= 1024, kept for the last 8 values of t^2),
+ * then each order costs O(order).
+ *
+ * @example withoutReplacementGaussianRdpCurve(0.01, 2)(13)
+ */
+export function withoutReplacementGaussianRdpCurve(samplingRatio: number, noiseMultiplier: number, bound: WithoutReplacementGaussianBound = 'minimum'): RdpCurve {
+  const gamma = requireProbability('samplingRatio', samplingRatio);
+  if (typeof noiseMultiplier !== 'number' || !(noiseMultiplier > 0)) {
+    throw new InvalidParameterError('noiseMultiplier', noiseMultiplier, '> 0 (Infinity allowed)');
+  }
+  if (!WITHOUT_REPLACEMENT_GAUSSIAN_BOUNDS.includes(bound)) {
+    throw new InvalidParameterError('bound', bound, `one of ${WITHOUT_REPLACEMENT_GAUSSIAN_BOUNDS.join(', ')}`);
+  }
+  const z = accountedNoiseMultiplier(noiseMultiplier);
+  const t2 = 1 / (z * z);
+  const base = (order: number): number => gaussianRdp(z, order);
+  if (gamma === 0) return () => 0;
+  const logGamma = Math.log(gamma);
+  const zeta = ternaryMomentBounds(t2, bound);
+  const generic = (j: number): number => LOG2 + ((j - 1) * j * t2) / 2;
   const integerBound = (alpha: number): number => {
     const terms: number[] = [];
     let maxWeight = 0;
+    let floor = -Infinity; // log of the j = 2 term: the sum is at least that
     for (let j = 2; j <= alpha; j++) {
       const logC = logBinomial(alpha, j);
       const a = j * logGamma;
-      const moment = zeta(j);
+      // A term whose generic bound (step 8) is below e^-NEGLIGIBLE_TERM of the j = 2 term keeps it:
+      // valid, and at most alpha e^-60 (relative) above the least bound, at a fraction of the cost.
+      const moment = j > 2 && a + logC + generic(j) < floor - NEGLIGIBLE_TERM ? generic(j) : zeta(j);
+      if (j === 2) floor = a + logC + moment;
       const term = a + logC + moment;
       terms.push(term);
       if (Number.isFinite(term)) maxWeight = Math.max(maxWeight, 2 + Math.abs(a) + Math.abs(logC) + Math.abs(moment));

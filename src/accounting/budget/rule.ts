@@ -1,7 +1,8 @@
 /**
- * A node's privacy budget: what it has released so far is the composition of every granted
+ * The budget rule of every dpfit ledger (a node's, a data owner's `--ledger FILE` across runs, a
+ * `PrivacyBudget` in memory): what was released so far is the composition of every granted
  * entry's event, and a new entry is granted only if the composition with it still meets the
- * budget (epsilon, delta).
+ * budget (epsilon, delta). Pure accounting (browser-safe): no file, no clock.
  *
  * Each entry may carry `extraDelta`, delta paid outside the RDP accounting (Propose-Test-Release's
  * delta_ptr, `000` Prop. 2): on the event that no PTR test of the node let an unsafe dataset pass
@@ -11,15 +12,16 @@
  * is (epsilon(compose(events), delta_budget - sum extraDelta), delta_budget), and the budget is met
  * iff sum extraDelta < delta_budget and that epsilon <= epsilon_budget.
  *
- * `decideBudget` is the one rule; the persistent ledger (`ledger.ts`) and the in-memory one below
- * both apply it, the former inside a database transaction.
+ * `decideBudget` is the one rule; the persistent ledger (`federated/ledger.ts`), the in-memory one
+ * below and `PrivacyBudget` (`privacy-budget.ts`) all apply it, the first inside a database
+ * transaction.
  */
-import type { DpEvent } from '../accounting/events/types.js';
-import { composeEvent } from '../accounting/events/constructors.js';
-import { gaussianCompositionEpsilon } from '../accounting/gaussian/gaussian-composition.js';
-import { RdpAccountant } from '../accounting/rdp/accountant.js';
-import { DpfitError } from '../errors.js';
-import { optionNames, rejectUnknownOptions } from '../validate.js';
+import type { DpEvent } from '../events/types.js';
+import { composeEvent } from '../events/constructors.js';
+import { gaussianCompositionEpsilon } from '../gaussian/gaussian-composition.js';
+import { RdpAccountant } from '../rdp/accountant.js';
+import { DpfitError } from '../../errors.js';
+import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 export interface BudgetEntry {
   /** Who asked (a coordinator's name or address). */
@@ -46,7 +48,13 @@ export interface SpentBudget {
 
 export type LedgerDecision =
   | { readonly granted: true; readonly id: number; readonly spent: SpentBudget }
-  | { readonly granted: false; readonly reason: string; readonly spent: SpentBudget };
+  | {
+      readonly granted: false;
+      readonly reason: string;
+      readonly spent: SpentBudget;
+      /** What everything would have spent with the refused entry, when it could be accounted. */
+      readonly wouldSpend?: SpentBudget;
+    };
 
 /** What a node needs of a ledger (the persistent `PrivacyLedger`, or `InMemoryLedger`). */
 export interface BudgetLedger {
@@ -108,7 +116,7 @@ export function decideBudget(
   if (!(spentAfter.epsilon <= budget.epsilon)) {
     return {
       granted: false,
-      reason: `it would bring the node's epsilon to ${spentAfter.epsilon} at delta ${budget.delta}, over its budget ${budget.epsilon} (spent so far: ${spentBefore.epsilon} over ${spentBefore.entries} release(s))`,
+      reason: `it would bring the epsilon of everything granted to ${spentAfter.epsilon} at delta ${budget.delta}, over its budget ${budget.epsilon} (spent so far: ${spentBefore.epsilon} over ${spentBefore.entries} release(s))`,
       spentBefore,
       spentAfter,
     };

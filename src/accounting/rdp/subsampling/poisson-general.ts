@@ -3,9 +3,9 @@
  * Zhu & Wang 2019, "Poisson Subsampled Rényi Differential Privacy" (ICML), Thm. 6, the general
  * upper bound (add/remove-one adjacency).
  */
-import { InvalidParameterError } from '../../errors.js';
-import { logBinomial } from '../../math/gamma.js';
-import { requireProbability } from '../../validate.js';
+import { InvalidParameterError } from '../../../errors.js';
+import { logBinomial } from '../../../math/gamma.js';
+import { requireProbability } from '../../../validate.js';
 import {
   evaluateBaseRdp,
   interpolateIntegerOrders,
@@ -14,7 +14,7 @@ import {
   rdpFromLogExcessTerms,
   requireOrder,
   type RdpCurve,
-} from './series.js';
+} from '../series.js';
 
 const EPS = Number.EPSILON;
 const LOG3 = Math.log(3);

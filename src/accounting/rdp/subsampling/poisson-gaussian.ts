@@ -20,9 +20,10 @@
  * then log(A) would leave 5 correct digits. Both series below are rewritten so that the O(1)
  * parts cancel analytically, using E_{mu0}[1 + alpha q (r - 1)] = 1.
  */
-import { normalLogCdf } from '../../math/normal.js';
-import { requirePositiveOrInfinity, requireProbability } from '../../validate.js';
-import { logExpm1, MAX_SERIES_ORDER, rdpFromLogExcess, requireOrder } from './series.js';
+import { normalLogCdf } from '../../../math/normal.js';
+import { requirePositiveOrInfinity, requireProbability } from '../../../validate.js';
+import { accountedNoiseMultiplier } from '../../extreme-noise.js';
+import { logExpm1, MAX_SERIES_ORDER, rdpFromLogExcess, requireOrder } from '../series.js';
 
 const EPS = Number.EPSILON;
 
@@ -405,6 +406,14 @@ function rdpAtOrder(g: SampledGaussian | undefined, q: number, z: number, alpha:
   return Math.min(rdpFromLogExcess(logExcess, alpha), full);
 }
 
+/**
+ * A finite z above 1e100 is accounted as 1e100 (`../extreme-noise.ts`, pessimistic): at z = 1e308
+ * the tail masses of the fractional orders' series were NaN. Infinity stays (RDP 0, exact).
+ */
+function cappedNoise(z: number): number {
+  return z === Infinity ? z : accountedNoiseMultiplier(z);
+}
+
 function context(q: number, z: number): SampledGaussian | undefined {
   return q > 0 && q < 1 && z < Infinity ? new SampledGaussian(q, z) : undefined;
 }
@@ -420,7 +429,7 @@ function context(q: number, z: number): SampledGaussian | undefined {
  */
 export function poissonGaussianRdp(samplingProbability: number, noiseMultiplier: number, order: number): number {
   const q = requireProbability('samplingProbability', samplingProbability);
-  const z = requirePositiveOrInfinity('noiseMultiplier', noiseMultiplier);
+  const z = cappedNoise(requirePositiveOrInfinity('noiseMultiplier', noiseMultiplier));
   const alpha = requireOrder('order', order);
   return rdpAtOrder(context(q, z), q, z, alpha);
 }
@@ -432,7 +441,7 @@ export function poissonGaussianRdp(samplingProbability: number, noiseMultiplier:
  */
 export function poissonGaussianRdpCurve(samplingProbability: number, noiseMultiplier: number, orders: readonly number[]): Float64Array {
   const q = requireProbability('samplingProbability', samplingProbability);
-  const z = requirePositiveOrInfinity('noiseMultiplier', noiseMultiplier);
+  const z = cappedNoise(requirePositiveOrInfinity('noiseMultiplier', noiseMultiplier));
   orders.forEach((order, i) => requireOrder(`orders[${i}]`, order));
   const g = context(q, z);
   const out = new Float64Array(orders.length);
