@@ -25,6 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
+import { mulberry32 } from './mulberry32.js';
 
 function event(q: number, z: number, steps: number): DpEvent {
   const gaussian: DpEvent = { kind: 'gaussian', noiseMultiplier: z };
@@ -32,17 +33,7 @@ function event(q: number, z: number, steps: number): DpEvent {
   return steps === 1 ? step : { kind: 'selfCompose', count: steps, event: step };
 }
 
-/** Mulberry32: a fixed, seeded sweep. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 function corners(): void {
   const start = performance.now();
