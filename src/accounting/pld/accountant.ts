@@ -53,7 +53,7 @@ import { checkPldSupport, pldComponents, type PldComponent } from './event-compo
 import { PldEngine } from './engine.js';
 import { ProgressMeter, validateProgressCallback, type ProgressCallback } from '../progress-meter.js';
 import { bucketComponents, DEFAULT_PLD_SCHEDULE_GRID, type BucketInfo, type NoiseRounding } from './schedule-buckets.js';
-import { deltaForEpsilon, epsilonForDelta, noiseAt } from './queries.js';
+import { deltaForEpsilon, deltaWithoutBinError, epsilonForDelta, noiseAt } from './queries.js';
 import { DEFAULT_TAIL_MASS, stepRung, tailMassFor, tiltRung } from './query-plan.js';
 import { OtherBounds, type BoundSource, type OtherBound } from './other-bounds.js';
 
@@ -736,7 +736,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
         shifted = Math.max(shifted, deltaForEpsilon(d.optimistic, epsilon * (1 - accuracy)));
         shiftedFar = Math.max(shiftedFar, deltaForEpsilon(d.optimistic, epsilon * (1 - far)));
         const p = d.pessimistic;
-        const noise = deltaForEpsilon(p, epsilon) - deltaForEpsilon({ ...p, errorPerBin: 0 }, epsilon);
+        const noise = deltaForEpsilon(p, epsilon) - deltaWithoutBinError(p, epsilon);
         floor = Math.max(floor, p.truncationMass + noise);
       }
       lower = Math.min(lower, delta);
