@@ -54,7 +54,7 @@ import { PldEngine } from './engine.js';
 import { ProgressMeter, validateProgressCallback, type ProgressCallback } from '../progress-meter.js';
 import { bucketComponents, DEFAULT_PLD_SCHEDULE_GRID, type BucketInfo, type NoiseRounding } from './schedule-buckets.js';
 import { deltaForEpsilon, deltaWithoutBinError, epsilonForDelta, noiseAt } from './queries.js';
-import { DEFAULT_TAIL_MASS, stepRung, tailMassFor, tiltRung } from './query-plan.js';
+import { DEFAULT_TAIL_MASS, stepRung, tailMassFor, tiltRung, uncheckedTailMass } from './query-plan.js';
 import { OtherBounds, type BoundSource, type OtherBound } from './other-bounds.js';
 
 export interface PldAccountantOptions {
@@ -70,11 +70,21 @@ export interface PldAccountantOptions {
   readonly relativeAccuracy?: number;
   /**
    * Bound on the probability mass cut from each end of the composed loss (it is added to delta on
-   * the pessimistic side). Default: 1e-2 relativeAccuracy delta for getEpsilon (at most 1e-10), so
-   * that it moves epsilon by well under its accuracy target; 1e-18 for getDelta (lowered for tiny
-   * deltas).
+   * the pessimistic side). Default: from a ladder (`query-plan.ts`) that depends on delta's level
+   * only, so that it moves epsilon by well under its accuracy target and the epsilon and delta
+   * queries about one point of the curve compose the same distribution.
    */
   readonly tailMassBound?: number;
+  /**
+   * Whether getEpsilon checks its answer with the delta query (default true): the epsilon e it
+   * returns then has delta(e) <= delta in every other accountant of the same event and options
+   * (another process) too. false: e is the pessimistic inverse on the epsilon query's own
+   * composition (tail mass 1e-2 relativeAccuracy delta, at most 1e-10), capped by the other bounds
+   * like every answer: as valid an upper bound, and faster (a grid of its own, no check), but a
+   * delta query elsewhere may answer slightly above delta at it. For searches that re-account the
+   * answer they return (a noise calibration's steps, `calibration/calibrate.ts`).
+   */
+  readonly checkedEpsilon?: boolean;
   /** Largest number of grid points (FFT size). Default 2^22. */
   readonly maxGridSize?: number;
   /**
@@ -186,7 +196,7 @@ function noiseShift(pld: DiscretePld, search: { epsilon: number; slope: number }
   return search.slope > 0 ? noise / search.slope : Infinity;
 }
 
-const PLD_ACCOUNTANT_OPTIONS = optionNames<PldAccountantOptions>({ valueDiscretization: true, relativeAccuracy: true, tailMassBound: true, maxGridSize: true, scheduleGrid: true, onProgress: true });
+const PLD_ACCOUNTANT_OPTIONS = optionNames<PldAccountantOptions>({ valueDiscretization: true, relativeAccuracy: true, tailMassBound: true, checkedEpsilon: true, maxGridSize: true, scheduleGrid: true, onProgress: true });
 
 export class PldAccountant extends EventAccountant<PldGuarantee> {
   private readonly options: Required<Omit<PldAccountantOptions, 'valueDiscretization' | 'tailMassBound' | 'onProgress'>> & {
@@ -237,7 +247,9 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       throw new InvalidParameterError('scheduleGrid', scheduleGrid, 'an integer >= 16 (grid points per doubling of z) or Infinity (every mechanism as it is)');
     }
     validateProgressCallback(options.onProgress);
-    this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, maxGridSize, scheduleGrid, onProgress: options.onProgress };
+    const checkedEpsilon = options.checkedEpsilon ?? true;
+    if (typeof checkedEpsilon !== 'boolean') throw new InvalidParameterError('checkedEpsilon', checkedEpsilon, 'true or false');
+    this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, checkedEpsilon, maxGridSize, scheduleGrid, onProgress: options.onProgress };
     this.given = { ...options, onProgress: undefined };
   }
 
@@ -598,7 +610,8 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
    * candidate is a valid bound (a pessimistic inverse), so the check only moves within valid answers.
    */
   private epsilonOf(delta: number): PldGuarantee {
-    const tailMass = this.options.tailMassBound ?? tailMassFor(delta, this.options.relativeAccuracy);
+    const checked = this.options.checkedEpsilon;
+    const tailMass = this.options.tailMassBound ?? (checked ? tailMassFor : uncheckedTailMass)(delta, this.options.relativeAccuracy);
     if (this.nonPrivate) return this.describe(Infinity, delta, [], { epsilonLower: Infinity }, this.trivialDiscretization(tailMass));
     if (this.merged.size === 0) return this.describe(0, delta, [], { epsilonLower: 0 }, this.trivialDiscretization(tailMass));
     const accuracy = this.options.relativeAccuracy;
@@ -632,8 +645,9 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       result = this.evaluate(tailMass, this.getEngine().atoms(), undefined, query, (e) => `epsilon at delta = ${delta} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`);
     } catch (error) {
       // The epsilon query's own composition failed (a window beyond maxGridSize): start the delta
-      // query's check below from the other bounds' epsilon, where the delta query tilts.
-      const start = error instanceof NumericalError && this.noiseRounding === 'down' ? this.others.epsilon(delta, Infinity) : undefined;
+      // query's check below from the other bounds' epsilon, where the delta query tilts. (Unchecked,
+      // the other bounds answer alone: `capped`.)
+      const start = error instanceof NumericalError && this.noiseRounding === 'down' && checked ? this.others.epsilon(delta, Infinity) : undefined;
       if (start === undefined || !(start.value > 0)) throw error;
       const check = this.deltaAt(start.value);
       result = { evaluation: { value: start.value, lower: 0, acceptable: false, tolerable: false, shrink: 1, warnings: [] }, discretization: check.discretization, composed: check.composed };
@@ -646,7 +660,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     // <= delta (above e when the delta query disagreed at e, below when it agreed: its composition is
     // tilted at e and may be tighter there). The answer is the smallest candidate the delta query
     // agreed with; without one, the last candidate (each is a valid bound: a pessimistic inverse).
-    const rounds = this.noiseRounding === 'up' ? 0 : CHECK_ROUNDS; // (the lower-bound accountant's upper ends are not reported)
+    const rounds = this.noiseRounding === 'up' || !checked ? 0 : CHECK_ROUNDS; // (the lower-bound accountant's upper ends are not reported)
     let agreed: number | undefined;
     let candidate = epsilon;
     let lowered: ComposedPlds | undefined; // the composition the last candidate is the lowest on

@@ -34,6 +34,14 @@ export function tailMassFor(delta: number, relativeAccuracy: number): number {
   return Math.min(DEFAULT_TAIL_MASS, decadeAtOrBelow(wanted));
 }
 
+/**
+ * The tail mass of an epsilon query that is not checked by the delta query (`checkedEpsilon`
+ * false): 1e-2 relativeAccuracy delta, at most 1e-10, as it needs to share no grid.
+ */
+export function uncheckedTailMass(delta: number, relativeAccuracy: number): number {
+  return Math.min(1e-10, TAIL_PER_ACCURATE_DELTA * relativeAccuracy * delta);
+}
+
 /** Rungs of the tilt ladder per doubling. */
 const TILT_RUNGS = 8;
 

@@ -150,3 +150,19 @@ test('a composition beyond maxGridSize is answered, not refused: by the exact Ga
   const coarse = pldEpsilon(E.selfComposeEvent(E.gaussianEvent(1000), 1e6), 1e-5, { relativeAccuracy: 1e-2, maxGridSize: 1 << 18 });
   assert.ok(coarse.epsilon > 0 && coarse.epsilonLower! <= coarse.epsilon);
 });
+
+test('checkedEpsilon false (a calibration\'s steps): the epsilon query on its own grid, unchecked, a valid bound within the accuracy of the checked one; a non-boolean is refused', () => {
+  for (const [event, delta] of [
+    [dpsgd(0.01, 1.1, 1000), 1e-5],
+    [dpsgd(0.2, 3, 50), 1e-8],
+    [E.selfComposeEvent(E.laplaceEvent(2), 30), 1e-6],
+  ] as const) {
+    const checked = pldEpsilon(event, delta);
+    const unchecked = pldEpsilon(event, delta, { checkedEpsilon: false });
+    // Both are upper bounds on the exact epsilon, which checked.epsilonLower bounds from below.
+    assert.ok(unchecked.epsilon >= checked.epsilonLower! && unchecked.epsilon >= unchecked.epsilonLower!, `${unchecked.epsilon} vs lower ${checked.epsilonLower}`);
+    assertClose(unchecked.epsilon, checked.epsilon, 2e-4);
+    assert.equal(unchecked.guarantee, 'proven');
+  }
+  assert.throws(() => new PldAccountant({ checkedEpsilon: 'no' as unknown as boolean }), (e: unknown) => e instanceof InvalidParameterError && e.param === 'checkedEpsilon');
+});
