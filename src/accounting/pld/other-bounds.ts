@@ -8,10 +8,13 @@
  *
  * The exact Gaussian's answers agree with themselves the way the PLD's do: epsilon(d) is the
  * smallest grid point at which its delta is <= d, so that delta(epsilon(d)) <= d and
- * epsilon(delta(e)) <= e. The RDP accountant's epsilon is reported as it is (an answer is never above
+ * epsilon(delta(e)) <= e (with gridded discrete noise: one ulp above such a point of the continuous
+ * surrogate, as the coupling requires, `exactDelta`). The RDP accountant's epsilon is reported as it is (an answer is never above
  * what it proves), so these hold when RDP bounds the answer only as well as its own two queries agree.
  */
 import { DpfitError } from '../../errors.js';
+import { containsGriddedDiscreteNoise, continuousSurrogate } from '../discrete-coupling.js';
+import { nextDown, nextUp } from '../float-steps.js';
 import type { DpEvent } from '../events/types.js';
 import { composeEvent, selfComposeEvent } from '../events/constructors.js';
 import { gaussianCompositionDelta, gaussianCompositionEpsilon, gaussianPrecision } from '../gaussian/gaussian-composition.js';
@@ -128,8 +131,31 @@ export class OtherBounds {
     return g !== undefined && g.guarantee === 'proven' ? g.delta : undefined;
   }
 
+  /**
+   * The exact Gaussian's delta at epsilon (taken at gridDown(epsilon)). With gridded discrete noise,
+   * the continuous surrogate's (`../discrete-coupling.ts`) at gridDown(nextDown(epsilon)), rounded
+   * up one ulp: the coupling's rule, applied around the grid as the PLD applies it around its own
+   * query (`accountant.ts`), so that epsilon(delta) below is nextUp of the surrogate's.
+   */
   private exactDelta(whole: DpEvent, epsilon: number): number | undefined {
-    return gaussianCompositionDelta(whole, gridDown(epsilon));
+    if (!containsGriddedDiscreteNoise(whole)) return gaussianCompositionDelta(whole, gridDown(epsilon));
+    const inner = gaussianCompositionDelta(continuousSurrogate(whole), gridDown(epsilon > 0 ? nextDown(epsilon) : 0));
+    return inner === undefined ? undefined : Math.min(1, nextUp(inner));
+  }
+
+  /**
+   * The exact Gaussian's epsilon at delta: the smallest grid point at which its delta is <= delta.
+   * With gridded discrete noise, nextUp of the continuous surrogate's at nextDown(delta) (its delta
+   * at that point is then <= delta: see `exactDelta`).
+   */
+  private exactEpsilon(whole: DpEvent, delta: number): number | undefined {
+    const gridded = containsGriddedDiscreteNoise(whole);
+    const event = gridded ? continuousSurrogate(whole) : whole;
+    const target = gridded ? nextDown(delta) : delta;
+    const exact = gaussianCompositionEpsilon(event, target);
+    if (exact === undefined || !Number.isFinite(exact.epsilon)) return undefined;
+    const e = smallestGridPoint(exact.epsilon, (x) => (gaussianCompositionDelta(event, gridDown(x)) ?? 1) <= target);
+    return e === undefined || !gridded ? e : nextUp(e);
   }
 
   /**
@@ -140,11 +166,8 @@ export class OtherBounds {
     let best: OtherBound | undefined;
     const whole = this.whole();
     if (whole !== undefined) {
-      const exact = gaussianCompositionEpsilon(whole, delta);
-      if (exact !== undefined && Number.isFinite(exact.epsilon)) {
-        const e = smallestGridPoint(exact.epsilon, (x) => (this.exactDelta(whole, x) ?? 1) <= delta);
-        if (e !== undefined && e < below) best = { value: e, source: 'exactGaussian' };
-      }
+      const e = this.exactEpsilon(whole, delta);
+      if (e !== undefined && e < below) best = { value: e, source: 'exactGaussian' };
     }
     const bound = best?.value ?? below;
     const g = this.rdp?.getEpsilon(delta);
