@@ -138,8 +138,6 @@ export interface PldGuarantee extends PrivacyGuarantee {
 }
 
 const DEFAULT_RELATIVE_ACCURACY = 1e-4;
-const GRIDDED_WARNING =
-  'discrete Gaussian noise on a grid is accounted through the smoothing coupling (accounting/discrete-coupling.ts): the upper bound is that of continuous Gaussians with multipliers z sqrt(1 - 64/s^2), rounded one ulp outward; the lower bound that of multipliers z / sqrt(1 - 64/s^2)';
 const DEFAULT_MAX_GRID = 1 << 22;
 const MAX_REFINEMENTS = 4;
 /** Relative gap (epsilon) still returned, with a warning, when maxGridSize prevents the requested one. */
@@ -595,7 +593,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     // Gridded discrete noise (module comment): query at nextDown(delta), round epsilon up one ulp.
     // Schedules in buckets: the lower bound comes from the lower accountant only.
     const inner = this.gridded ? this.epsilonOf(nextDown(delta)) : this.epsilonOf(delta);
-    const warnings = [...inner.warnings, ...(this.gridded ? [GRIDDED_WARNING] : []), ...this.bucketWarnings()];
+    const warnings = [...inner.warnings, ...this.bucketWarnings()]; // (how gridded noise is accounted: docs/accounting.md, always so)
     const above = this.outwardDelta(delta);
     const lower = above < 1 ? this.lowerBound((l) => l.getEpsilon(above).epsilonLower, warnings) : 0;
     const epsilon = this.outwardEpsilon(inner.epsilon);
@@ -710,7 +708,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     }
     // Gridded discrete noise (module comment): query at nextDown(epsilon), round delta up one ulp.
     const inner = this.deltaOf(this.inwardEpsilon(epsilon));
-    const warnings = [...inner.warnings, ...(this.gridded ? [GRIDDED_WARNING] : []), ...this.bucketWarnings()];
+    const warnings = [...inner.warnings, ...this.bucketWarnings()]; // (how gridded noise is accounted: docs/accounting.md, always so)
     const beyond = this.outwardEpsilon(epsilon);
     const lower = Number.isFinite(beyond) ? this.lowerBound((l) => l.getDelta(beyond).deltaLower, warnings) : 0;
     const delta = this.outwardDelta(inner.delta);
