@@ -117,9 +117,15 @@ export class OtherBounds {
     };
   }
 
+  /**
+   * The Gaussian composition composed so far, when the exact Gaussian applies: undefined when
+   * something else was composed, or when its precision sum 1/z^2 overflows (noise multipliers near
+   * 1e-154 and below: no finite profile to compute, and the query then fails as the PLD's does).
+   */
   private whole(): DpEvent | undefined {
     if (!this.gaussianOnly || this.parts.length === 0) return undefined;
-    return this.parts.length === 1 ? this.parts[0] : composeEvent(this.parts);
+    const whole = this.parts.length === 1 ? this.parts[0] : composeEvent(this.parts);
+    return Number.isFinite(gaussianPrecision(whole)) ? whole : undefined;
   }
 
   /**
