@@ -471,11 +471,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     // 0.9: a margin so that the first grid usually meets the accuracy (no second composition). For
     // a few compositions the variance rule can be far too fine (a loss concentrated near 0 with a
     // long thin tail): start at 2^16 points over the window at least, and let the accuracy check refine.
-    let hMax = this.options.valueDiscretization ?? 0.9 * engine.automaticStep(this.options.relativeAccuracy);
-    // No grid finer than one mechanism's loss range over maxGridSize can be composed (a rare, heavy
-    // tail, e.g. q = 1e-4 at a tiny delta, makes the variance rule ask for one): start above it.
-    if (automatic) hMax = Math.max(hMax, (1.05 * engine.mechanismWidth(engineOptions)) / (this.options.maxGridSize / 4 - 16));
-    if (automatic && engine.totalCount <= 100) hMax = Math.max(hMax, engine.windowWidth(hMax, engineOptions) / 65536);
+    let hMax = this.options.valueDiscretization ?? this.firstStep(tailMass);
     const hFirst = hMax;
     let tiltTarget = initialTilt;
     let retilted = false;
@@ -575,6 +571,18 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       hMax = stepRung(hFirst, h * Math.min(0.7, Math.max(1 / 16, evaluation.shrink)));
     }
     return settle(`${MAX_REFINEMENTS} grid refinements (value discretization ${last!.discretization.valueDiscretization}) did not reach it`);
+  }
+
+  /** The largest grid step an automatic grid starts from (`evaluate`); refinements only lower it. */
+  private firstStep(tailMass: number): number {
+    const engine = this.getEngine();
+    const engineOptions = { tailMass, maxGridSize: this.options.maxGridSize };
+    let hMax = 0.9 * engine.automaticStep(this.options.relativeAccuracy);
+    // No grid finer than one mechanism's loss range over maxGridSize can be composed (a rare, heavy
+    // tail, e.g. q = 1e-4 at a tiny delta, makes the variance rule ask for one): start above it.
+    hMax = Math.max(hMax, (1.05 * engine.mechanismWidth(engineOptions)) / (this.options.maxGridSize / 4 - 16));
+    if (engine.totalCount <= 100) hMax = Math.max(hMax, engine.windowWidth(hMax, engineOptions) / 65536);
+    return hMax;
   }
 
   /** The smallest epsilon such that the composition is (epsilon, delta)-DP, with epsilonLower. */
@@ -730,9 +738,12 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
   private deltaAt(epsilon: number): Evaluated {
     const engine = this.getEngine();
     // A single release is exact at grid points (connect-the-dots interpolates the exact curve):
-    // put epsilon on the grid unless an atom of the loss claims the alignment.
+    // put epsilon on the grid unless an atom of the loss claims the alignment, or epsilon is below
+    // the first step (aligning would make the step epsilon itself: at epsilon = 1e-9 a grid far
+    // beyond maxGridSize, and an answer that failed or was loose; the grid then stays unaligned).
     const atoms = engine.atoms();
-    const align = atoms.length > 0 ? atoms : engine.totalCount === 1 && epsilon > 0 ? [epsilon] : undefined;
+    const alignFor = (tailMass: number) =>
+      atoms.length > 0 ? atoms : engine.totalCount === 1 && epsilon > 0 && (this.options.valueDiscretization !== undefined || epsilon >= this.firstStep(tailMass)) ? [epsilon] : undefined;
     const accuracy = this.options.relativeAccuracy;
     let floor = 0;
     const query = (composed: ComposedPlds): Evaluation => {
@@ -784,7 +795,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     const hint = this.noiseRounding === 'down' && this.options.tailMassBound === undefined ? this.others.roughDelta(epsilon) : undefined;
     let tailMass = this.options.tailMassBound ?? (hint !== undefined && hint > 0 ? tailMassFor(hint, accuracy) : DEFAULT_TAIL_MASS);
     for (let round = 0; ; round++) {
-      const evaluated = this.evaluate(tailMass, align, undefined, query, describeFailure);
+      const evaluated = this.evaluate(tailMass, alignFor(tailMass), undefined, query, describeFailure);
       const delta = evaluated.evaluation.value;
       if (this.options.tailMassBound !== undefined || round >= 3 || !(delta > 0)) return evaluated;
       let wanted = tailMassFor(delta, accuracy);
