@@ -9,7 +9,8 @@
  *
  * Then noise calibration (once 1.0-1.8x slower than dp_accounting's): the smallest z for DP-SGD at
  * q = 0.01 over 1e3 and 1e4 steps to reach epsilon 1 at delta 1e-5, by dpfit's `calibrateDpsgd`
- * with the PLD accountant (relative tolerance 1e-6, as `dpfit calibrate dpsgd --accountant pld`)
+ * with the PLD accountant (`PLD_CALIBRATION`, as `dpfit calibrate dpsgd --accountant pld`: relative
+ * tolerance 1e-6, the steps unchecked, the answer checked by the delta query)
  * and by dp_accounting's `calibrate_dp_mechanism` with its PLD accountant, each timed whole in the
  * same run.
  *
@@ -17,7 +18,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { median, runPythonReference } from './reference.js';
-import { calibrateDpsgd, dpsgdEvent } from '../src/accounting/calibration/calibrate.js';
+import { calibrateDpsgd, dpsgdEvent, PLD_CALIBRATION } from '../src/accounting/calibration/calibrate.js';
 import { pldEpsilon, type PldAccountantOptions } from '../src/accounting/pld/accountant.js';
 
 const Q = 0.01;
@@ -56,7 +57,7 @@ function runCalibrationBench(): void {
   process.stdout.write(`noise calibration by PLD: DP-SGD q=${Q}, target epsilon 1 at delta ${DELTA}\n`);
   const mine = CALIBRATION_STEPS.map((steps) => {
     const start = performance.now();
-    const result = calibrateDpsgd({ samplingProbability: Q, steps, targetEpsilon: 1, delta: DELTA, accountant: (e, d) => pldEpsilon(e, d), tolerance: 1e-6 });
+    const result = calibrateDpsgd({ samplingProbability: Q, steps, targetEpsilon: 1, delta: DELTA, ...PLD_CALIBRATION });
     return { steps, ms: performance.now() - start, z: result.noiseMultiplier };
   });
   const reference = runPythonReference(PYTHON_CALIBRATION, 600_000);

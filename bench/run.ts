@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   dpsgd: async () => (await import('./dpsgd.js')).runDpSgdBench(),
   pld: async () => (await import('./pld.js')).runPldBench(),
   'pld-sweep': async () => (await import('./pld-sweep.js')).runPldSweepBench(),
+  'pld-corners': async () => (await import('./pld-corners.js')).runPldCornersBench(),
   'wor-rdp-sweep': async () => (await import('./wor-rdp-sweep.js')).runWorRdpSweepBench(),
   schedule: async () => (await import('./schedule.js')).runScheduleBench(),
   data: async () => (await import('./data.js')).runDataBench(),

@@ -4,9 +4,9 @@
  * --accountant pld`, `dpfit curve`, `dpfit calibrate dpsgd`) with the same options, so the
  * numbers are the CLI's.
  */
-import { calibrateDpsgd } from '../src/accounting/calibration/calibrate.js';
+import { calibrateDpsgd, PLD_CALIBRATION } from '../src/accounting/calibration/calibrate.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
-import { PldAccountant, pldEpsilon, pldFallbackWarning } from '../src/accounting/pld/accountant.js';
+import { PldAccountant, pldFallbackWarning } from '../src/accounting/pld/accountant.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
 import type { CalibrationResult, PldResult, WorkerRequest, WorkerResponse } from './protocol.js';
 
@@ -42,7 +42,7 @@ function calibrate(request: Extract<WorkerRequest, { task: 'calibrateDpsgd' }>):
     targetEpsilon: request.targetEpsilon,
     delta: request.delta,
     rdpOptions: { orders: undefined },
-    ...(request.accountant === 'pld' ? { accountant: (event: DpEvent, delta: number) => pldEpsilon(event, delta), tolerance: 1e-6 } : {}),
+    ...(request.accountant === 'pld' ? PLD_CALIBRATION : {}),
   });
   return { noiseMultiplier: result.noiseMultiplier, guarantee: result.guarantee, event: result.event };
 }

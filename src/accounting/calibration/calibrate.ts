@@ -12,7 +12,7 @@
  * tolerance search can return a noise multiplier whose epsilon is above it: Opacus issue #346,
  * ACCOUNTING-NOTES).
  */
-import { CalibrationError, InvalidParameterError } from '../../errors.js';
+import { CalibrationError, DpfitError, InvalidParameterError } from '../../errors.js';
 import { brentRoot } from '../../math/root-finding.js';
 import { optionNames, rejectUnknownOptions, requireInHalfOpen, requireInteger, requireOpenUnit, requirePositive } from '../../validate.js';
 import type { DpEvent } from '../events/types.js';
@@ -21,6 +21,8 @@ import type { PrivacyGuarantee } from '../guarantee.js';
 import { neighboringRelationOf } from '../neighboring.js';
 import { RDP_ACCOUNTANT_OPTIONS, rdpEpsilon, type RdpAccountantOptions } from '../rdp/accountant.js';
 import { rdpOfEvent } from '../rdp/event-rdp.js';
+import { pldEpsilon } from '../pld/accountant.js';
+import { guidedBracket } from './guided-bracket.js';
 
 /** Accounts an event at delta (the RDP accountant by default; the PLD accountant plugs in here). */
 export type EpsilonFunction = (event: DpEvent, delta: number) => PrivacyGuarantee;
@@ -40,13 +42,26 @@ export interface NoiseCalibrationOptions {
   /** Relative accuracy of the noise multiplier (default 1e-9). */
   readonly tolerance?: number;
   readonly accountant?: EpsilonFunction;
+  /**
+   * The epsilon the search's steps use (default: `accountant`): each must be a valid upper bound on
+   * the event's epsilon, and may be a cheaper one (the PLD accountant without its check by the delta
+   * query: `PLD_CALIBRATION`). The noise multiplier returned is re-accounted by `accountant`, and
+   * raised until that meets the target, so the answer and its epsilon are `accountant`'s.
+   */
+  readonly probe?: EpsilonFunction;
+  /**
+   * A much cheaper epsilon whose root is near the probe's (RDP's for the PLD: `PLD_CALIBRATION`):
+   * calibrated first (to 1e-4), it starts the probe's search with secant steps from its root
+   * (`guided-bracket.ts`). Only a speed-up: the answer is the probe's and `accountant`'s as without it.
+   */
+  readonly guide?: EpsilonFunction;
   readonly rdpOptions?: RdpAccountantOptions;
 }
 
 const MIN_NOISE = 1e-3;
 const MAX_NOISE = 1e6;
 
-const NOISE_CALIBRATION_OPTIONS = optionNames<NoiseCalibrationOptions>({ targetEpsilon: true, delta: true, tolerance: true, accountant: true, rdpOptions: true });
+const NOISE_CALIBRATION_OPTIONS = optionNames<NoiseCalibrationOptions>({ targetEpsilon: true, delta: true, tolerance: true, accountant: true, probe: true, guide: true, rdpOptions: true });
 
 /** The smallest z with epsilon(makeEvent(z), delta) <= targetEpsilon, returned on the safe side. */
 export function calibrateNoiseMultiplier(makeEvent: (noiseMultiplier: number) => DpEvent, options: NoiseCalibrationOptions): NoiseCalibration {
@@ -56,9 +71,12 @@ export function calibrateNoiseMultiplier(makeEvent: (noiseMultiplier: number) =>
   const delta = requireOpenUnit('delta', options.delta);
   const tolerance = requirePositive('tolerance', options.tolerance ?? 1e-9);
   const account = options.accountant ?? ((event: DpEvent, d: number) => rdpEpsilon(event, d, options.rdpOptions));
-  const epsilonAt = (z: number) => account(makeEvent(z), delta).epsilon;
+  const probe = options.probe ?? account;
+  const epsilonAt = (z: number) => probe(makeEvent(z), delta).epsilon;
   // f(log z) > 0: too little noise. epsilon decreases in z.
   const f = (logZ: number) => epsilonAt(Math.exp(logZ)) - targetEpsilon;
+  const guided = options.guide === undefined ? undefined : guidedSearch(options.guide);
+  if (guided !== undefined) return finishGuided(guided.z, guided.slope);
   let hi = 0; // log z = 0, z = 1
   while (f(hi) > 0) {
     hi += 1;
@@ -76,6 +94,56 @@ export function calibrateNoiseMultiplier(makeEvent: (noiseMultiplier: number) =>
   }
   const root = brentRoot(f, lo, hi, { xAbsTol: tolerance / 4, xRelTol: 0 });
   return finish(Math.exp(root.hi));
+
+  /**
+   * The search from the guide's root (`guided-bracket.ts`), on log epsilon - log target (closer to
+   * linear in log z than epsilon); undefined when the guide gives no bracket (the general search
+   * then runs). The probe's values are kept, so that Brent's method does not recompute the ends.
+   */
+  function guidedSearch(guide: EpsilonFunction): { z: number; slope: number } | undefined {
+    let start: number;
+    let slope: number;
+    try {
+      start = Math.log(calibrateNoiseMultiplier(makeEvent, { targetEpsilon, delta, accountant: guide, tolerance: 1e-4 }).noiseMultiplier);
+      slope = (Math.log(guide(makeEvent(Math.exp(start)), delta).epsilon) - Math.log(guide(makeEvent(Math.exp(start - 0.05)), delta).epsilon)) / 0.05;
+    } catch (error) {
+      if (error instanceof DpfitError) return undefined; // no guidance: the general search
+      throw error;
+    }
+    const logTarget = Math.log(targetEpsilon);
+    const known = new Map<number, number>();
+    const g = (logZ: number) => {
+      if (!(logZ >= Math.log(MIN_NOISE) && logZ <= Math.log(MAX_NOISE))) return NaN;
+      let value = known.get(logZ);
+      if (value === undefined) known.set(logZ, (value = Math.log(epsilonAt(Math.exp(logZ))) - logTarget));
+      return value;
+    };
+    const bracket = guidedBracket(g, start, slope);
+    if (bracket === undefined) return undefined;
+    return { z: Math.exp(brentRoot(g, bracket.lo, bracket.hi, { xAbsTol: tolerance / 4, xRelTol: 0 }).hi), slope: bracket.slope };
+  }
+
+  /**
+   * `finish` after the guided search, whose probe may differ from `accountant` by its accuracy
+   * (1e-5 relative for the PLD's two grids): when `accountant` puts z above the target, log z
+   * moves by 1.1 (then 4.4, 17.6, ...) times the excess in log epsilon over the probe's slope, plus the
+   * tolerance, rather than by the tolerance alone.
+   */
+  function finishGuided(z: number, slope: number): NoiseCalibration {
+    let logZ = Math.log(z);
+    let factor = 1.1;
+    for (let i = 0; i < 60; i++) {
+      const noiseMultiplier = Math.exp(logZ);
+      const event = makeEvent(noiseMultiplier);
+      const guarantee = account(event, delta);
+      if (guarantee.epsilon <= targetEpsilon) return Object.freeze({ noiseMultiplier, epsilon: guarantee.epsilon, delta, guarantee, event });
+      const excess = Math.log(guarantee.epsilon / targetEpsilon);
+      if (!Number.isFinite(excess)) return finish(noiseMultiplier);
+      logZ += (factor * excess) / Math.abs(slope) + tolerance;
+      factor *= 4;
+    }
+    throw new CalibrationError(`calibration could not reach epsilon ${targetEpsilon} on the safe side`);
+  }
 
   function finish(z: number): NoiseCalibration {
     let noiseMultiplier = z;
@@ -103,6 +171,19 @@ export function rdpAtOrder(order: number): EpsilonFunction {
     return { epsilon, delta, accountant: 'rdp', order, neighboringRelation: neighboringRelationOf(event), guarantee: 'proven', warnings: [`epsilon is the Renyi DP at order ${order}, not an (epsilon, delta) guarantee`] };
   };
 }
+
+/**
+ * The options that calibrate with the PLD accountant (`dpfit calibrate dpsgd --accountant pld`, the
+ * calculator): the search's steps by the PLD's epsilon without its check by the delta query
+ * (`checkedEpsilon: false`, a valid upper bound on its own grid), the answer re-accounted by the
+ * checked epsilon (so that a delta query in another process agrees with it); z to 1e-6 relative.
+ */
+export const PLD_CALIBRATION: Readonly<Pick<NoiseCalibrationOptions, 'accountant' | 'probe' | 'guide' | 'tolerance'>> = Object.freeze({
+  accountant: (event: DpEvent, delta: number) => pldEpsilon(event, delta),
+  probe: (event: DpEvent, delta: number) => pldEpsilon(event, delta, { checkedEpsilon: false }),
+  guide: (event: DpEvent, delta: number) => rdpEpsilon(event, delta),
+  tolerance: 1e-6,
+});
 
 /** The DP-SGD shorthand: `steps` compositions of the Poisson-subsampled Gaussian (add/remove-one). */
 export function dpsgdEvent(samplingProbability: number, noiseMultiplier: number, steps: number): DpEvent {

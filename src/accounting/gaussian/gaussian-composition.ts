@@ -100,6 +100,24 @@ export function gaussianCompositionEpsilon(event: DpEvent, delta: number): Priva
   };
 }
 
+/**
+ * The exact delta of a Gaussian composition at epsilon (undefined for other events): the profile
+ * (`003` eq. B.1) of one Gaussian with 1/z^2 = sum 1/z_i^2, z rounded down as in
+ * `gaussianCompositionEpsilon`, taken at epsilon (1 - 2e-12): `gaussianDelta` is an upper bound only
+ * up to the accuracy of log Phi (1e-14 relative), and this margin, like the 1e-12 steps of
+ * `gaussianCompositionEpsilon`, covers it. With gridded discrete noise it is the continuous
+ * surrogate's delta at nextDown(epsilon), rounded up one ulp.
+ */
+export function gaussianCompositionDelta(event: DpEvent, epsilon: number): number | undefined {
+  const precision = gaussianPrecision(event);
+  if (precision === undefined) return undefined;
+  if (precision === 0) return 0;
+  const z = 1 / Math.sqrt(precision) / (1 + 4 * Number.EPSILON);
+  const at = (e: number) => e * (1 - 2e-12);
+  if (containsGriddedDiscreteNoise(event)) return Math.min(1, nextUp(gaussianDelta(epsilon > 0 ? at(nextDown(epsilon)) : 0, z)));
+  return gaussianDelta(at(epsilon), z);
+}
+
 /** The smallest epsilon (on the safe side) at which one Gaussian of precision 1/z^2 is (epsilon, delta)-DP. */
 function continuousCompositionEpsilon(precision: number, delta: number): number {
   const z = 1 / Math.sqrt(precision) / (1 + 4 * Number.EPSILON); // round the composed noise down: pessimistic

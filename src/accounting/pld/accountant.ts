@@ -53,7 +53,9 @@ import { checkPldSupport, pldComponents, type PldComponent } from './event-compo
 import { PldEngine } from './engine.js';
 import { ProgressMeter, validateProgressCallback, type ProgressCallback } from '../progress-meter.js';
 import { bucketComponents, DEFAULT_PLD_SCHEDULE_GRID, type BucketInfo, type NoiseRounding } from './schedule-buckets.js';
-import { deltaForEpsilon, epsilonForDelta, noiseAt } from './queries.js';
+import { deltaForEpsilon, deltaWithoutBinError, epsilonForDelta, noiseAt } from './queries.js';
+import { DEFAULT_TAIL_MASS, stepRung, tailMassFor, tiltRung, uncheckedTailMass } from './query-plan.js';
+import { OtherBounds, type BoundSource, type OtherBound } from './other-bounds.js';
 
 export interface PldAccountantOptions {
   /**
@@ -68,11 +70,21 @@ export interface PldAccountantOptions {
   readonly relativeAccuracy?: number;
   /**
    * Bound on the probability mass cut from each end of the composed loss (it is added to delta on
-   * the pessimistic side). Default: 1e-2 relativeAccuracy delta for getEpsilon (at most 1e-10), so
-   * that it moves epsilon by well under its accuracy target; 1e-18 for getDelta (lowered for tiny
-   * deltas).
+   * the pessimistic side). Default: from a ladder (`query-plan.ts`) that depends on delta's level
+   * only, so that it moves epsilon by well under its accuracy target and the epsilon and delta
+   * queries about one point of the curve compose the same distribution.
    */
   readonly tailMassBound?: number;
+  /**
+   * Whether getEpsilon checks its answer with the delta query (default true): the epsilon e it
+   * returns then has delta(e) <= delta in every other accountant of the same event and options
+   * (another process) too. false: e is the pessimistic inverse on the epsilon query's own
+   * composition (tail mass 1e-2 relativeAccuracy delta, at most 1e-10), capped by the other bounds
+   * like every answer: as valid an upper bound, and faster (a grid of its own, no check), but a
+   * delta query elsewhere may answer slightly above delta at it. For searches that re-account the
+   * answer they return (a noise calibration's steps, `calibration/calibrate.ts`).
+   */
+  readonly checkedEpsilon?: boolean;
   /** Largest number of grid points (FFT size). Default 2^22. */
   readonly maxGridSize?: number;
   /**
@@ -116,15 +128,16 @@ export interface PldGuarantee extends PrivacyGuarantee {
   readonly epsilonLower?: number;
   /** A lower bound on the exact delta (getDelta). */
   readonly deltaLower?: number;
+  /**
+   * Whose value `epsilon` (getEpsilon) or `delta` (getDelta) is: the PLD's own upper end, or a
+   * smaller valid bound on the same event, the RDP accountant's or the exact Gaussian profile's
+   * (`other-bounds.ts`; a note then gives the PLD's upper end).
+   */
+  readonly boundBy: BoundSource;
   readonly discretization: PldDiscretization;
 }
 
 const DEFAULT_RELATIVE_ACCURACY = 1e-4;
-const GRIDDED_WARNING =
-  'discrete Gaussian noise on a grid is accounted through the smoothing coupling (accounting/discrete-coupling.ts): the upper bound is that of continuous Gaussians with multipliers z sqrt(1 - 64/s^2), rounded one ulp outward; the lower bound that of multipliers z / sqrt(1 - 64/s^2)';
-const DEFAULT_TAIL_MASS_DELTA = 1e-18;
-const DEFAULT_TAIL_MASS_EPSILON = 1e-10;
-const TAIL_MASS_PER_DELTA = 1e-2;
 const DEFAULT_MAX_GRID = 1 << 22;
 const MAX_REFINEMENTS = 4;
 /** Relative gap (epsilon) still returned, with a warning, when maxGridSize prevents the requested one. */
@@ -162,8 +175,10 @@ interface Evaluated {
   readonly composed: ComposedPlds;
 }
 
-/** Final compositions kept for later queries (`PldAccountant.finals`): at most this many grid points in all. */
-const FINAL_POINTS = 1 << 23;
+/** Compositions kept for later queries (`PldAccountant.cache`): at most 4, and beyond 2 at most this many grid points in all. */
+const CACHE_POINTS = 1 << 22;
+/** Rounds of the check an epsilon query makes of its answer with the delta query's own composition. */
+const CHECK_ROUNDS = 8;
 
 /** Target for the tilt: delta(epsilon) of one direction. */
 interface TiltTarget {
@@ -179,7 +194,7 @@ function noiseShift(pld: DiscretePld, search: { epsilon: number; slope: number }
   return search.slope > 0 ? noise / search.slope : Infinity;
 }
 
-const PLD_ACCOUNTANT_OPTIONS = optionNames<PldAccountantOptions>({ valueDiscretization: true, relativeAccuracy: true, tailMassBound: true, maxGridSize: true, scheduleGrid: true, onProgress: true });
+const PLD_ACCOUNTANT_OPTIONS = optionNames<PldAccountantOptions>({ valueDiscretization: true, relativeAccuracy: true, tailMassBound: true, checkedEpsilon: true, maxGridSize: true, scheduleGrid: true, onProgress: true });
 
 export class PldAccountant extends EventAccountant<PldGuarantee> {
   private readonly options: Required<Omit<PldAccountantOptions, 'valueDiscretization' | 'tailMassBound' | 'onProgress'>> & {
@@ -190,14 +205,13 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
   private readonly merged = new Map<string, Merged>();
   private nonPrivate = false;
   private engine: PldEngine | undefined;
-  private readonly cache = new Map<string, ComposedPlds>();
   /**
-   * The compositions queries were answered on, most recent last. Each gives valid bounds at every
-   * epsilon, so every query is answered on the best of them, and a query is answered on one of them
-   * without composing again when it is accurate enough there: epsilon and delta queries, and the
-   * points of a curve, then come from the same distributions, and delta(epsilon(d)) <= d.
+   * Compositions by (h, tail mass, tilt), most recent last. A cache only: every query's answer is a
+   * function of the event, the options and the value queried (not of earlier queries), so that
+   * separate processes agree, and an epsilon query's check of its answer by the delta query
+   * (`epsilonOf`) usually finds the composition it needs here.
    */
-  private finals: { composed: ComposedPlds; discretization: PldDiscretization }[] = [];
+  private readonly cache = new Map<string, ComposedPlds>();
   /** The options as given (for the lower-bound accountant of gridded discrete noise). */
   private readonly given: PldAccountantOptions;
   /** true once sampling without replacement was composed (lower bounds from the lower accountant). */
@@ -212,6 +226,8 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
   private reduced: readonly PldComponent[] | undefined;
   /** The progress meter of the running query (shared with the lower-bound accountant). */
   private meter: ProgressMeter | undefined;
+  /** The RDP and exact-Gaussian bounds of the same composition (`other-bounds.ts`). */
+  private readonly others = new OtherBounds();
 
   constructor(options: PldAccountantOptions = {}) {
     super();
@@ -229,7 +245,9 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       throw new InvalidParameterError('scheduleGrid', scheduleGrid, 'an integer >= 16 (grid points per doubling of z) or Infinity (every mechanism as it is)');
     }
     validateProgressCallback(options.onProgress);
-    this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, maxGridSize, scheduleGrid, onProgress: options.onProgress };
+    const checkedEpsilon = options.checkedEpsilon ?? true;
+    if (typeof checkedEpsilon !== 'boolean') throw new InvalidParameterError('checkedEpsilon', checkedEpsilon, 'true or false');
+    this.options = { valueDiscretization: options.valueDiscretization, relativeAccuracy, tailMassBound, checkedEpsilon, maxGridSize, scheduleGrid, onProgress: options.onProgress };
     this.given = { ...options, onProgress: undefined };
   }
 
@@ -246,7 +264,9 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     }
     const lowerEvent = continuousLowerSurrogate(event);
     const withoutReplacement = someEvent(event, (e) => e.kind === 'sampledWithoutReplacement');
+    const others = this.noiseRounding === 'up' ? undefined : this.others.prepare(event, count);
     return () => {
+      others?.();
       for (const c of summary.components) {
         const known = this.merged.get(c.key);
         if (known === undefined) this.merged.set(c.key, { count: c.count, models: c.models, ...(c.sampledGaussian === undefined ? {} : { sampledGaussian: c.sampledGaussian }) });
@@ -257,7 +277,6 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       this.buckets = undefined;
       this.reduced = undefined;
       this.cache.clear();
-      this.finals = [];
       this.withoutReplacement ||= withoutReplacement;
       this.lowerEvents.push({ event: lowerEvent, count });
       this.lower = undefined;
@@ -357,12 +376,54 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
   private composedAt(h: number, tailMass: number, tilt: number): ComposedPlds {
     const key = `${h}|${tailMass}|${tilt}`;
     let c = this.cache.get(key);
-    if (c === undefined) {
-      c = this.getEngine().compose(h, { tailMass, maxGridSize: this.options.maxGridSize, tilt });
-      if (this.cache.size >= 2) this.cache.clear(); // each holds up to 4 arrays of maxGridSize doubles
+    if (c !== undefined) {
+      this.cache.delete(key);
       this.cache.set(key, c);
+      return c;
+    }
+    c = this.getEngine().compose(h, { tailMass, maxGridSize: this.options.maxGridSize, tilt });
+    this.cache.set(key, c);
+    // Each holds up to 4 arrays of gridSize doubles: the oldest go beyond 4, or beyond 2 when large.
+    let points = 0;
+    for (const kept of this.cache.values()) points += kept.gridSize;
+    for (const [oldest, kept] of this.cache) {
+      if (this.cache.size <= 2 || (this.cache.size <= 4 && points <= CACHE_POINTS)) break;
+      points -= kept.gridSize;
+      this.cache.delete(oldest);
     }
     return c;
+  }
+
+  /**
+   * A query's PLD answer capped by the other valid bounds on the same event (`other-bounds.ts`): the
+   * smaller upper end is reported, `boundBy` says whose it is. When the PLD composition cannot be
+   * computed (a NumericalError), the other bounds answer alone, with a warning giving the reason.
+   */
+  private capped(quantity: 'epsilon' | 'delta', at: number, compute: () => PldGuarantee): PldGuarantee {
+    if (this.noiseRounding === 'up' || this.nonPrivate || this.merged.size === 0) return compute();
+    let pld: PldGuarantee | undefined;
+    let failure: NumericalError | undefined;
+    try {
+      pld = compute();
+    } catch (error) {
+      if (!(error instanceof NumericalError)) throw error;
+      failure = error;
+    }
+    const other: OtherBound | undefined = quantity === 'epsilon' ? this.others.epsilon(at, pld === undefined ? Infinity : pld.epsilon) : this.others.delta(at);
+    const name = (source: BoundSource) => (source === 'rdp' ? 'the RDP accountant' : 'the exact Gaussian composition (Dong, Roth & Su 2022, Cor. 3.3)');
+    if (pld === undefined) {
+      if (other === undefined || failure === undefined) throw failure ?? new NumericalError('internal error: no PLD result');
+      const warning = `the PLD composition could not be computed (${failure.message}): the ${quantity} is ${name(other.source)}'s`;
+      const tail = this.options.tailMassBound ?? DEFAULT_TAIL_MASS;
+      const result = quantity === 'epsilon' ? this.describe(other.value, at, [warning], {}, this.trivialDiscretization(tail)) : this.describe(at, other.value, [warning], {}, this.trivialDiscretization(tail));
+      return Object.freeze({ ...result, boundBy: other.source });
+    }
+    const own = quantity === 'epsilon' ? pld.epsilon : pld.delta;
+    if (other === undefined || !(other.value < own)) return pld;
+    const note = `${name(other.source)} bounds the ${quantity} by ${other.value}, below the PLD's upper end ${own}: the smaller is reported`;
+    const notes = Object.freeze([...(pld.notes ?? []), note]);
+    if (quantity === 'epsilon') return Object.freeze({ ...pld, epsilon: other.value, ...(pld.epsilonLower === undefined ? {} : { epsilonLower: Math.min(pld.epsilonLower, other.value) }), boundBy: other.source, notes });
+    return Object.freeze({ ...pld, delta: other.value, ...(pld.deltaLower === undefined ? {} : { deltaLower: Math.min(pld.deltaLower, other.value) }), boundBy: other.source, notes });
   }
 
   private describe(epsilon: number, delta: number, warnings: string[], extra: { epsilonLower?: number; deltaLower?: number }, discretization: PldDiscretization): PldGuarantee {
@@ -373,6 +434,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       neighboringRelation: this.relation,
       guarantee: 'proven' as const,
       warnings: Object.freeze([...warnings]),
+      boundBy: 'pld' as const,
       ...extra,
       discretization: Object.freeze(discretization),
     });
@@ -409,11 +471,8 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     // 0.9: a margin so that the first grid usually meets the accuracy (no second composition). For
     // a few compositions the variance rule can be far too fine (a loss concentrated near 0 with a
     // long thin tail): start at 2^16 points over the window at least, and let the accuracy check refine.
-    let hMax = this.options.valueDiscretization ?? 0.9 * engine.automaticStep(this.options.relativeAccuracy);
-    // No grid finer than one mechanism's loss range over maxGridSize can be composed (a rare, heavy
-    // tail, e.g. q = 1e-4 at a tiny delta, makes the variance rule ask for one): start above it.
-    if (automatic) hMax = Math.max(hMax, (1.05 * engine.mechanismWidth(engineOptions)) / (this.options.maxGridSize / 4 - 16));
-    if (automatic && engine.totalCount <= 100) hMax = Math.max(hMax, engine.windowWidth(hMax, engineOptions) / 65536);
+    let hMax = this.options.valueDiscretization ?? this.firstStep(tailMass);
+    const hFirst = hMax;
     let tiltTarget = initialTilt;
     let retilted = false;
     let last: Evaluated | undefined;
@@ -440,7 +499,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       try {
         let untilted: { composed: ComposedPlds; evaluation: Evaluation } | undefined;
         for (;;) {
-          let tilt = tiltTarget === undefined ? 0 : engine.saddleTilt(h, engineOptions, tiltTarget.epsilon, tiltTarget.direction);
+          let tilt = tiltTarget === undefined ? 0 : tiltRung(engine.saddleTilt(h, engineOptions, tiltTarget.epsilon, tiltTarget.direction));
           let tilted: ComposedPlds | undefined;
           // A tilted window can be much wider than the plain one (a heavy upper tail, amplified by
           // the tilt): halve the tilt until it fits; without one, keep the untilted result, whose
@@ -459,7 +518,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
                 if (wider > h) {
                   h = wider;
                   limited = true; // no finer grid fits this tilt
-                  tilt = engine.saddleTilt(h, engineOptions, tiltTarget.epsilon, tiltTarget.direction);
+                  tilt = tiltRung(engine.saddleTilt(h, engineOptions, tiltTarget.epsilon, tiltTarget.direction));
                   halvings--;
                   continue;
                 }
@@ -508,33 +567,57 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
         return last;
       }
       if (limited) return settle(`a finer grid needs more than maxGridSize = ${this.options.maxGridSize} points`);
-      hMax = h * Math.min(0.7, Math.max(1 / 16, evaluation.shrink));
+      // The next step on the ladder below the first (query-plan.ts), so that queries agree.
+      hMax = stepRung(hFirst, h * Math.min(0.7, Math.max(1 / 16, evaluation.shrink)));
     }
     return settle(`${MAX_REFINEMENTS} grid refinements (value discretization ${last!.discretization.valueDiscretization}) did not reach it`);
+  }
+
+  /** The largest grid step an automatic grid starts from (`evaluate`); refinements only lower it. */
+  private firstStep(tailMass: number): number {
+    const engine = this.getEngine();
+    const engineOptions = { tailMass, maxGridSize: this.options.maxGridSize };
+    let hMax = 0.9 * engine.automaticStep(this.options.relativeAccuracy);
+    // No grid finer than one mechanism's loss range over maxGridSize can be composed (a rare, heavy
+    // tail, e.g. q = 1e-4 at a tiny delta, makes the variance rule ask for one): start above it.
+    hMax = Math.max(hMax, (1.05 * engine.mechanismWidth(engineOptions)) / (this.options.maxGridSize / 4 - 16));
+    if (engine.totalCount <= 100) hMax = Math.max(hMax, engine.windowWidth(hMax, engineOptions) / 65536);
+    return hMax;
   }
 
   /** The smallest epsilon such that the composition is (epsilon, delta)-DP, with epsilonLower. */
   override getEpsilon(delta: number): PldGuarantee {
     requireOpenUnit('delta', delta);
-    return this.withProgress(() => {
-      if (!this.needsLowerAccountant()) {
-        const result = this.epsilonOf(delta);
-        const extra = this.bucketWarnings();
-        return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
-      }
-      // Gridded discrete noise (module comment): query at nextDown(delta), round epsilon up one ulp.
-      // Schedules in buckets: the lower bound comes from the lower accountant only.
-      const inner = this.gridded ? this.epsilonOf(nextDown(delta)) : this.epsilonOf(delta);
-      const warnings = [...inner.warnings, ...(this.gridded ? [GRIDDED_WARNING] : []), ...this.bucketWarnings()];
-      const above = this.outwardDelta(delta);
-      const lower = above < 1 ? this.lowerBound((l) => l.getEpsilon(above).epsilonLower, warnings) : 0;
-      const epsilon = this.outwardEpsilon(inner.epsilon);
-      return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { epsilonLower: Math.min(lower, epsilon) }, inner.discretization);
-    });
+    return this.withProgress(() => this.capped('epsilon', delta, () => this.pldEpsilonAt(delta)));
   }
 
+  /** getEpsilon by the PLD alone. */
+  private pldEpsilonAt(delta: number): PldGuarantee {
+    if (!this.needsLowerAccountant()) {
+      const result = this.epsilonOf(delta);
+      const extra = this.bucketWarnings();
+      return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
+    }
+    // Gridded discrete noise (module comment): query at nextDown(delta), round epsilon up one ulp.
+    // Schedules in buckets: the lower bound comes from the lower accountant only.
+    const inner = this.gridded ? this.epsilonOf(nextDown(delta)) : this.epsilonOf(delta);
+    const warnings = [...inner.warnings, ...this.bucketWarnings()]; // (how gridded noise is accounted: docs/accounting.md, always so)
+    const above = this.outwardDelta(delta);
+    const lower = above < 1 ? this.lowerBound((l) => l.getEpsilon(above).epsilonLower, warnings) : 0;
+    const epsilon = this.outwardEpsilon(inner.epsilon);
+    return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { epsilonLower: Math.min(lower, epsilon) }, inner.discretization);
+  }
+
+  /**
+   * epsilon at delta: answered on the epsilon query's own composition, then checked with the delta
+   * query (`deltaAt`, what `getDelta` computes in a fresh accountant): the answer e satisfies
+   * deltaAt(e) <= delta, raised on the delta query's composition when it did not, and lowered to
+   * the smallest e that does on that composition (so that epsilon(delta(e)) <= e as well). Each
+   * candidate is a valid bound (a pessimistic inverse), so the check only moves within valid answers.
+   */
   private epsilonOf(delta: number): PldGuarantee {
-    const tailMass = this.options.tailMassBound ?? Math.min(DEFAULT_TAIL_MASS_EPSILON, TAIL_MASS_PER_DELTA * this.options.relativeAccuracy * delta);
+    const checked = this.options.checkedEpsilon;
+    const tailMass = this.options.tailMassBound ?? (checked ? tailMassFor : uncheckedTailMass)(delta, this.options.relativeAccuracy);
     if (this.nonPrivate) return this.describe(Infinity, delta, [], { epsilonLower: Infinity }, this.trivialDiscretization(tailMass));
     if (this.merged.size === 0) return this.describe(0, delta, [], { epsilonLower: 0 }, this.trivialDiscretization(tailMass));
     const accuracy = this.options.relativeAccuracy;
@@ -563,73 +646,104 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
       const tiltAt = noisy && composed.directions[0].pessimistic.tilt === 0 && Number.isFinite(epsilon) ? { epsilon, direction: binding } : undefined;
       return { value: epsilon, lower, acceptable, tolerable, shrink: Number.isFinite(gap) && gap > 0 ? 0.9 * Math.sqrt(tolerance / gap) : 0.5, warnings: [], tiltAt };
     };
-    const result =
-      this.reuse(query, (e) => e.acceptable && e.tiltAt === undefined) ??
-      this.evaluate(tailMass, this.getEngine().atoms(), undefined, query, (e) => `epsilon at delta = ${delta} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`);
-    this.remember(result);
-    // The best of the kept compositions (each is valid), then made consistent with delta queries.
-    let best = result;
+    let result: Evaluated;
+    try {
+      result = this.evaluate(tailMass, this.getEngine().atoms(), undefined, query, (e) => `epsilon at delta = ${delta} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`);
+    } catch (error) {
+      // The epsilon query's own composition failed (a window beyond maxGridSize): start the delta
+      // query's check below from the other bounds' epsilon, where the delta query tilts. (Unchecked,
+      // the other bounds answer alone: `capped`.)
+      const start = error instanceof NumericalError && this.noiseRounding === 'down' && checked ? this.others.epsilon(delta, Infinity) : undefined;
+      if (start === undefined || !(start.value > 0)) throw error;
+      const check = this.deltaAt(start.value);
+      result = { evaluation: { value: start.value, lower: 0, acceptable: false, tolerable: false, shrink: 1, warnings: [] }, discretization: check.discretization, composed: check.composed };
+    }
     let lower = result.evaluation.lower;
-    for (const f of this.finals) {
-      let epsilon = 0;
-      for (const d of f.composed.directions) {
-        epsilon = Math.max(epsilon, epsilonForDelta(d.pessimistic, delta).epsilon);
-        lower = Math.max(lower, epsilonForDelta(d.optimistic, delta).epsilon);
+    let epsilon = consistentEpsilon(result.composed, delta, result.evaluation.value);
+    let discretization = result.discretization;
+    // The check by the delta query (module comment): from each candidate e, the delta query's
+    // composition at e gives the next one, the smallest epsilon at which that composition's delta is
+    // <= delta (above e when the delta query disagreed at e, below when it agreed: its composition is
+    // tilted at e and may be tighter there). The answer is the smallest candidate the delta query
+    // agreed with; without one, the last candidate (each is a valid bound: a pessimistic inverse).
+    const rounds = this.noiseRounding === 'up' || !checked ? 0 : CHECK_ROUNDS; // (the lower-bound accountant's upper ends are not reported)
+    let agreed: number | undefined;
+    let candidate = epsilon;
+    let lowered: ComposedPlds | undefined; // the composition the last candidate is the lowest on
+    for (let round = 0; round < rounds && Number.isFinite(candidate); round++) {
+      const check = this.deltaAt(candidate);
+      if (check.composed === lowered && check.evaluation.value <= delta) {
+        agreed = candidate; // already the smallest on this composition
+        discretization = check.discretization;
+        break;
       }
-      if (epsilon < best.evaluation.value) best = { ...f, evaluation: { ...result.evaluation, value: epsilon } };
+      for (const d of check.composed.directions) lower = Math.max(lower, epsilonForDelta(d.optimistic, delta).epsilon);
+      let next: number;
+      if (check.evaluation.value <= delta) {
+        if (agreed === undefined || candidate < agreed) {
+          agreed = candidate;
+          discretization = check.discretization;
+        }
+        next = lowestOn(check.composed, delta, candidate, Math.min(lower, candidate));
+        lowered = check.composed;
+        // Steps below 1e-12 relative are not worth a composition (a single release's is aligned at
+        // its epsilon, so each candidate composes anew).
+        const single = this.getEngine().totalCount === 1;
+        if (!(next < (single ? candidate * (1 - 1e-12) : candidate))) break;
+      } else {
+        const raised = consistentEpsilon(check.composed, delta, composedEpsilon(check.composed, delta));
+        next = raised > candidate ? raised : candidate + Math.max(4 * Number.EPSILON * candidate, Number.MIN_VALUE) * 2 ** round;
+        if (agreed !== undefined && next >= agreed) break;
+      }
+      candidate = next;
     }
-    this.remember(best);
-    const epsilon = consistentEpsilon(best.composed, delta, best.evaluation.value);
-    return this.describe(epsilon, delta, result.evaluation.warnings, { epsilonLower: Math.min(lower, epsilon) }, best.discretization);
-  }
-
-  /** The first kept composition on which `query` is `good`, if any. */
-  private reuse(query: (composed: ComposedPlds) => Evaluation, good: (e: Evaluation) => boolean): Evaluated | undefined {
-    for (let i = this.finals.length - 1; i >= 0; i--) {
-      const f = this.finals[i];
-      const evaluation = query(f.composed);
-      if (good(evaluation)) return { ...f, evaluation };
-    }
-    return undefined;
-  }
-
-  /** Keeps a composition for later queries (most recent last; the oldest dropped beyond FINAL_POINTS). */
-  private remember(e: Evaluated): void {
-    this.finals = this.finals.filter((f) => f.composed !== e.composed);
-    this.finals.push({ composed: e.composed, discretization: e.discretization });
-    let points = 0;
-    for (const f of this.finals) points += f.composed.gridSize;
-    while (this.finals.length > 1 && points > FINAL_POINTS) points -= this.finals.shift()!.composed.gridSize;
+    epsilon = agreed ?? candidate;
+    return this.describe(epsilon, delta, result.evaluation.warnings, { epsilonLower: Math.min(lower, epsilon) }, discretization);
   }
 
   /** The smallest delta such that the composition is (epsilon, delta)-DP, with deltaLower. */
   override getDelta(epsilon: number): PldGuarantee {
     requireNonNegative('epsilon', epsilon);
-    return this.withProgress(() => {
-      if (!this.needsLowerAccountant()) {
-        const result = this.deltaOf(epsilon);
-        const extra = this.bucketWarnings();
-        return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
-      }
-      // Gridded discrete noise (module comment): query at nextDown(epsilon), round delta up one ulp.
-      const inner = this.deltaOf(this.inwardEpsilon(epsilon));
-      const warnings = [...inner.warnings, ...(this.gridded ? [GRIDDED_WARNING] : []), ...this.bucketWarnings()];
-      const beyond = this.outwardEpsilon(epsilon);
-      const lower = Number.isFinite(beyond) ? this.lowerBound((l) => l.getDelta(beyond).deltaLower, warnings) : 0;
-      const delta = this.outwardDelta(inner.delta);
-      return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { deltaLower: Math.min(lower, delta) }, inner.discretization);
-    });
+    return this.withProgress(() => this.capped('delta', epsilon, () => this.pldDeltaAt(epsilon)));
+  }
+
+  /** getDelta by the PLD alone. */
+  private pldDeltaAt(epsilon: number): PldGuarantee {
+    if (!this.needsLowerAccountant()) {
+      const result = this.deltaOf(epsilon);
+      const extra = this.bucketWarnings();
+      return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
+    }
+    // Gridded discrete noise (module comment): query at nextDown(epsilon), round delta up one ulp.
+    const inner = this.deltaOf(this.inwardEpsilon(epsilon));
+    const warnings = [...inner.warnings, ...this.bucketWarnings()]; // (how gridded noise is accounted: docs/accounting.md, always so)
+    const beyond = this.outwardEpsilon(epsilon);
+    const lower = Number.isFinite(beyond) ? this.lowerBound((l) => l.getDelta(beyond).deltaLower, warnings) : 0;
+    const delta = this.outwardDelta(inner.delta);
+    return this.describe(epsilon, delta, warnings, lower === undefined ? {} : { deltaLower: Math.min(lower, delta) }, inner.discretization);
   }
 
   private deltaOf(epsilon: number): PldGuarantee {
-    const firstTail = this.options.tailMassBound ?? DEFAULT_TAIL_MASS_DELTA;
+    const firstTail = this.options.tailMassBound ?? DEFAULT_TAIL_MASS;
     if (this.nonPrivate) return this.describe(epsilon, 1, [], { deltaLower: 1 }, this.trivialDiscretization(firstTail));
     if (this.merged.size === 0) return this.describe(epsilon, 0, [], { deltaLower: 0 }, this.trivialDiscretization(firstTail));
+    const result = this.deltaAt(epsilon);
+    return this.describe(epsilon, result.evaluation.value, result.evaluation.warnings, { deltaLower: Math.min(result.evaluation.lower, result.evaluation.value) }, result.discretization);
+  }
+
+  /**
+   * The delta query at epsilon: a function of the event, the options and epsilon only (no earlier
+   * query changes it), so that what a fresh process answers is what `epsilonOf` checks against.
+   */
+  private deltaAt(epsilon: number): Evaluated {
     const engine = this.getEngine();
     // A single release is exact at grid points (connect-the-dots interpolates the exact curve):
-    // put epsilon on the grid unless an atom of the loss claims the alignment.
+    // put epsilon on the grid unless an atom of the loss claims the alignment, or epsilon is below
+    // the first step (aligning would make the step epsilon itself: at epsilon = 1e-9 a grid far
+    // beyond maxGridSize, and an answer that failed or was loose; the grid then stays unaligned).
     const atoms = engine.atoms();
-    const align = atoms.length > 0 ? atoms : engine.totalCount === 1 && epsilon > 0 ? [epsilon] : undefined;
+    const alignFor = (tailMass: number) =>
+      atoms.length > 0 ? atoms : engine.totalCount === 1 && epsilon > 0 && (this.options.valueDiscretization !== undefined || epsilon >= this.firstStep(tailMass)) ? [epsilon] : undefined;
     const accuracy = this.options.relativeAccuracy;
     let floor = 0;
     const query = (composed: ComposedPlds): Evaluation => {
@@ -645,7 +759,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
         shifted = Math.max(shifted, deltaForEpsilon(d.optimistic, epsilon * (1 - accuracy)));
         shiftedFar = Math.max(shiftedFar, deltaForEpsilon(d.optimistic, epsilon * (1 - far)));
         const p = d.pessimistic;
-        const noise = deltaForEpsilon(p, epsilon) - deltaForEpsilon({ ...p, errorPerBin: 0 }, epsilon);
+        const noise = deltaForEpsilon(p, epsilon) - deltaWithoutBinError(p, epsilon);
         floor = Math.max(floor, p.truncationMass + noise);
       }
       lower = Math.min(lower, delta);
@@ -665,48 +779,45 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
         noise = Math.max(noise, noiseAt(d.pessimistic, epsilon), noiseAt(d.optimistic, epsilon));
       }
       // Compared with what the accuracy allows (delta's change over a relative epsilon step of
-      // relativeAccuracy); on small grids, where a second pass is cheap, with 1e-3 of that step
-      // in delta itself, so that single releases match closed forms to ~1e-9.
+      // relativeAccuracy); for a single release on a small grid, where a second pass is cheap, with
+      // 1e-3 of that step in delta itself, so that it matches closed forms to ~1e-9. (Not for
+      // compositions: an epsilon query, which does not tilt then, checks its answer here, and
+      // finds the composition it made in the cache.)
       const allowed = 0.1 * Math.max(accuracy * delta, shifted - lower);
-      const cheap = composed.gridSize <= 1 << 17;
+      const cheap = composed.gridSize <= 1 << 17 && engine.totalCount === 1;
       const tiltAt = composed.directions[0].pessimistic.tilt === 0 && (noise > allowed || (cheap && noise > 1e-3 * accuracy * delta)) ? { epsilon, direction: binding } : undefined;
       return { value: delta, lower, acceptable, tolerable, shrink: gap > 0 ? 0.9 * Math.sqrt((accuracy * delta) / gap) : 0.5, warnings, tiltAt };
     };
     const describeFailure = (e: Evaluation) => `delta at epsilon = ${epsilon} is only known to lie in [${e.lower}, ${e.value}] (requested relative accuracy ${accuracy})`;
-    // A kept composition answers when it is accurate enough (not for a single release, whose grid is
-    // aligned to epsilon so that it is exact there).
-    const aligned = atoms.length === 0 && engine.totalCount === 1;
-    let result = aligned ? undefined : this.reuse(query, (e) => e.acceptable && e.tiltAt === undefined && e.warnings.length === 0 && !(floor > 1e-3 * accuracy * e.value));
-    let tailMass = firstTail;
-    for (let round = 0; result === undefined; round++) {
-      const evaluated = this.evaluate(tailMass, align, undefined, query, describeFailure);
-      // A tiny delta: truncate less (once or twice) so that the truncation bound is negligible.
+    // The tail mass: 1e-18, or the level (query-plan.ts) of the other bounds' delta at epsilon when
+    // that is tiny (an upper bound on the exact delta); then, for a tiny delta or one the truncation
+    // and rounding limit, the level of the delta found, as an epsilon query at that delta would use.
+    const hint = this.noiseRounding === 'down' && this.options.tailMassBound === undefined ? this.others.roughDelta(epsilon) : undefined;
+    let tailMass = this.options.tailMassBound ?? (hint !== undefined && hint > 0 ? tailMassFor(hint, accuracy) : DEFAULT_TAIL_MASS);
+    for (let round = 0; ; round++) {
+      const evaluated = this.evaluate(tailMass, alignFor(tailMass), undefined, query, describeFailure);
       const delta = evaluated.evaluation.value;
-      const wanted = Math.max(1e-300, 1e-4 * accuracy * delta);
-      if (this.options.tailMassBound === undefined && round < 2 && delta > 0 && floor > 1e-3 * accuracy * delta && wanted < tailMass) {
-        tailMass = wanted;
-        continue;
-      }
-      result = evaluated;
+      if (this.options.tailMassBound !== undefined || round >= 3 || !(delta > 0)) return evaluated;
+      let wanted = tailMassFor(delta, accuracy);
+      if (floor > 1e-3 * accuracy * delta) wanted = Math.min(wanted, tailMassFor(1e-2 * delta, accuracy));
+      if (!(wanted < tailMass)) return evaluated;
+      tailMass = wanted;
     }
-    this.remember(result);
-    // The best of the kept compositions (each gives a valid bound).
-    let delta = result.evaluation.value;
-    let lower = result.evaluation.lower;
-    let discretization = result.discretization;
-    for (const f of this.finals) {
-      let value = 0;
-      for (const d of f.composed.directions) {
-        value = Math.max(value, deltaForEpsilon(d.pessimistic, epsilon));
-        lower = Math.max(lower, deltaForEpsilon(d.optimistic, epsilon));
-      }
-      if (value < delta) {
-        delta = value;
-        discretization = f.discretization;
-      }
-    }
-    return this.describe(epsilon, delta, result.evaluation.warnings, { deltaLower: Math.min(lower, delta) }, discretization);
   }
+}
+
+/** The worst direction's pessimistic epsilon at delta on a composition. */
+function composedEpsilon(composed: ComposedPlds, delta: number): number {
+  let epsilon = 0;
+  for (const d of composed.directions) epsilon = Math.max(epsilon, epsilonForDelta(d.pessimistic, delta).epsilon);
+  return epsilon;
+}
+
+/** The worst direction's pessimistic delta at epsilon on a composition. */
+function composedDelta(composed: ComposedPlds, epsilon: number): number {
+  let delta = 0;
+  for (const d of composed.directions) delta = Math.max(delta, deltaForEpsilon(d.pessimistic, epsilon));
+  return delta;
 }
 
 /**
@@ -714,14 +825,43 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
  * at most delta: a delta query answered on the same composition then gives at most delta.
  */
 function consistentEpsilon(composed: ComposedPlds, delta: number, epsilon: number): number {
-  const deltaAt = (e: number) => Math.max(...composed.directions.map((d) => deltaForEpsilon(d.pessimistic, e)));
   let e = epsilon;
   let step = 4 * Number.EPSILON * Math.max(1, e);
-  for (let i = 0; i < 64 && Number.isFinite(e) && deltaAt(e) > delta; i++) {
+  for (let i = 0; i < 64 && Number.isFinite(e) && composedDelta(composed, e) > delta; i++) {
     e += step;
     step *= 2;
   }
   return e;
+}
+
+/**
+ * The smallest double x in [floor, epsilon] with the composition's pessimistic delta(x) <= delta,
+ * given that epsilon has it (bisection from the composition's own inverse; the curve is
+ * nonincreasing).
+ */
+function lowestOn(composed: ComposedPlds, delta: number, epsilon: number, floor: number): number {
+  if (!(epsilon > 0) || !Number.isFinite(epsilon)) return epsilon;
+  const ok = (x: number) => composedDelta(composed, x) <= delta;
+  let hi = Math.min(epsilon, consistentEpsilon(composed, delta, composedEpsilon(composed, delta)));
+  if (!ok(hi)) hi = epsilon;
+  // Down in steps growing 16-fold from 1e-12 relative until delta exceeds, then bisection (the
+  // composition's own inverse is conservative by its rounding bound, about n ulps of delta).
+  let lo = hi;
+  for (let k = 0; ; k++) {
+    const step = 1e-12 * 16 ** k;
+    lo = step < 1 ? Math.max(floor, hi * (1 - step) - Number.MIN_VALUE) : Math.max(0, floor);
+    if (!(lo < hi)) return hi;
+    if (!ok(lo)) break;
+    if (step >= 1 || lo <= floor) return lo;
+    hi = lo;
+  }
+  for (let i = 0; i < 1100; i++) {
+    const mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    if (ok(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
 }
 
 /** epsilon of one event at delta by the PLD accountant. */

@@ -33,6 +33,7 @@ export class PldEngine {
   private readonly analysed: Analysed[];
   private readonly pairs = new Map<string, PldPair>();
   private readonly ranges = new Map<string, { low: number; high: number }>();
+  private readonly fitted = new Map<string, { h: number; limited: boolean }>();
   readonly totalCount: number;
   readonly totalVariance: number;
   /**
@@ -162,6 +163,17 @@ export class PldEngine {
    * points, the step that fills maxGridSize is returned instead, with `limited` set.
    */
   fitStep(hMax: number, options: EngineOptions, align?: readonly number[]): { h: number; limited: boolean } {
+    // Memoised: an epsilon query's check by the delta query plans the same grid again.
+    const key = `${hMax}|${options.tailMass}|${options.maxGridSize}|${align === undefined ? '' : align.join(',')}`;
+    let fitted = this.fitted.get(key);
+    if (fitted === undefined) {
+      if (this.fitted.size >= 64) this.fitted.clear();
+      this.fitted.set(key, (fitted = this.fitStepUncached(hMax, options, align)));
+    }
+    return fitted;
+  }
+
+  private fitStepUncached(hMax: number, options: EngineOptions, align?: readonly number[]): { h: number; limited: boolean } {
     const width = compositionWidth(this.terms(4 * hMax, options), options.tailMass);
     if (!(width > 0) || !Number.isFinite(width)) return { h: alignStep(hMax, align), limited: false };
     // The finer grid's window is a little narrower than the coarse one's (measured: 0.2 %); 0.5 %

@@ -7,18 +7,19 @@
  * p_i = m_i e^{logScale - tilt s_i} (a tilted PLD, see `compose.ts`). The PLD's error terms are
  * applied on the safe side: each entry gets its floating-point error bound added (pessimistic PLD,
  * whose negative entries are first raised to 0) or subtracted (optimistic), the truncation bound is
- * subtracted from an optimistic delta, and a relative bound on the rounding of the sums (n ulps
- * for n terms) is applied on the safe side too.
+ * subtracted from an optimistic delta, and a bound on the rounding of the sums (a few ulps per
+ * term) is applied on the safe side too.
  *
- * Inverse: scanning down from the top, with the sums taken relative to s_j (so that nothing
+ * Both directions scan down from the top, with the sums taken relative to s_j (so that nothing
  * overflows, and nothing is subtracted),
  *
  *   B_j = sum_{i >= j} m_i e^{-(tilt + 1)(s_i - s_j)},   D_j = sum_{i >= j} m_i e^{-tilt (s_i - s_j)} (1 - e^{s_j - s_i}),
  *   B_{j-1} = m_{j-1} + e^{-(tilt + 1) h} B_j,        D_{j-1} = e^{-tilt h} (D_j + (1 - e^{-h}) B_j),
  *
  * delta(s_j) = inf + e^{logScale - tilt s_j} D_j, and on (s_{j-1}, s_j] the curve
- * delta(s_j - t) = inf + e^{logScale - tilt s_j} (D_j + (1 - e^{-t}) B_j) is inverted exactly: the
- * discrete curve is searched monotonically, not sampled.
+ * delta(s_j - t) = inf + e^{logScale - tilt s_j} (D_j + (1 - e^{-t}) B_j): delta(epsilon) evaluates
+ * it (the scan kept, so that queries at nearby epsilons cost O(1) after the first), and the inverse
+ * inverts it exactly: the discrete curve is searched monotonically, not sampled.
  */
 import type { DiscretePld } from './discrete-pld.js';
 
@@ -33,26 +34,141 @@ function safeMass(pld: DiscretePld, j: number): number {
   return pld.pessimistic ? (m > 0 ? m : 0) + pld.errorPerBin : m - pld.errorPerBin;
 }
 
-/** delta(epsilon) of the PLD, on its safe side (never NaN; in [0, 1]). */
-export function deltaForEpsilon(pld: DiscretePld, epsilon: number): number {
-  const { masses, minIndex, valueDiscretization: h, tilt } = pld;
-  let first = masses.length;
-  while (first > 0 && (minIndex + first - 1) * h > epsilon) first--;
-  let sum = 0;
-  let weight = first < masses.length ? Math.exp(-tilt * ((minIndex + first) * h - epsilon)) : 0;
-  const decay = Math.exp(-tilt * h);
-  for (let j = first; j < masses.length && weight > 0; j++) {
-    const s = (minIndex + j) * h;
-    sum += safeMass(pld, j) * weight * -Math.expm1(epsilon - s);
-    weight *= decay;
+/**
+ * The sums of the downward scan (file comment) at grid point j: B_j and D_j on the safe side of
+ * each entry's error, and the same sums of |safe entry| (which bound the rounding when entries of
+ * an optimistic PLD are negative; equal to B_j, D_j otherwise).
+ */
+interface ScanPoint {
+  readonly j: number;
+  readonly B: number;
+  readonly D: number;
+  readonly absB: number;
+  readonly absD: number;
+}
+
+/**
+ * Points of the scans already made, per PLD and per choice of entries (with or without the
+ * per-bin error): a query resumes the scan at the nearest point above its own, so that many
+ * queries at nearby epsilons (an inverse checked point by point, a bisection) cost one scan. The
+ * sums at j are computed by the same operations in the same order whichever point a scan resumes
+ * from, so they do not depend on earlier queries.
+ */
+const scans = new WeakMap<DiscretePld, { withError: ScanPoint[]; withoutError: ScanPoint[] }>();
+/** Points kept per PLD and choice (the scan's most recent stops). */
+const SCAN_POINTS = 8;
+
+/** The scan's sums at j (0 <= j < masses.length), resumed from the nearest kept point above. */
+function scanAt(pld: DiscretePld, j: number, withError: boolean): ScanPoint {
+  let kept = scans.get(pld);
+  if (kept === undefined) scans.set(pld, (kept = { withError: [], withoutError: [] }));
+  const points = withError ? kept.withError : kept.withoutError;
+  let from: ScanPoint | undefined;
+  for (const point of points) if (point.j >= j && (from === undefined || point.j < from.j)) from = point;
+  if (from !== undefined && from.j === j) return from;
+  const { masses, valueDiscretization: h, tilt } = pld;
+  const eta = withError ? pld.errorPerBin : 0;
+  const pessimistic = pld.pessimistic;
+  const bDecay = Math.exp(-(tilt + 1) * h);
+  const dDecay = Math.exp(-tilt * h);
+  const rise = -Math.expm1(-h);
+  let k = from?.j ?? masses.length - 1;
+  const top = masses[masses.length - 1];
+  const topSafe = pessimistic ? (top > 0 ? top : 0) + eta : top - eta;
+  let B = from?.B ?? topSafe;
+  let D = from?.D ?? 0;
+  let absB = from?.absB ?? Math.abs(topSafe);
+  let absD = from?.absD ?? 0;
+  if (pessimistic) {
+    // Every entry is >= 0: the sums are their own absolute values.
+    while (k > j) {
+      D = dDecay * (D + rise * B);
+      const m = masses[k - 1];
+      B = (m > 0 ? m : 0) + eta + bDecay * B;
+      k--;
+    }
+    absB = B;
+    absD = D;
+  } else {
+    while (k > j) {
+      D = dDecay * (D + rise * B);
+      absD = dDecay * (absD + rise * absB);
+      const safe = masses[k - 1] - eta;
+      B = safe + bDecay * B;
+      absB = Math.abs(safe) + bDecay * absB;
+      k--;
+    }
   }
-  const count = masses.length - first;
+  const point: ScanPoint = { j, B, D, absB, absD };
+  if (points.length >= SCAN_POINTS) points.shift();
+  points.push(point);
+  return point;
+}
+
+/**
+ * delta(epsilon) of the PLD, on its safe side (never NaN; in [0, 1]), from the downward scan
+ * (file comment): with j the first grid point above epsilon and t = s_j - epsilon in (0, h] (any
+ * t > 0 below the grid),
+ *
+ *   delta(epsilon) = P(L = inf) + e^{logScale - tilt s_j} (D_j + (1 - e^{-t}) B_j).
+ *
+ * Rounding (u = 2^-53): each entry reaches D_j + (1 - e^{-t}) B_j through at most 2 (i - j) + 8
+ * roundings and i - j products by the decay factors, each of which Math.exp computes within 2u of
+ * e^{-(tilt + 1) h} (resp. e^{-tilt h}) from an argument rounded by 2u relative: a relative error of
+ * at most 4 (i - j + 8) u + 4 (tilt + 1) (s_top - s_j + h) u per entry, counted on the sums of
+ * |entries| (absB, absD). t is computed from s_j = (minIndex + j) h rounded, which moves it by at most
+ * u (|s_j| + t): (1 - e^{-t}) B_j then by at most u (|s_j| + h + 2) absB. Terms below the smallest
+ * subnormal lose at most 4 (n - j + 1) of it in all. The scale e^{logScale - tilt s_j + log S} errs by
+ * at most 2u (|logScale| + 3 |tilt s_j| + 2 |log S| + 8) relative. All of it is added (pessimistic)
+ * or subtracted (optimistic).
+ */
+export function deltaForEpsilon(pld: DiscretePld, epsilon: number): number {
+  return deltaOnSafeSide(pld, epsilon, true);
+}
+
+/**
+ * delta(epsilon) as `deltaForEpsilon`, with the entries taken without their floating-point error
+ * bound (errorPerBin 0): the difference of the two shows how much of delta that bound is.
+ */
+export function deltaWithoutBinError(pld: DiscretePld, epsilon: number): number {
+  return deltaOnSafeSide(pld, epsilon, false);
+}
+
+function deltaOnSafeSide(pld: DiscretePld, epsilon: number, withError: boolean): number {
+  const { masses, minIndex, valueDiscretization: h, tilt } = pld;
+  const n = masses.length;
+  // j: the first grid point strictly above epsilon ((minIndex + j) h is nondecreasing in j).
+  let j = Math.min(n, Math.max(0, Math.ceil(epsilon / h) - minIndex));
+  if (!Number.isFinite(epsilon)) j = epsilon > 0 ? n : 0;
+  while (j > 0 && (minIndex + j - 1) * h > epsilon) j--;
+  while (j < n && !((minIndex + j) * h > epsilon)) j++;
   // Below the grid (a tilted window leaves out the mass below it): add its bound.
   const below = pld.pessimistic && epsilon < minIndex * h ? pld.belowWindowMass : 0;
-  const finite = sum > 0 ? Math.exp(pld.logScale - tilt * epsilon + Math.log(sum)) : sum < 0 ? -Math.exp(pld.logScale - tilt * epsilon + Math.log(-sum)) : 0;
-  const rounding = roundingBound(count) * Math.abs(finite);
-  if (pld.pessimistic) return Math.min(1, pld.infinityMass + finite + rounding + below);
-  return Math.max(0, Math.min(1, pld.infinityMass + finite - rounding - pld.truncationMass));
+  let finite = 0;
+  if (j < n) {
+    const u = Number.EPSILON / 2;
+    const sj = (minIndex + j) * h;
+    const top = (minIndex + n - 1) * h;
+    const { B, D, absB, absD } = scanAt(pld, j, withError);
+    const r = -Math.expm1(epsilon - sj);
+    const sum = D + r * B;
+    const relative = 4 * (n - j + 8) * u + 4 * (tilt + 1) * (top - sj + h) * u;
+    const error = 1.001 * (relative * (absD + r * absB) + u * (Math.abs(sj) + h + 2) * absB) + 4 * (n - j + 1) * Number.MIN_VALUE;
+    const safe = pld.pessimistic ? sum + error : sum - error;
+    if (safe !== 0) {
+      const logSafe = Math.log(Math.abs(safe));
+      const scaleError = 2 * u * (Math.abs(pld.logScale) + 3 * Math.abs(tilt * sj) + 2 * Math.abs(logSafe) + 8);
+      const magnitude = Math.exp(pld.logScale - tilt * sj + logSafe);
+      // Away from zero for the pessimistic side when positive, towards it otherwise (and the other
+      // way for the optimistic side).
+      const up = pld.pessimistic === safe > 0;
+      finite = Math.sign(safe) * magnitude * (up ? 1 + scaleError : 1 - scaleError);
+    }
+  }
+  // The last additions round by at most u of their operands each: 4u of them on the safe side.
+  const slack = 2 * Number.EPSILON * (pld.infinityMass + Math.abs(finite) + below + pld.truncationMass);
+  if (pld.pessimistic) return Math.min(1, pld.infinityMass + finite + below + slack);
+  return Math.max(0, Math.min(1, pld.infinityMass + finite - pld.truncationMass - slack));
 }
 
 export interface EpsilonSearch {

@@ -3,7 +3,7 @@
  * `dpfit account --help`: privacy accounting of DpEvents from the command line.
  */
 import type { Command } from 'commander';
-import { calibrateDpsgd, dpsgdEvent } from '../../accounting/calibration/calibrate.js';
+import { calibrateDpsgd, dpsgdEvent, PLD_CALIBRATION } from '../../accounting/calibration/calibrate.js';
 import { dpsgdScheduleFromEpochs } from '../../accounting/dpsgd-schedule.js';
 import type { DpEvent } from '../../accounting/events/types.js';
 import { eventToJson } from '../../accounting/events/json.js';
@@ -11,7 +11,7 @@ import { describeEvent } from '../../accounting/events/description.js';
 import type { PrivacyGuarantee } from '../../accounting/guarantee.js';
 import { InvalidParameterError } from '../../errors.js';
 import { pureEpsilon } from '../../accounting/pure-dp.js';
-import { PldAccountant, pldEpsilon, pldFallbackWarning } from '../../accounting/pld/accountant.js';
+import { PldAccountant, pldFallbackWarning } from '../../accounting/pld/accountant.js';
 import { RdpAccountant } from '../../accounting/rdp/accountant.js';
 import { neighboringRelationOf } from '../../accounting/neighboring.js';
 import { privacyCurveChart, renderVegaLite, type PrivacyCurve } from '../../report/vega-chart.js';
@@ -168,11 +168,16 @@ function addAccountingOptions(command: Command, accountants: 'rdp' | 'rdp-or-pld
     .option('--json', 'print one JSON object');
 }
 
-function guaranteeLines(g: PrivacyGuarantee & { epsilonLower?: number }): string {
+/** What `boundBy` of a PLD result says, in the text output. */
+const BOUND_NAMES: Record<string, string> = { rdp: 'the RDP accountant', exactGaussian: 'the exact Gaussian composition' };
+
+function guaranteeLines(g: PrivacyGuarantee & { epsilonLower?: number; boundBy?: string }): string {
+  // A PLD answer capped by another valid bound on the same event says whose value it is (issue 29).
+  const bound = g.boundBy !== undefined && g.boundBy !== g.accountant ? `; the upper end is ${BOUND_NAMES[g.boundBy] ?? g.boundBy}'s (below the PLD's)` : '';
   const how =
     g.order !== undefined
       ? `${g.accountant} accountant, Rényi order ${formatNumber(g.order, 8)}${g.conversion ? `, ${g.conversion} conversion` : ''}`
-      : `${g.accountant} accountant${g.epsilonLower !== undefined ? `, exact epsilon >= ${formatNumber(g.epsilonLower)}` : ''}`;
+      : `${g.accountant} accountant${g.epsilonLower !== undefined ? `, exact epsilon >= ${formatNumber(g.epsilonLower)}` : ''}${bound}`;
   return [
     `epsilon ${formatNumber(g.epsilon)}  delta ${formatNumber(g.delta)}  (${how})`,
     `neighbouring relation: ${g.neighboringRelation}; guarantee: ${g.guarantee}`,
@@ -257,7 +262,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
   )
     .addHelpText(
       'after',
-      '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)). The returned noise multiplier meets the target exactly (re-accounted); it is within a relative 1e-9 of the smallest that does.',
+      '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)). The returned noise multiplier meets the target exactly (re-accounted); by RDP it is within a relative 1e-9 of the smallest that does.\nWith --accountant pld the search (started from the RDP answer) uses the PLD epsilon without its check by the delta query, to 1e-6,\nand the answer is re-accounted by the checked epsilon (what `dpfit epsilon --accountant pld` prints): within about 1e-5 of the smallest z.',
     )
     .action((flags: AccountingFlags & ScheduleFlags & TargetEpsilonFlags & { delta: number }, command: Command) => {
       const targetEpsilon = takeTargetEpsilon(flags, command, io);
@@ -269,7 +274,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
         targetEpsilon,
         delta: flags.delta,
         rdpOptions: { orders: flags.orders },
-        ...(flags.accountant === 'pld' ? { accountant: (event: DpEvent, delta: number) => pldEpsilon(event, delta), tolerance: 1e-6 } : {}),
+        ...(flags.accountant === 'pld' ? PLD_CALIBRATION : {}),
       });
       const output = { noiseMultiplier: result.noiseMultiplier, ...result.guarantee, targetEpsilon, event: eventToJson(result.event) };
       printResult(io, Boolean(flags.json), output, () => `noise multiplier ${formatNumber(result.noiseMultiplier, 10)}\n${guaranteeLines(result.guarantee)}`);
@@ -318,11 +323,10 @@ export function registerAccounting(program: Command, io: CliIo): void {
         grid = Array.from({ length: flags.points }, (_, i) => (maxEpsilon * i) / (flags.points - 1));
         if (flags.accountant !== 'pld') series.push({ label: 'RDP (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: rdp.getDelta(epsilon).delta })) });
         if (withPld) {
+          // Each point is what `dpfit delta --accountant pld --epsilon E` answers: a PLD query depends
+          // only on the event and the value queried.
           const pld = new PldAccountant(onProgress).compose(flags.event);
-          for (const [i, epsilon] of grid.entries()) ((phase = 1 + i), pld.getDelta(epsilon));
-          // Read again: every point then comes from the best of the compositions the queries kept, as
-          // a point query on this accountant would (the second pass composes nothing new).
-          series.push({ label: 'PLD (upper bound)', points: grid.map((epsilon) => ({ epsilon, delta: pld.getDelta(epsilon).delta })) });
+          series.push({ label: 'PLD (upper bound)', points: grid.map((epsilon, i) => ((phase = 1 + i), { epsilon, delta: pld.getDelta(epsilon).delta })) });
         }
         bar?.end(true);
       } catch (error) {

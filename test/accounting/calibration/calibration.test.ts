@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { calibrateDpsgd, dpsgdEvent, maxSteps } from '../../../src/accounting/calibration/calibrate.js';
+import { calibrateDpsgd, calibrateNoiseMultiplier, dpsgdEvent, maxSteps, PLD_CALIBRATION } from '../../../src/accounting/calibration/calibrate.js';
 import * as E from '../../../src/accounting/events/constructors.js';
+import type { DpEvent } from '../../../src/accounting/events/types.js';
+import { pldDelta, pldEpsilon } from '../../../src/accounting/pld/accountant.js';
 import { advancedComposition, pureEpsilon } from '../../../src/accounting/pure-dp.js';
 import { rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
 import { totalVariation } from '../../../src/accounting/total-variation.js';
@@ -67,4 +69,41 @@ test('total-variation privacy (004 Sec. 2.4): exact Gaussian, composition, subsa
   assertClose(totalVariation(E.randomizedResponseEvent(0.3, 5)), 0.7, 1e-14);
   assert.ok(totalVariation(E.laplaceEvent(5)) <= 0.1 + 1e-15);
   assert.equal(totalVariation(E.NON_PRIVATE_EVENT), 1);
+});
+
+test('PLD calibration (PLD_CALIBRATION: RDP-guided, unchecked steps): the answer is the checked PLD epsilon, meets the target, agrees with a delta query elsewhere, and is minimal to 1e-4, in at most 8 PLD queries', () => {
+  for (const [q, steps, target] of [[0.01, 1000, 1], [0.05, 300, 2], [0.002, 5000, 0.5]] as const) {
+    let queries = 0;
+    const counted = {
+      ...PLD_CALIBRATION,
+      accountant: (event: DpEvent, d: number) => (queries++, PLD_CALIBRATION.accountant!(event, d)),
+      probe: (event: DpEvent, d: number) => (queries++, PLD_CALIBRATION.probe!(event, d)),
+    };
+    const result = calibrateDpsgd({ samplingProbability: q, steps, targetEpsilon: target, delta: 1e-5, ...counted });
+    const label = `q ${q}, T ${steps}, target ${target}: z ${result.noiseMultiplier}, epsilon ${result.epsilon}, ${queries} PLD queries`;
+    // The checked epsilon of a fresh accountant (another process), and its delta query agrees.
+    const fresh = pldEpsilon(dpsgdEvent(q, result.noiseMultiplier, steps), 1e-5);
+    assert.equal(result.epsilon, fresh.epsilon, label);
+    assert.ok(result.epsilon <= target, label);
+    assert.ok(pldDelta(dpsgdEvent(q, result.noiseMultiplier, steps), result.epsilon).delta <= 1e-5, label);
+    assert.ok(pldEpsilon(dpsgdEvent(q, result.noiseMultiplier * (1 - 1e-4), steps), 1e-5).epsilon > target, `a 1e-4 smaller z would not do: ${label}`);
+    assert.ok(queries <= 8, label);
+  }
+});
+
+test('a guide is only a speed-up: one that fails or points far off gives the answer of the search without it', () => {
+  const make = (z: number) => dpsgdEvent(0.02, z, 200);
+  const base = { targetEpsilon: 1.5, delta: 1e-6, tolerance: 1e-9 };
+  const plain = calibrateNoiseMultiplier(make, base);
+  const failing = calibrateNoiseMultiplier(make, {
+    ...base,
+    guide: () => {
+      throw new CalibrationError('no guidance');
+    },
+  });
+  assert.equal(failing.noiseMultiplier, plain.noiseMultiplier);
+  // A guide 8 times too optimistic: its root is far below; the secant steps still bracket the root.
+  const far = calibrateNoiseMultiplier(make, { ...base, guide: (event, d) => ({ ...rdpEpsilon(event, d), epsilon: rdpEpsilon(event, d).epsilon / 8 }) });
+  assertClose(far.noiseMultiplier, plain.noiseMultiplier, 1e-8);
+  assert.ok(far.epsilon <= base.targetEpsilon);
 });

@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import * as E from '../../../src/accounting/events/constructors.js';
 import type { DpEvent } from '../../../src/accounting/events/types.js';
 import { PldAccountant, pldDelta, pldEpsilon } from '../../../src/accounting/pld/accountant.js';
-import { InvalidParameterError, NumericalError, UnsupportedEventError } from '../../../src/errors.js';
+import { gaussianCompositionEpsilon } from '../../../src/accounting/gaussian/gaussian-composition.js';
+import { InvalidParameterError, UnsupportedEventError } from '../../../src/errors.js';
 import { assertClose } from '../../helpers/assert-close.js';
 
 const dpsgd = (q: number, z: number, steps: number) => E.selfComposeEvent(E.poissonSampledEvent(q, E.gaussianEvent(z)), steps);
@@ -136,10 +137,32 @@ test('options: a given valueDiscretization is used and reported; the add and rem
   assert.ok(auto.epsilon > 0);
 });
 
-test('a run that cannot reach the requested accuracy says so (NumericalError), memory stays bounded', () => {
-  // 1e9 Gaussian releases need tens of millions of grid points at relative accuracy 1e-4.
-  assert.throws(() => pldEpsilon(E.selfComposeEvent(E.gaussianEvent(100), 1e9), 1e-5, { maxGridSize: 1 << 18 }), NumericalError);
-  // with a coarser accuracy target it is fine
-  const r = pldEpsilon(E.selfComposeEvent(E.gaussianEvent(1000), 1e6), 1e-5, { relativeAccuracy: 1e-2, maxGridSize: 1 << 18 });
-  assert.ok(r.epsilon > 0 && r.epsilonLower! <= r.epsilon);
+test('a composition beyond maxGridSize is answered, not refused: by the exact Gaussian composition, which says it bound the answer (issue 29)', () => {
+  // 1e9 Gaussian releases need tens of millions of grid points at relative accuracy 1e-4: the PLD
+  // cannot compose them in 2^18 points, and the answer is the exact composition (one Gaussian with
+  // z = 100 / sqrt(1e9), Dong, Roth & Su 2022, Cor. 3.3), pessimistic and within 1e-9 of it.
+  const event = E.selfComposeEvent(E.gaussianEvent(100), 1e9);
+  const r = pldEpsilon(event, 1e-5, { maxGridSize: 1 << 18 });
+  const exact = gaussianCompositionEpsilon(event, 1e-5)!.epsilon;
+  assert.equal(r.boundBy, 'exactGaussian');
+  assert.ok(r.epsilon >= exact * (1 - 1e-11) && r.epsilon <= exact * (1 + 1e-9), `${r.epsilon} vs exact ${exact}`);
+  // with a coarser accuracy target the PLD composes it too
+  const coarse = pldEpsilon(E.selfComposeEvent(E.gaussianEvent(1000), 1e6), 1e-5, { relativeAccuracy: 1e-2, maxGridSize: 1 << 18 });
+  assert.ok(coarse.epsilon > 0 && coarse.epsilonLower! <= coarse.epsilon);
+});
+
+test('checkedEpsilon false (a calibration\'s steps): the epsilon query on its own grid, unchecked, a valid bound within the accuracy of the checked one; a non-boolean is refused', () => {
+  for (const [event, delta] of [
+    [dpsgd(0.01, 1.1, 1000), 1e-5],
+    [dpsgd(0.2, 3, 50), 1e-8],
+    [E.selfComposeEvent(E.laplaceEvent(2), 30), 1e-6],
+  ] as const) {
+    const checked = pldEpsilon(event, delta);
+    const unchecked = pldEpsilon(event, delta, { checkedEpsilon: false });
+    // Both are upper bounds on the exact epsilon, which checked.epsilonLower bounds from below.
+    assert.ok(unchecked.epsilon >= checked.epsilonLower! && unchecked.epsilon >= unchecked.epsilonLower!, `${unchecked.epsilon} vs lower ${checked.epsilonLower}`);
+    assertClose(unchecked.epsilon, checked.epsilon, 2e-4);
+    assert.equal(unchecked.guarantee, 'proven');
+  }
+  assert.throws(() => new PldAccountant({ checkedEpsilon: 'no' as unknown as boolean }), (e: unknown) => e instanceof InvalidParameterError && e.param === 'checkedEpsilon');
 });
