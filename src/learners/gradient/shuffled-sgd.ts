@@ -52,7 +52,7 @@ import {
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../../errors.js';
-import { randomPermutation } from '../../random/discrete.js';
+import { randomPermutation, shufflePrefixInPlace } from '../../random/discrete.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
 import { checkedRowNormBound } from '../glm/data.js';
@@ -123,6 +123,20 @@ export function shuffledSgdEvent(stepEvent: DpEvent, partialEpochs: number, shap
     return selfComposeEvent(sampledWithoutReplacementEvent(shape.n, 1, stepEvent), partialEpochs);
   }
   return selfComposeEvent(stepEvent, partialEpochs);
+}
+
+/**
+ * The records of each partial epoch, in order: a fresh uniformly random permutation of the n
+ * records when the epoch is whole (m = n), else the first m entries of one reused array after a
+ * fresh partial shuffle of its prefix (`shufflePrefixInPlace`: a uniform ordered sample of m of the
+ * n records whatever the array held, drawn with no data), so that a short partial epoch costs O(m),
+ * not O(n). Either way only the first m entries are read.
+ */
+function partialEpochOrders(rng: Rng, n: number, m: number): () => Uint32Array {
+  if (m >= n) return () => randomPermutation(rng, n);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return () => shufflePrefixInPlace(rng, order, m);
 }
 
 /** The default radius r of the ball the last-iterate path projects on (public; it only sets the rounding slack). */
@@ -197,8 +211,9 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   const index = new Uint32Array(1);
   let clipped = 0;
   let t = 0;
+  const nextOrder = partialEpochOrders(rng, n, stepsPerEpoch);
   for (let epoch = 0; epoch < partialEpochs; epoch++) {
-    const permutation = randomPermutation(rng, n);
+    const permutation = nextOrder();
     for (let j = 0; j < stepsPerEpoch; j++) {
       index[0] = permutation[j];
       clipped += sumClippedGradients(loss, glmData, theta, { clipNorm, indices: index, out: gradient }).clippedCount;
@@ -295,8 +310,9 @@ function trainOnLattice(loss: GlmLoss, data: GlmData, settings: LatticeSgdSettin
   const steps = partialEpochs * stepsPerEpoch;
   let clipped = 0;
   let t = 0;
+  const nextOrder = partialEpochOrders(rng, n, stepsPerEpoch);
   for (let epoch = 0; epoch < partialEpochs; epoch++) {
-    const permutation = randomPermutation(rng, n);
+    const permutation = nextOrder();
     for (let j = 0; j < stepsPerEpoch; j++) {
       if (latticeSgdStep(plan, settings, loss, data, thresholds, permutation[j], k, rng, scratch)) clipped++;
       t++;
