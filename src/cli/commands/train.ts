@@ -217,7 +217,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     })
     .option('--epochs <E>', 'passes over the data (dpsgd default 10, shuffled 5, output-sgd 10)', parseNumberFlag('--epochs'))
     .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256); output-sgd: batch size (default ceil(100 x learning rate x lambda x n))', parseNumberFlag('--batch-size'))
-    .option('--learning-rate <R>', 'step size (default 1 / beta, beta = sup f\'\' R^2 + lambda the smoothness of the average loss; shuffled: 5 / (beta n))', parseNumberFlag('--learning-rate'))
+    .option('--learning-rate <R>', 'step size (default 1 / beta, beta = sup f\'\' R^2 + lambda the smoothness of the average loss; shuffled: 100 / (beta epochs n))', parseNumberFlag('--learning-rate'))
     .option(
       '--regularization <L>',
       'L2 regularisation lambda: of the AVERAGE loss for dpgd/dpsgd/shuffled (default 0) and output/output-sgd (> 0, default sqrt(d) / (n epsilon)); ' +
@@ -240,7 +240,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--tune-learning-rates <LIST>', 'comma-separated PUBLIC candidate learning rates for --tune (default 10 log-spaced in [1e-3, 10])', parseNumberListFlag('--tune-learning-rates'))
     .option('--validation <FILE>', 'PUBLIC labelled data (not part of --data) that scores the --tune candidates')
     .option('--metric <M>', 'score of --tune candidates: accuracy | auc | logLoss | mse | r2 (default accuracy, or r2 for regression)')
-    .option('--fraction <TAU>', 'shuffled: fraction of each shuffled epoch processed (default 1)', parseNumberFlag('--fraction'))
+    .option('--fraction <TAU>', 'shuffled: fraction of each shuffled epoch processed (default 1/n: one record a step, drawn at random; 1: whole epochs, the last iterate accounted)', parseNumberFlag('--fraction'))
     .option('--conjecture', "shuffled: also report the conjectured (tighter, unproven) epsilon, labelled a conjecture (never the guarantee)")
     .option('--projection-radius <R>', 'shuffled: public radius of the ball the iterate is projected on, which lets the last iterate be accounted by amplification by iteration (default 1000)', parseNumberFlag('--projection-radius'))
     .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
