@@ -263,3 +263,51 @@ test('dpfit predict: every classifier prints its label (the schema value); a log
   const text = await run('predict', '--model', hinge, '--data', data);
   assert.deepEqual(text.stdout.trim().split('\n'), byHinge.predictions);
 });
+
+test('dpfit train --loss huber: robust regression of a numeric label (values, MSE); on a binary label refused before anything is read, naming the classification losses', async () => {
+  // Before: on the people's binary label huber fitted the codes 0/1 as numbers and wrote task
+  // 'regression', so predict printed values such as 0.38 and evaluate an MSE for a yes/no label.
+  const { dir, data, schema } = fixture();
+  const out = join(dir, 'huber.json');
+  const refused = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--loss', 'huber', '--steps', '10', '--epsilon', '1', '--seed', '1', '--out', out);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+  assert.match(refused.stderr, /^dpfit: --loss must be a classification loss for the binary label 'label': logistic \(labels and probabilities\) or smoothedHinge; huber is robust regression of a numeric label/);
+  assert.ok(!existsSync(out), 'no model file');
+  // The same refusal with a missing data file: decided from the schema, before the data are opened.
+  const unread = await run('train', '--data', join(dir, 'absent.csv'), '--schema', schema, '--loss', 'huber', '--epsilon', '1');
+  assert.equal(unread.code, 2, unread.stderr);
+  assert.match(unread.stderr, /--loss must be a classification loss/);
+  // A classification loss other than logistic on the same label: a classifier, whose predictions are the schema's classes.
+  const hinge = join(dir, 'hinge.json');
+  const trained = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--loss', 'smoothedHinge', '--steps', '10', '--epsilon', '1', '--seed', '1', '--out', hinge);
+  assert.equal(trained.code, 0, trained.stderr);
+  assert.equal(JSON.parse(readFileSync(hinge, 'utf8')).task, 'classification');
+  const labels = JSON.parse((await run('predict', '--model', hinge, '--data', data, '--json')).stdout).predictions as string[];
+  assert.ok(labels.every((v) => v === 'yes' || v === 'no'), 'classes, not numbers');
+  // On a numeric label huber trains a regression: predict prints numbers and evaluate an MSE.
+  const numericSchema = join(dir, 'numeric.schema.json');
+  writeFileSync(numericSchema, JSON.stringify({
+    version: 1,
+    columns: [
+      { name: 'a', type: 'numeric', lower: -4, upper: 4, scale: 'symmetric' },
+      { name: 'y', type: 'label', lower: -10, upper: 10 },
+    ],
+  }));
+  const rng = seededRng(5);
+  const rows = ['a,y'];
+  for (let i = 0; i < 1000; i++) {
+    const a = Math.max(-4, Math.min(4, sampleGaussian(rng)));
+    rows.push(`${a.toFixed(4)},${(2 * a + 0.3 * sampleGaussian(rng)).toFixed(4)}`);
+  }
+  const numeric = join(dir, 'numeric.csv');
+  writeFileSync(numeric, `${rows.join('\n')}\n`);
+  const regression = join(dir, 'huber-numeric.json');
+  const fitted = await run('train', '--data', numeric, '--schema', numericSchema, '--method', 'dpgd', '--loss', 'huber', '--steps', '10', '--epsilon', '1', '--seed', '2', '--out', regression);
+  assert.equal(fitted.code, 0, fitted.stderr);
+  assert.equal(JSON.parse(readFileSync(regression, 'utf8')).task, 'regression');
+  const metrics = JSON.parse((await run('evaluate', '--model', regression, '--data', numeric, '--json')).stdout);
+  assert.ok('mse' in metrics && !('accuracy' in metrics), JSON.stringify(metrics));
+  const values = JSON.parse((await run('predict', '--model', regression, '--data', numeric, '--json')).stdout).predictions;
+  assert.ok(values.every((v: unknown) => typeof v === 'number'));
+});

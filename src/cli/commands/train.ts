@@ -34,7 +34,7 @@ import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
 import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
-import { type MethodResult, reserveTrainingRun, runTrainingMethod } from './train-methods.js';
+import { checkLossForLabel, type MethodResult, reserveTrainingRun, runTrainingMethod } from './train-methods.js';
 import { checkExternalFlags, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 import { checkMethodFlags, learnerOfFlags, type TrainFlags } from '../train-flags.js';
 import { trainHelpAfter, trainHelpConfiguration } from '../help/train-help.js';
@@ -201,7 +201,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
-    .option('--loss <L>', 'logistic | squared | huber | smoothedHinge (the name the model file records; linear: the old name of squared)', 'logistic')
+    .option('--loss <L>', 'logistic | squared | huber (numeric labels) | smoothedHinge (linear: the old name of squared)', 'logistic')
     // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
     .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
     // The learners of the registry, each with what it releases (the family folders' `*-learner.ts` files).
@@ -289,6 +289,7 @@ export function registerTrain(program: Command, io: CliIo): void {
       if (flags.label !== undefined && labelSpec?.name !== flags.label) {
         throw new InvalidParameterError('--label', flags.label, `the schema's label column '${labelSpec?.name}'`);
       }
+      checkLossForLabel(flags.loss, schema);
       // Said on stderr (never mixed into --json; printed when the command succeeds, and in the progress bar): the reasons this run cannot be private.
       const suggested = isSuggestedSchema(schema);
       if (suggested) io.stderr(`dpfit: ${schemaPath}: ${SUGGESTION_WARNING}\n`);
