@@ -201,7 +201,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
-    .option('--loss <L>', 'logistic | squared | huber (numeric labels) | smoothedHinge (linear: the old name of squared)', 'logistic')
+    .option('--loss <L>', 'logistic | squared | huber | smoothedHinge (huber: numeric labels only; linear: the old name of squared)', 'logistic')
     // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
     .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
     // The learners of the registry, each with what it releases (the family folders' `*-learner.ts` files).
