@@ -247,7 +247,7 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
   const warnings: string[] = [];
   if (!options.continuousNoise && obstacle !== undefined && lastIterate === 'auto') {
-    warnings.push(`the last-iterate bound (amplification by iteration, 004 Thm. 3.6) was not used: ${obstacle}`);
+    warnings.push(`the last-iterate bound (amplification by iteration) was not used: ${obstacle}`);
   }
   addConjecture(options, { n, noiseMultiplier, epochs, fraction, delta }, comparisons, warnings);
   const privacy = privacyReport(event, delta, {
@@ -371,10 +371,10 @@ function addConjecture(
   if (conjecture.kind === 'ok') {
     comparisons.conjecture = { epsilon: conjecture.epsilon, delta: run.delta, noiseMultiplier: run.noiseMultiplier };
     warnings.push(
-      `004 Conj. 1-2 (a conjecture, NOT a proven guarantee) would give epsilon = ${conjecture.epsilon}; the headline epsilon is a proven bound`,
+      `the shuffled-SGD conjecture (amplification by shuffling: NOT a proven guarantee) would give epsilon = ${conjecture.epsilon}; the headline epsilon is a proven bound`,
     );
   } else {
-    warnings.push(`the conjecture (004 Conj. 1-2) was not accounted: ${conjecture.reason}`);
+    warnings.push(`the shuffled-SGD conjecture was not accounted: ${conjecture.reason}`);
   }
 }
 
