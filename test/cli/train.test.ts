@@ -7,6 +7,7 @@ import { parseEvent } from '../../src/accounting/events/json.js';
 import { rdpEpsilon } from '../../src/accounting/rdp/accountant.js';
 import { sampleGaussian } from '../../src/random/continuous.js';
 import { seededRng } from '../../src/random/rng.js';
+import { accuracyText } from '../../src/cli/commands/train.js';
 import { peopleFixture, runCli } from '../helpers/people.js';
 
 const run = runCli;
@@ -310,4 +311,23 @@ test('dpfit train --loss huber: robust regression of a numeric label (values, MS
   assert.ok('mse' in metrics && !('accuracy' in metrics), JSON.stringify(metrics));
   const values = JSON.parse((await run('predict', '--model', regression, '--data', numeric, '--json')).stdout).predictions;
   assert.ok(values.every((v: unknown) => typeof v === 'number'));
+});
+
+test('dpfit train: the training accuracy is printed beside the majority class, and plainly when it is not above it', async () => {
+  const { data, schema, lines } = peopleFixture('dpfit-majority-', 600, 12);
+  // The majority class of the rows, counted here from the CSV itself.
+  const yes = lines.slice(1).filter((line) => line.endsWith(',yes')).length;
+  const majority = Math.max(yes, 600 - yes) / 600;
+  const trained = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '20', '--epsilon', '2', '--seed', '3');
+  assert.equal(trained.code, 0, trained.stderr);
+  const line = trained.stderr.split('\n').find((l) => l.startsWith('  training accuracy'));
+  const printed = /^ {2}training accuracy 0\.\d+ \(majority class (0\.\d+)\)/.exec(line ?? '');
+  assert.ok(printed !== null, `${line}`);
+  assert.ok(Math.abs(Number(printed[1]) - majority) < 5e-5, `${printed[1]} vs ${majority}`);
+  const { owner } = await trainWithDiagnostics('--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '20', '--epsilon', '2', '--seed', '3');
+  assert.equal(owner.metrics.training.majorityBaseline, majority);
+  // At or below the majority class the line says so; above it, it only gives both numbers.
+  assert.equal(accuracyText(0.7638, 0.7638), 'accuracy 0.7638 (majority class 0.7638): NOT above the majority class, no better than always predicting it');
+  assert.equal(accuracyText(0.81, 0.7592), 'accuracy 0.81 (majority class 0.7592)');
+  assert.equal(accuracyText(0.81, undefined), 'accuracy 0.81');
 });

@@ -93,6 +93,17 @@ function printedTrainingMetric(model: AnyModel, data: Dataset): Record<string, n
 }
 
 /**
+ * The training accuracy beside the majority class's, and plainly when it is not above it: such a
+ * model predicts no better than one that always says the most frequent class.
+ */
+export function accuracyText(value: number, majority: number | undefined): string {
+  const text = `accuracy ${formatNumber(value, 4)}`;
+  if (majority === undefined) return text;
+  const beside = `${text} (majority class ${formatNumber(majority, 4)})`;
+  return value > majority ? beside : `${beside}: NOT above the majority class, no better than always predicting it`;
+}
+
+/**
  * The model as released: only the released parameters, the public schema and the privacy report
  * (docs/design.md, "What a release may contain"). Fields are copied by name, so nothing else a learner
  * might attach reaches the file.
@@ -383,7 +394,9 @@ export function registerTrain(program: Command, io: CliIo): void {
       // On the kept rows only (none kept: no metrics, never an error the data decide).
       const kept = prepared === undefined ? undefined : keptRows(prepared.dataset, prepared.privateDiagnostics.droppedRows);
       const measure = outputs.diagnostics !== undefined ? evaluateAny : printedTrainingMetric;
-      const metrics = wantMetrics && kept !== undefined && kept.n > 0 ? measure(model as AnyModel, kept) : undefined;
+      const measured = wantMetrics && kept !== undefined && kept.n > 0 ? measure(model as AnyModel, kept) : undefined;
+      // A classifier's accuracy beside the majority class's (as evaluate prints it): what it must beat to have learnt anything.
+      const metrics = measured?.accuracy !== undefined && kept !== undefined ? { ...measured, majorityBaseline: majorityBaseline(kept.y) } : measured;
       const diagnostics = {
         ...result.diagnostics,
         rows: rowCount,
@@ -411,7 +424,7 @@ export function registerTrain(program: Command, io: CliIo): void {
         const lines = [
           `private diagnostics (computed from the private data for its owner; NOT covered by the privacy guarantee, do not publish):`,
           `  rows     ${rowCount} training rows${trained === undefined ? '' : ` (trained ${trained.mode})`}`,
-          ...(metrics === undefined ? [] : [`  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`]),
+          ...(metrics === undefined ? [] : [`  training ${metrics.accuracy !== undefined ? accuracyText(metrics.accuracy, metrics.majorityBaseline) : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`]),
           ...(flags.tune !== undefined && model !== undefined
             ? [`  tuned    learning rate ${String(result.diagnostics.learningRate)} (validation score ${formatNumber(Number(result.diagnostics.validationScore), 4)})`]
             : []),
