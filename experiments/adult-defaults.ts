@@ -11,7 +11,7 @@
  * objpert runs with its research opt-in `--accept-no-guarantee` and is labelled NOT private: its
  * released minimiser identifies the dataset (`test/learners/perturbation/grid-inversion.test.ts`).
  *
- * Run: node --import tsx experiments/adult-defaults.ts [--seeds N] (needs data/adult: dpfit data fetch adult)
+ * Run: node --import tsx experiments/adult-defaults.ts [--seeds N] [--methods M,M] (needs data/adult: dpfit data fetch adult)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +25,10 @@ if (!existsSync(join(DATA, 'adult.data'))) {
   process.stdout.write('data/adult is missing (dpfit data fetch adult --dir data/adult)\n');
   process.exit(0);
 }
-const METHODS: readonly (readonly string[])[] = [['dpsgd'], ['dpgd'], ['shuffled'], ['output'], ['output-sgd'], ['objpert', '--accept-no-guarantee'], ['amp'], ['rgm', '--loss', 'squared']];
+const ALL_METHODS: readonly (readonly string[])[] = [['dpsgd'], ['dpgd'], ['shuffled'], ['output'], ['output-sgd'], ['objpert', '--accept-no-guarantee'], ['amp'], ['rgm', '--loss', 'squared']];
+/** --methods M,M: only these rows (e.g. after changing one method's defaults). */
+const ONLY = args.includes('--methods') ? new Set(args[args.indexOf('--methods') + 1].split(',')) : undefined;
+const METHODS = ALL_METHODS.filter(([method]) => ONLY === undefined || ONLY.has(method));
 /** How a method's row is labelled (objpert is research only: no guarantee). */
 const LABELS: Readonly<Record<string, string>> = { objpert: '`objpert` (`--accept-no-guarantee`: NOT private, research only)' };
 const dir = mkdtempSync(join(tmpdir(), 'dpfit-defaults-'));

@@ -69,7 +69,7 @@ function relationOf(event: DpEvent, root: DpEvent): NeighboringRelation {
     case 'nonUniformSampled':
       // 004 Thm. 4.2 (as WBK 2019 Thm. 9) needs the same n and the same public weights on both
       // datasets: replace-one only.
-      return within(root, event, 'replaceOne', relationOf(event.event, root), ' (004 Thm. 4.2 is proven for replace-one neighbours only: the weights must be the same on both datasets)');
+      return within(root, event, 'replaceOne', relationOf(event.event, root), ' (non-uniform sampling is proven for replace-one neighbours only: the weights must be the same on both datasets)');
     case 'compose':
       return combine(root, event, event.events.map((e) => relationOf(e, root)));
     case 'selfCompose':

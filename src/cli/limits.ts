@@ -9,7 +9,7 @@
  *     `--epochs` <= 1e6 whatever the data;
  *   - per-example gradient evaluations of the whole command <= 1e12: one run's (its learner's
  *     work rule, `work` in `the family folders' `*-learner.ts` files`: steps x rows for dpgd and rgm, steps x batch size
- *     for dpsgd, epochs x fraction x rows for shuffled and output-sgd, max-iterations x rows for
+ *     for dpsgd, ceil(epochs / fraction) x floor(fraction x rows) for shuffled, epochs x rows for output-sgd, max-iterations x rows for
  *     output when --max-iterations is given; an epoch or step count left out is its default), times the
  *     number of classes for one-vs-rest, times the EXPECTED number of runs for `--tune` (its mean:
  *     K is Poisson with that mean). Only PUBLIC counts enter: the rows of replace-one methods

@@ -11,6 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { describeOsError } from '../data/node/files.js';
 import { DpfitError, InvalidParameterError, UnknownOptionError } from '../errors.js';
 import { exitCodeFor, processIo, type CliIo } from './io.js';
+import { referencesHelp } from './help/references.js';
 
 export const VERSION = '0.1.0';
 
@@ -92,7 +93,12 @@ can be released), 1 internal error (a bug). Errors are one line on stderr.
 Start with:
   $ dpfit demo
   $ dpfit calibrate gaussian --epsilon 1 --delta 1e-5
-  $ dpfit verify model.json          # does a model file's privacy claim hold?`,
+  $ dpfit verify model.json          # does a model file's privacy claim hold?
+${referencesHelp([
+  ['rgm', '000 Thm. 1 and Cor. 1'],
+  ['federate', '000 Sec. 6'],
+  ['train', 'each method\'s: dpfit train --help'],
+])}`,
     );
   for (const register of await registersFor(argv)) register(program, io);
   for (const command of program.commands) propagate(command);

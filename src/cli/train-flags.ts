@@ -167,7 +167,7 @@ export function checkMethodFlags(flags: TrainFlags): void {
     if (flags.noiseMultiplier !== undefined) throw new InvalidParameterError('--noise-multiplier', flags.noiseMultiplier, 'not given with --tune (the noise is calibrated from --epsilon for the whole tuned release)');
   }
   if (flags.accountant !== undefined && flags.accountant !== 'rdp' && flags.accountant !== 'pld') {
-    throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' (003 Sec. 5) or 'pld'");
+    throw new InvalidParameterError('--accountant', flags.accountant, "'rdp' or 'pld'");
   }
   for (const rule of learner.rules ?? []) {
     const flag = flagOfOption(learner, rule.option);

@@ -248,7 +248,7 @@ export async function federate(clients: readonly NodeClient[], options: Federate
         shared ??= plan.aggregation;
       }
       if (plan.ptr !== undefined && !plan.ptr.passed) {
-        return stop(`node ${infos[i].name} (${client.label}): its Propose-Test-Release test rejected rho (000 Prop. 2), so it releases no gradient; the run stops (the nodes' sessions are spent as reserved)`, 0);
+        return stop(`node ${infos[i].name} (${client.label}): its Propose-Test-Release test rejected rho, so it releases no gradient; the run stops (the nodes' sessions are spent as reserved)`, 0);
       }
     } catch (error) {
       outcomes.push({ node: infos[i].name, label: client.label, error: describe(error) });
@@ -308,6 +308,6 @@ export async function federate(clients: readonly NodeClient[], options: Federate
     privacy,
     ...(schema === undefined ? {} : { schema }),
   };
-  const how = shared === undefined ? '000 eq. (79)' : `gradient descent on the securely aggregated sum (004 Sec. 5.4, ${shared.countedShares} of ${shared.nodes} noise shares counted)`;
+  const how = shared === undefined ? 'gradient descent on the mean of the nodes\' noisy gradients' : `gradient descent on the securely aggregated sum (${shared.countedShares} of ${shared.nodes} noise shares counted)`;
   return { status: 'trained', message: `${options.steps} steps of ${how} over ${clients.length} nodes (tau = ${tau})`, model, privacy, nodes: outcomes, learningRate: tau, stepsDone: options.steps };
 }

@@ -334,7 +334,7 @@ export class FederatedNode {
               rng: this.rng,
               granularity: plan.grid.granularity,
               granularities: { ptr: outcome.granularity, gradient: plan.grid.granularity },
-              warnings: [`delta = ${plan.rdpDelta} (RDP conversion of the composed event) + ${plan.ptrDelta} (PTR, 000 Prop. 2)`],
+              warnings: [`delta = ${plan.rdpDelta} (RDP conversion of the composed event) + ${plan.ptrDelta} (PTR)`],
             });
             // The shape of trainRgmGd's report (`verifyModel` re-accounts the event at deltaComponents.rdp and checks the PTR part).
             const privacy: RgmGdPrivacyReport = Object.freeze({
@@ -387,7 +387,7 @@ export class FederatedNode {
       granularity: g,
       pld: gaussianCompositionEpsilon,
       warnings: [
-        `secure aggregation over ${K} nodes (004 Sec. 5.4): epsilon counts the noise shares of ${m} = K - 1 - ${t} nodes (mechanisms/distributed-gaussian-grid.ts); it holds against the coordinator following the protocol together with up to ${t + 1} other nodes, provided the other nodes add their shares`,
+        `secure aggregation over ${K} nodes: epsilon counts the noise shares of ${m} = K - 1 - ${t} nodes (mechanisms/distributed-gaussian-grid.ts); it holds against the coordinator following the protocol together with up to ${t + 1} other nodes, provided the other nodes add their shares`,
         `against a coordinator that breaks the protocol (relays its own keys, invents nodes) only this node's own share protects its records: epsilon ${ownShare.epsilon} at delta ${ownShare.delta}`,
       ],
     });

@@ -235,7 +235,7 @@ export function parseSessionRequest(value: unknown): SessionRequest {
     if (!given('delta')) throw new InvalidParameterError('request.delta', undefined, `given for method ${method}`);
   }
   if (method === 'dpgd') {
-    if (!given('clipNorm')) throw new InvalidParameterError('request.clipNorm', undefined, 'given for method dpgd (the clipping threshold c of `000` eq. 81)');
+    if (!given('clipNorm')) throw new InvalidParameterError('request.clipNorm', undefined, 'given for method dpgd (the clipping threshold c of the per-example gradients)');
     for (const key of ['featureClip', 'bClip', 'rho', 'ptrEpsilonFraction', 'ptrDeltaFraction'] as const) {
       if (given(key)) throw new InvalidParameterError(`request.${key}`, request[key], 'absent for method dpgd (an rgm parameter)');
     }

@@ -32,7 +32,7 @@ export function datasetSizeReport(method: string, records: number, declared: num
   const kind = learnerNamed(method).datasetSize;
   const declaredCount = declared === undefined ? undefined : requireInteger('datasetSize', declared, 1);
   if (kind === 'unused') {
-    return { source: 'unused', note: `no released value depends on n: ${method}'s objective is a sum (003 Sec. 2.2), so the number of records stays private` };
+    return { source: 'unused', note: `no released value depends on n: ${method}'s objective is a sum, so the number of records stays private` };
   }
   if (kind === 'records') {
     if (declaredCount !== undefined && declaredCount !== records) {

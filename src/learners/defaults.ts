@@ -8,6 +8,7 @@
  * Each learner's registry entry (`*-learner.ts` in its family folder, `defaults`) puts these rules together for its
  * options; `train()`, the estimators and every path of `dpfit train` fill options through it.
  */
+import { nextUp } from '../accounting/float-steps.js';
 import { requirePositive } from '../validate.js';
 
 /** beta = sup f'' R^2 + lambda: the smoothness of the average regularised GLM loss on rows of norm <= R. */
@@ -24,13 +25,33 @@ export function defaultGradientLearningRate(smoothness: number): number {
 }
 
 /**
- * Shuffled SGD (batch size one): 5 / (beta n) per step, so that one epoch of n steps moves about
- * as far as five full-batch steps of 1 / beta while the per-step noise (std learningRate z C)
- * stays small; with DEFAULT_SHUFFLED_EPOCHS epochs. Far below the 2 / beta the last-iterate
- * bound needs.
+ * Shuffled SGD (`004` Alg. 1, batch size one): the fraction tau = 1/n of each shuffled epoch, so
+ * that each partial epoch processes ONE record drawn uniformly, and each step is then amplified by
+ * sampling without replacement (Wang, Balle & Kasiviswanathan 2019; `shuffledSgdEvent`). With whole
+ * epochs (tau = 1) the proven bound is the last iterate's (amplification by iteration, `004`
+ * Thm. 3.6), which on n = 300 to 32561 rows at epsilon 1 needs a noise multiplier about three
+ * times larger for the same number of steps (5 epochs on Adult: z = 4.60 by the last iterate,
+ * 1.41 with tau = 1/n; 1 and 5 epochs on 300 and 3000 rows: 4.7-6.9 against 1.6-2.1): with one
+ * record per step the noise, std z C per step, is what the last iterate carries. The smallest
+ * double >= 1/n with floor(tau n) = 1.
  */
-export function defaultShuffledLearningRate(smoothness: number, n: number): number {
-  return 5 / (requirePositive('smoothness', smoothness) * requirePositive('n', n));
+export function defaultShuffledFraction(n: number): number {
+  requirePositive('n', n);
+  let fraction = 1 / n;
+  while (Math.floor(fraction * n) < 1) fraction = nextUp(fraction);
+  return Math.min(1, fraction);
+}
+
+/**
+ * Shuffled SGD's step: the total step length of DP-GD's default (DEFAULT_DPGD_STEPS steps of
+ * 1 / beta) spread over its epochs x n steps of one record, i.e. 100 / (beta epochs n) (20 / (beta n)
+ * at the default 5 epochs), at most 1 / beta. The earlier 5 / (beta n) moved five times less: even
+ * without noise (z = 0) 5 epochs of it on Adult learnt only the intercept (test accuracy 0.7638,
+ * the majority class), against 0.8409 at ten times that step.
+ */
+export function defaultShuffledLearningRate(smoothness: number, n: number, epochs: number = DEFAULT_SHUFFLED_EPOCHS): number {
+  const beta = requirePositive('smoothness', smoothness);
+  return Math.min(1 / beta, DEFAULT_DPGD_STEPS / (beta * requirePositive('n', n) * requirePositive('epochs', epochs)));
 }
 export const DEFAULT_SHUFFLED_EPOCHS = 5;
 

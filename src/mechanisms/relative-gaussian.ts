@@ -103,7 +103,7 @@ export function relativeGaussianMechanism(value: QueryValue, options: RelativeGa
   }
   const baselineStd = options.baselineStd ?? defaultSigma;
   if (!(baselineStd > 0)) {
-    throw new InvalidParameterError('baselineStd', options.baselineStd, '> 0 (000 Def. 3; with rRel = 0 any positive value is valid)');
+    throw new InvalidParameterError('baselineStd', options.baselineStd, '> 0 (with rRel = 0 any positive value is valid)');
   }
   const params = { eta, gamma, dimension: d, baselineStd, rRel };
   if (!(relativeGaussianMinOrder(params) < relativeGaussianMaxOrder(eta))) {
@@ -111,7 +111,7 @@ export function relativeGaussianMechanism(value: QueryValue, options: RelativeGa
       'baselineStd',
       baselineStd,
       `>= ${relativeGaussianMinBaselineStd(eta, gamma, rRel, relativeGaussianMaxOrder(eta))}`,
-      '000 Thm. 1: no order satisfies sigma^2 >= gamma eta^-2 [1 - eta (alpha - 1)] R_rel^2',
+      'no Renyi order satisfies sigma^2 >= gamma eta^-2 [1 - eta (alpha - 1)] R_rel^2',
     );
   }
   let normSquared = 0;

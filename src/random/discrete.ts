@@ -137,6 +137,27 @@ export function shuffleInPlace<A extends { readonly length: number; [index: numb
   return array;
 }
 
+/**
+ * Shuffles only the first m entries of `array` in place (the first m steps of Fisher–Yates drawn
+ * from the front, Durstenfeld 1964): whatever order `array` held, its first m entries are then a
+ * uniformly random ordered sample of m of its entries without replacement, drawn with m calls to
+ * `uniformInt` (O(m), not O(n)). Returns `array`.
+ */
+export function shufflePrefixInPlace<A extends { readonly length: number; [index: number]: unknown }>(rng: Rng, array: A, m: number): A {
+  if (array === null || typeof array !== 'object' || !Number.isSafeInteger(array.length)) {
+    throw new InvalidParameterError('array', array, 'an array or typed array');
+  }
+  requireInteger('m', m, 0, array.length);
+  const n = array.length;
+  for (let i = 0; i < m && i < n - 1; i++) {
+    const j = i + uniformBelow(rng, n - i);
+    const tmp = array[i];
+    array[i] = array[j];
+    array[j] = tmp;
+  }
+  return array;
+}
+
 /** A uniformly random permutation of 0, 1, ..., n-1 (n < 2^32). */
 export function randomPermutation(rng: Rng, n: number): Uint32Array {
   requireInteger('n', n, 0, 2 ** 32 - 1);

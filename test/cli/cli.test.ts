@@ -60,7 +60,7 @@ test('user errors: one line on stderr, exit 2, nothing on stdout', async () => {
   const unreachable = await run('calibrate', 'rgm', '--eta', '1e-3', '--dimension', '10', '--epsilon', '0.01', '--delta', '1e-8');
   assert.equal(unreachable.code, 4, unreachable.stderr);
   assert.equal(unreachable.stdout, '');
-  assert.match(unreachable.stderr, /^dpfit: targetEpsilon 0\.01 cannot be reached: .* above 0\.05411 whatever gamma \(000 Sec\. 4\.1\)\n$/);
+  assert.match(unreachable.stderr, /^dpfit: targetEpsilon 0\.01 cannot be reached: .* above 0\.05411 whatever gamma\n$/);
   const named = await run('calibrate', 'gaussian', '--epsilon', '1', '--delta', '2');
   assert.match(named.stderr, /--delta must be in \(0, 0\.1\], got 2/);
 });
@@ -196,7 +196,8 @@ test('dpfit epsilon --event nonUniformSampled (004 Thm. 4.2): the README example
     assert.equal(code, 2, stderr);
     assert.equal(stdout, '');
     assert.equal(stderr.trim().split('\n').length, 1, stderr);
-    assert.match(stderr, /004 Thm\. 4\.2/);
+    assert.match(stderr, /non-uniform sampling/);
+    assert.doesNotMatch(stderr, /\b00\d\b/, 'plain words, no paper tag (issue 27)');
   }
   assert.match((await run('account', '--help')).stdout, /nonUniformSampled/);
 });

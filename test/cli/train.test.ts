@@ -7,6 +7,7 @@ import { parseEvent } from '../../src/accounting/events/json.js';
 import { rdpEpsilon } from '../../src/accounting/rdp/accountant.js';
 import { sampleGaussian } from '../../src/random/continuous.js';
 import { seededRng } from '../../src/random/rng.js';
+import { accuracyText } from '../../src/cli/commands/train.js';
 import { peopleFixture, runCli } from '../helpers/people.js';
 
 const run = runCli;
@@ -262,4 +263,71 @@ test('dpfit predict: every classifier prints its label (the schema value); a log
   byLogistic.predictions.forEach((label: string, i: number) => assert.equal(label === 'yes', byLogistic.probabilities[i] >= 0.5));
   const text = await run('predict', '--model', hinge, '--data', data);
   assert.deepEqual(text.stdout.trim().split('\n'), byHinge.predictions);
+});
+
+test('dpfit train --loss huber: robust regression of a numeric label (values, MSE); on a binary label refused before anything is read, naming the classification losses', async () => {
+  // Before: on the people's binary label huber fitted the codes 0/1 as numbers and wrote task
+  // 'regression', so predict printed values such as 0.38 and evaluate an MSE for a yes/no label.
+  const { dir, data, schema } = fixture();
+  const out = join(dir, 'huber.json');
+  const refused = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--loss', 'huber', '--steps', '10', '--epsilon', '1', '--seed', '1', '--out', out);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+  assert.match(refused.stderr, /^dpfit: --loss must be a classification loss for the binary label 'label': logistic \(labels and probabilities\) or smoothedHinge; huber is robust regression of a numeric label/);
+  assert.ok(!existsSync(out), 'no model file');
+  // The same refusal with a missing data file: decided from the schema, before the data are opened.
+  const unread = await run('train', '--data', join(dir, 'absent.csv'), '--schema', schema, '--loss', 'huber', '--epsilon', '1');
+  assert.equal(unread.code, 2, unread.stderr);
+  assert.match(unread.stderr, /--loss must be a classification loss/);
+  // A classification loss other than logistic on the same label: a classifier, whose predictions are the schema's classes.
+  const hinge = join(dir, 'hinge.json');
+  const trained = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--loss', 'smoothedHinge', '--steps', '10', '--epsilon', '1', '--seed', '1', '--out', hinge);
+  assert.equal(trained.code, 0, trained.stderr);
+  assert.equal(JSON.parse(readFileSync(hinge, 'utf8')).task, 'classification');
+  const labels = JSON.parse((await run('predict', '--model', hinge, '--data', data, '--json')).stdout).predictions as string[];
+  assert.ok(labels.every((v) => v === 'yes' || v === 'no'), 'classes, not numbers');
+  // On a numeric label huber trains a regression: predict prints numbers and evaluate an MSE.
+  const numericSchema = join(dir, 'numeric.schema.json');
+  writeFileSync(numericSchema, JSON.stringify({
+    version: 1,
+    columns: [
+      { name: 'a', type: 'numeric', lower: -4, upper: 4, scale: 'symmetric' },
+      { name: 'y', type: 'label', lower: -10, upper: 10 },
+    ],
+  }));
+  const rng = seededRng(5);
+  const rows = ['a,y'];
+  for (let i = 0; i < 1000; i++) {
+    const a = Math.max(-4, Math.min(4, sampleGaussian(rng)));
+    rows.push(`${a.toFixed(4)},${(2 * a + 0.3 * sampleGaussian(rng)).toFixed(4)}`);
+  }
+  const numeric = join(dir, 'numeric.csv');
+  writeFileSync(numeric, `${rows.join('\n')}\n`);
+  const regression = join(dir, 'huber-numeric.json');
+  const fitted = await run('train', '--data', numeric, '--schema', numericSchema, '--method', 'dpgd', '--loss', 'huber', '--steps', '10', '--epsilon', '1', '--seed', '2', '--out', regression);
+  assert.equal(fitted.code, 0, fitted.stderr);
+  assert.equal(JSON.parse(readFileSync(regression, 'utf8')).task, 'regression');
+  const metrics = JSON.parse((await run('evaluate', '--model', regression, '--data', numeric, '--json')).stdout);
+  assert.ok('mse' in metrics && !('accuracy' in metrics), JSON.stringify(metrics));
+  const values = JSON.parse((await run('predict', '--model', regression, '--data', numeric, '--json')).stdout).predictions;
+  assert.ok(values.every((v: unknown) => typeof v === 'number'));
+});
+
+test('dpfit train: the training accuracy is printed beside the majority class, and plainly when it is not above it', async () => {
+  const { data, schema, lines } = peopleFixture('dpfit-majority-', 600, 12);
+  // The majority class of the rows, counted here from the CSV itself.
+  const yes = lines.slice(1).filter((line) => line.endsWith(',yes')).length;
+  const majority = Math.max(yes, 600 - yes) / 600;
+  const trained = await run('train', '--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '20', '--epsilon', '2', '--seed', '3');
+  assert.equal(trained.code, 0, trained.stderr);
+  const line = trained.stderr.split('\n').find((l) => l.startsWith('  training accuracy'));
+  const printed = /^ {2}training accuracy 0\.\d+ \(majority class (0\.\d+)\)/.exec(line ?? '');
+  assert.ok(printed !== null, `${line}`);
+  assert.ok(Math.abs(Number(printed[1]) - majority) < 5e-5, `${printed[1]} vs ${majority}`);
+  const { owner } = await trainWithDiagnostics('--data', data, '--schema', schema, '--method', 'dpgd', '--steps', '20', '--epsilon', '2', '--seed', '3');
+  assert.equal(owner.metrics.training.majorityBaseline, majority);
+  // At or below the majority class the line says so; above it, it only gives both numbers.
+  assert.equal(accuracyText(0.7638, 0.7638), 'accuracy 0.7638 (majority class 0.7638): NOT above the majority class, no better than always predicting it');
+  assert.equal(accuracyText(0.81, 0.7592), 'accuracy 0.81 (majority class 0.7592)');
+  assert.equal(accuracyText(0.81, undefined), 'accuracy 0.81');
 });

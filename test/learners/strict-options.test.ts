@@ -55,7 +55,7 @@ describe('strict options: an unknown key is an error naming it and the closest v
 
   it('train(): an unknown method names the closest; rgm refuses another loss by name', () => {
     assert.throws(() => train(data, { method: 'outputsgd', epsilon: 1, delta: 1e-5 } as unknown as TrainOptions), refused('method', /did you mean 'outputSgd'\?/));
-    assert.throws(() => train(data, { method: 'rgm', loss: 'huber', epsilon: 1, delta: 1e-5 }), refused('loss', /^loss must be 'squared' \(alias 'linear'\) or 'logistic' for method 'rgm' \(000 Sec\. 5 is ridge regression, App\. B\.2 is implemented for these GLM losses\), got "huber"$/));
+    assert.throws(() => train(data, { method: 'rgm', loss: 'huber', epsilon: 1, delta: 1e-5 }), refused('loss', /^loss must be 'squared' \(alias 'linear'\) or 'logistic' for method 'rgm' \(RGM gradient descent is ridge regression, and its GLM bound is implemented for these losses\), got "huber"$/));
   });
 
   it('a key whose value is undefined is an absent option (as for any optional field)', () => {

@@ -12,6 +12,7 @@ import {
   seededRng,
   shuffleInPlace,
 } from '../../src/random/index.js';
+import { shufflePrefixInPlace } from '../../src/random/discrete.js';
 import { btrs, ptrs, type TransformedRejection } from '../../src/random/transformed-rejection.js';
 import {
   ALPHA,
@@ -190,6 +191,31 @@ test('shuffleInPlace works on typed arrays and returns its argument; randomPermu
   const counts = new Float64Array(10);
   for (let i = 0; i < 50_000; i++) counts[randomPermutation(rng, 10).indexOf(0)]++;
   assert.ok(chiSquareTest(counts, new Float64Array(10).fill(5000)).pValue > ALPHA);
+});
+
+test('shufflePrefixInPlace: the first m entries of a REUSED array are a uniform ordered sample of m without replacement (chi-square), in O(m) draws', () => {
+  const rng = seededRng(6);
+  // One array reused across draws, as shuffled SGD's partial epochs reuse it: whatever order the
+  // previous draw left, each of the 5 x 4 = 20 ordered pairs of 5 entries is equally likely.
+  const array = Uint32Array.from([0, 1, 2, 3, 4]);
+  const counts = new Map<string, number>();
+  const trials = 100_000;
+  for (let i = 0; i < trials; i++) {
+    const key = `${shufflePrefixInPlace(rng, array, 2)[0]}${array[1]}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  assert.equal(counts.size, 20);
+  const result = chiSquareTest([...counts.values()], new Array(20).fill(trials / 20));
+  assert.ok(result.pValue > ALPHA, formatResult(result));
+  assert.deepEqual([...array].sort(), [0, 1, 2, 3, 4], 'still a permutation of its entries');
+  // m draws: the prefix of one entry of 10^6 costs one index (a word or two), not a pass over the array.
+  const counting = seededRng(7);
+  let draws = 0;
+  const wrapped = { nextUint32: () => (draws++, counting.nextUint32()), nextDouble: () => counting.nextDouble(), secure: false, description: 'counting' };
+  shufflePrefixInPlace(wrapped, new Uint32Array(1_000_000), 1);
+  assert.ok(draws >= 1 && draws <= 4, `${draws} words drawn for one index below 10^6`);
+  assert.deepEqual([...shufflePrefixInPlace(rng, [7, 8], 0)], [7, 8]);
+  assert.throws(() => shufflePrefixInPlace(rng, [1, 2], 3), /m must be/);
 });
 
 for (const q of [0.01, 0.5]) {

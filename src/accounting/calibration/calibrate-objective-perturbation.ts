@@ -140,7 +140,7 @@ export function calibrateObjectivePerturbation(options: ObjectivePerturbationCal
   const smoothness = requireNonNegative('smoothness', options.smoothness);
   const regularization = requirePositive('regularization', options.regularization);
   if (!(regularization > smoothness)) {
-    throw new InvalidParameterError('regularization', regularization, `> smoothness (${smoothness})`, '003 Thm. 3.1/3.2/4.1 need lambda > beta');
+    throw new InvalidParameterError('regularization', regularization, `> smoothness (${smoothness})`, 'objective perturbation and AMP need lambda > beta');
   }
   const floor = objectivePerturbationEpsilonFloor(smoothness, regularization);
   if (!(floor < targetEpsilon)) {
@@ -149,7 +149,7 @@ export function calibrateObjectivePerturbation(options: ObjectivePerturbationCal
       'regularization',
       regularization,
       `> beta / (1 - e^-epsilon) = ${smallest}`,
-      `no noise reaches epsilon ${targetEpsilon}: -log(1 - beta/lambda) = ${floor} is a floor of 003 Thm. 3.1/3.2`,
+      `no noise reaches epsilon ${targetEpsilon}: -log(1 - beta/lambda) = ${floor} is a floor of objective perturbation's epsilon`,
     );
   }
   const accountantName = options.accountant ?? 'rdp';

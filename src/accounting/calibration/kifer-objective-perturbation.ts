@@ -59,15 +59,15 @@ function validated(params: KiferObjectivePerturbationParams, caller: string): Ki
 /** Refuses when Thm. 2.8's (epsilon, delta) would be tighter than Thm. 3.1's at the same parameters. */
 function requireNotTighterThanThm31(epsilon: number, delta: number, p: KiferObjectivePerturbationParams): void {
   if (!(p.regularization > p.smoothness)) {
-    throw new InvalidParameterError('regularization', p.regularization, `> smoothness (${p.smoothness})`, "003 Thm. 3.1, which Thm. 2.8 is never reported below, needs lambda > beta");
+    throw new InvalidParameterError('regularization', p.regularization, `> smoothness (${p.smoothness})`, "the exact bound of the dominating pair, which Kifer et al.'s is never reported below, needs lambda > beta");
   }
   const exact = objectivePerturbationDelta(epsilon, p);
   if (exact > delta) {
     throw new InvalidParameterError(
       'regularization',
       p.regularization,
-      `a lambda at which 003 Thm. 2.8 is not tighter than Thm. 3.1`,
-      `at epsilon = ${epsilon}, Thm. 2.8 claims delta = ${delta} but Thm. 3.1 (exact for its dominating pair) gives ${exact}: Thm. 2.8's Jacobian term 2 beta / lambda is below Thm. 3.1's -log(1 - beta/lambda) when lambda is close to beta`,
+      `a lambda at which Kifer et al.'s bound is not tighter than the exact one`,
+      `at epsilon = ${epsilon}, Kifer et al.'s bound claims delta = ${delta} but the exact bound of the dominating pair gives ${exact}: its Jacobian term 2 beta / lambda is below the exact -log(1 - beta/lambda) when lambda is close to beta`,
     );
   }
 }
@@ -104,7 +104,7 @@ export function kiferObjectivePerturbationDelta(epsilon: number, params: KiferOb
   requirePositive('epsilon', epsilon);
   const { noiseStd: s, lipschitz: L, smoothness: beta, regularization: lambda } = p;
   if (!(lambda >= (2 * beta) / epsilon)) {
-    throw new InvalidParameterError('regularization', lambda, `>= 2 beta / epsilon = ${(2 * beta) / epsilon}`, '003 Thm. 2.8 condition lambda >= 2 beta / epsilon');
+    throw new InvalidParameterError('regularization', lambda, `>= 2 beta / epsilon = ${(2 * beta) / epsilon}`, 'Kifer et al.\'s condition lambda >= 2 beta / epsilon');
   }
   const delta = Math.min(1, 2 * Math.exp(-((s * s * epsilon * epsilon) / (L * L) - 4 * epsilon) / 8));
   if (delta < 1) requireNotTighterThanThm31(epsilon, delta, p);

@@ -123,7 +123,7 @@ export function objectivePerturbationEvent(params: {
   requireNonNegative('smoothness', smoothness);
   requirePositive('regularization', regularization);
   if (!(regularization > smoothness)) {
-    throw new InvalidParameterError('regularization', regularization, `> smoothness (${smoothness})`, '003 Thm. 3.1 needs lambda > beta');
+    throw new InvalidParameterError('regularization', regularization, `> smoothness (${smoothness})`, 'objective perturbation needs lambda > beta');
   }
   const grid = gridFields('gridNoiseStd', params.gridNoiseStd, params.discrete);
   return Object.freeze({ kind: 'objectivePerturbation', noiseStd, lipschitz, smoothness, regularization, ...grid });
@@ -150,7 +150,7 @@ export function sampledWithoutReplacementEvent(
  */
 export function nonUniformSampledEvent(maxWeight: number, event: DpEvent): NonUniformSampledEvent {
   if (!(typeof maxWeight === 'number' && maxWeight > 0 && maxWeight < 1)) {
-    throw new InvalidParameterError('maxWeight', maxWeight, 'in (0, 1): c, the largest probability with which any one record is selected (004 Thm. 4.2 needs 0 < c < 1)');
+    throw new InvalidParameterError('maxWeight', maxWeight, 'in (0, 1): c, the largest probability with which any one record is selected (amplification by non-uniform sampling needs 0 < c < 1)');
   }
   return Object.freeze({ kind: 'nonUniformSampled', maxWeight, event });
 }
@@ -192,7 +192,7 @@ export function shuffledSgdConjectureEvent(params: {
   requirePositive('epochs', epochs);
   requireOpenUnit('fraction', fraction);
   if (!(typeof constant === 'number' && Number.isFinite(constant) && constant >= 16)) {
-    throw new InvalidParameterError('constant', constant, '>= 16 (004 Conj. 1)');
+    throw new InvalidParameterError('constant', constant, '>= 16 (the conjecture\'s smallest constant)');
   }
   return Object.freeze({ kind: 'shuffledSgdConjecture', datasetSize, noiseMultiplier, epochs, fraction, constant });
 }

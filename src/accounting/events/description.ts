@@ -45,7 +45,7 @@ function describe(event: DpEvent, depth: number): string {
     case 'repeatAndSelect':
       return `best of a random number (mean ${num(event.mean)}) of runs of ${inner(event.event)}`;
     case 'shuffledSgdConjecture':
-      return `004 Conj. 1 (a conjecture): shuffled SGD, n = ${event.datasetSize}, z = ${num(event.noiseMultiplier)}, ${num(event.epochs)} epochs, tau = ${num(event.fraction)}`;
+      return `the shuffled-SGD conjecture (unproven): shuffled SGD, n = ${event.datasetSize}, z = ${num(event.noiseMultiplier)}, ${num(event.epochs)} epochs, tau = ${num(event.fraction)}`;
     case 'shuffledLastIterate':
       return `last iterate of a shuffled epoch (n = ${event.datasetSize}, ${event.stepsPerEpoch} steps, z = ${num(event.noiseMultiplier)})`;
     case 'nonPrivate':

@@ -49,7 +49,7 @@ export function classicalGaussianNoiseMultiplier(targetEpsilon: number, delta: n
       'targetEpsilon',
       targetEpsilon,
       '< 1 for the classical calibration',
-      "004 Prop. 2.2 is proved for epsilon < 1 only; use the analytic calibration (method 'analytic')",
+      "the classical calibration is proved for epsilon < 1 only; use the analytic calibration (method 'analytic')",
     );
   }
   return roundUp(Math.sqrt(2 * Math.log(1.25 / delta)) / targetEpsilon);

@@ -167,7 +167,7 @@ export class RdpAccountant extends EventAccountant<PrivacyGuarantee> {
   private describe(epsilon: number, delta: number, order: number, conversion: string | undefined, index: number): PrivacyGuarantee {
     const warnings: string[] = [];
     const guarantee: GuaranteeKind = this.conjecture ? 'conjecture' : 'proven';
-    if (this.conjecture) warnings.push('this result rests on 004 Conj. 1-2, a conjecture: it is not a privacy guarantee');
+    if (this.conjecture) warnings.push('this result rests on the shuffled-SGD conjecture (amplification by shuffling, unproven): it is not a privacy guarantee');
     if (Number.isFinite(epsilon) && epsilon > 0 && this.orders.length > 1) {
       if (index === 0) warnings.push(`the best Rényi order is the smallest of the grid (${order}); smaller orders might give a smaller epsilon`);
       if (index === this.orders.length - 1 && order < Infinity) warnings.push(`the best Rényi order is the largest of the grid (${order}); larger orders might give a smaller epsilon`);

@@ -79,20 +79,20 @@ function checkSupport(event: DpEvent, options: RdpOptions, root: DpEvent): void 
   switch (event.kind) {
     case 'shuffledSgdConjecture':
       if (!options.allowConjecture) {
-        throw new UnsupportedEventError(root, event, "004 Conj. 1-2 is a conjecture, not a theorem: opt in (allowConjecture / --allow-conjecture) to account it, and the result will say guarantee: 'conjecture'");
+        throw new UnsupportedEventError(root, event, "the shuffled-SGD conjecture (amplification by shuffling) is not a theorem: opt in (allowConjecture / --allow-conjecture) to account it, and the result will say guarantee: 'conjecture'");
       }
       if (!(event.noiseMultiplier >= 2)) {
-        throw new UnsupportedEventError(root, event, `004 Conj. 1 assumes sigma^2 >= 4 L^2: noiseMultiplier must be >= 2, got ${event.noiseMultiplier}`);
+        throw new UnsupportedEventError(root, event, `the shuffled-SGD conjecture assumes sigma^2 >= 4 L^2: noiseMultiplier must be >= 2, got ${event.noiseMultiplier}`);
       }
       return;
     case 'relativeGaussian':
       if (event.discrete && event.gridBaselineStd === undefined) {
-        throw new UnsupportedEventError(root, event, "000 Thm. 1 is proved for continuous noise; for discrete noise record gridBaselineStd (the baseline std in grid steps), which lets the accountants use the smoothing coupling (accounting/discrete-coupling.ts)");
+        throw new UnsupportedEventError(root, event, "the Relative Gaussian Mechanism's Renyi bound is proved for continuous noise; for discrete noise record gridBaselineStd (the baseline std in grid steps), which lets the accountants use the smoothing coupling (accounting/discrete-coupling.ts)");
       }
       return;
     case 'objectivePerturbation':
       if (event.discrete && event.gridNoiseStd === undefined) {
-        throw new UnsupportedEventError(root, event, "003 Thm. 3.1/3.2 are proved for continuous noise; for discrete noise record gridNoiseStd (the std of b in grid steps), which lets the accountants use the smoothing coupling (accounting/discrete-coupling.ts)");
+        throw new UnsupportedEventError(root, event, "objective perturbation's guarantee is proved for continuous noise; for discrete noise record gridNoiseStd (the std of b in grid steps), which lets the accountants use the smoothing coupling (accounting/discrete-coupling.ts)");
       }
       return;
     case 'compose':

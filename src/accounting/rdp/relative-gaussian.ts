@@ -57,7 +57,7 @@ function validate(params: RelativeGaussianParams): void {
 
 /** What Thm. 1's sigma condition is checked on: sigma, or the coupled sigma of a gridded baseline. */
 function conditionNote(params: RelativeGaussianParams): string {
-  const base = '000 Thm. 1 needs sigma^2 >= gamma eta^-2 [1 - eta (alpha - 1)] R_rel^2';
+  const base = 'the Renyi bound needs sigma^2 >= gamma eta^-2 [1 - eta (alpha - 1)] R_rel^2';
   return params.gridBaselineStd === undefined ? base : `${base}, with sigma = baselineStd sqrt(1 - 64/gridBaselineStd^2) for discrete noise (smoothing coupling)`;
 }
 
@@ -113,7 +113,7 @@ export function relativeGaussianRdp(params: RelativeGaussianParams, order: numbe
       'order',
       order,
       `in [1, ${maxOrder})`,
-      `000 Thm. 1 needs 1 <= alpha < (1+eta)^2/(2 eta + eta^2) for eta = ${params.eta}`,
+      `the Renyi bound needs 1 <= alpha < (1+eta)^2/(2 eta + eta^2) for eta = ${params.eta}`,
     );
   }
   const minOrder = relativeGaussianMinOrder(params);
@@ -158,7 +158,7 @@ export function relativeGaussianTcdp(params: RelativeGaussianParams): TruncatedC
       'baselineStd',
       params.baselineStd,
       `>= ${relativeGaussianMinBaselineStd(eta, gamma, params.rRel as number, 1)}`,
-      `tCDP needs Thm. 1 at every order in (1, omega), i.e. its baseline condition at alpha = 1 (${conditionNote(params)})`,
+      `tCDP needs the Renyi bound at every order in (1, omega), i.e. its baseline condition at alpha = 1 (${conditionNote(params)})`,
     );
   }
   const rho = eta * eta * (1 / gamma + d * (2 + eta) ** 2 * (1 + eta) ** 2);
@@ -289,7 +289,7 @@ export function calibrateRelativeGaussian(options: {
   const floor = relativeGaussianEpsilonFloor(eta, dimension, delta);
   if (!(targetEpsilon > floor * (1 + 1e-9))) {
     throw new CalibrationError(
-      `targetEpsilon ${targetEpsilon} cannot be reached: at eta = ${eta}, d = ${dimension}, delta = ${delta} RGM's epsilon is above ${ceilSignificant(floor)} whatever gamma (000 Sec. 4.1)`,
+      `targetEpsilon ${targetEpsilon} cannot be reached: at eta = ${eta}, d = ${dimension}, delta = ${delta} RGM's epsilon is above ${ceilSignificant(floor)} whatever gamma`,
     );
   }
   const epsilonAt = (gamma: number) => relativeGaussianEpsilon({ eta, gamma, dimension }, delta);

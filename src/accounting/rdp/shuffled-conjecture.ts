@@ -27,7 +27,7 @@ function inverseSquareSum(a: number, b: number): number {
 export function shuffledSgdConjectureCoefficient(event: ShuffledSgdConjectureEvent): number {
   const { datasetSize: n, noiseMultiplier: z, epochs, fraction: tau, constant: c } = event;
   if (!(z >= 2)) {
-    throw new InvalidParameterError('noiseMultiplier', z, '>= 2', '004 Conj. 1 assumes sigma^2 >= 4 L^2');
+    throw new InvalidParameterError('noiseMultiplier', z, '>= 2', 'the conjecture assumes sigma^2 >= 4 L^2');
   }
   const stepsPerEpoch = Math.floor(tau * n);
   const partialEpochs = Math.ceil(epochs / tau - 1e-12);

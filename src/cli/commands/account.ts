@@ -20,32 +20,47 @@ import { writeOutputFiles } from '../../data/node/atomic-write.js';
 import { checkOutputPaths } from '../output-files.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { progressBar } from '../progress.js';
+import { referencesHelp, type Reference } from '../help/references.js';
 import { deltaOption } from '../delta-option.js';
 import { deprecatedTargetEpsilonOption, takeTargetEpsilon, targetEpsilonOption, type TargetEpsilonFlags } from '../target-epsilon.js';
+
+/** What the events' accounting rests on (the References of every command that prints EVENT_HELP). */
+const EVENT_REFERENCES: readonly Reference[] = [
+  ['gaussian, discrete', 'Canonne, Kamath & Steinke 2020 (CKS), the discrete Gaussian; its Renyi bound: Thm. 4'],
+  ['relativeGaussian', '000 Thm. 1'],
+  ['nonUniformSampled', '004 Thm. 4.2'],
+  ['shuffledSgdConjecture', '004 Conj. 1-2 (--allow-conjecture)'],
+];
+
+/** The References of the DP-SGD schedule commands (`epsilon dpsgd`, `calibrate dpsgd`). */
+const DPSGD_REFERENCES: readonly Reference[] = [
+  ['DP-SGD', 'Abadi et al. 2016; its Renyi accounting: Mironov, Talwar & Zhang 2019'],
+  ['--allow-conjecture', '004 Conj. 1-2'],
+];
 
 export const EVENT_HELP = `
 Events (JSON, inline or @file; "Infinity" may be written as a string):
   {"kind":"gaussian","noiseMultiplier":Z}                 std / L2 sensitivity
-    optional "discrete":true (exact discrete Gaussian, CKS 2020) and "gridNoiseStd":S (its std in
+    optional "discrete":true (exact discrete Gaussian) and "gridNoiseStd":S (its std in
     grid steps, >= 16; Z = S / sensitivity in grid steps): with S every accountant (PLD, exact
     Gaussian, RDP) accounts it tightly as the continuous Z sqrt(1 - 64/S^2) (smoothing coupling);
-    without S only the RDP accountant can (CKS 2020, Thm. 4)
+    without S only the RDP accountant can (the discrete Gaussian's own Renyi bound)
   {"kind":"laplace","noiseMultiplier":B}                  scale / L1 sensitivity
     optional "discrete":true (discrete Laplace: pure epsilon 1/B; PLD: the pure-DP pair)
   {"kind":"randomizedResponse","noiseParameter":P,"numBuckets":K}
-  {"kind":"relativeGaussian","eta":H,"gamma":G,"dimension":D}        000 Thm. 1
+  {"kind":"relativeGaussian","eta":H,"gamma":G,"dimension":D}        the Relative Gaussian Mechanism
     optional "baselineStd":SIGMA,"rRel":R; then "discrete":true,"gridBaselineStd":SB (SIGMA in grid steps, >= 16)
   {"kind":"objectivePerturbation","noiseStd":S,"lipschitz":L,"smoothness":B,"regularization":LAMBDA}
     optional "discrete":true,"gridNoiseStd":SG (the std of b in grid steps, >= 16)
   {"kind":"poissonSampled","samplingProbability":Q,"event":E}
   {"kind":"sampledWithoutReplacement","sourceDatasetSize":N,"sampleSize":M,"event":E}
   {"kind":"nonUniformSampled","maxWeight":C,"event":E}     ONE record drawn with public weights
-    w_i <= C < 1 (sum 1), then E on it: 004 Thm. 4.2 (replace-one; RDP only, PLD falls back)
+    w_i <= C < 1 (sum 1), then E on it (replace-one; RDP only, PLD falls back)
   {"kind":"compose","events":[E,...]}   {"kind":"selfCompose","count":K,"event":E}
   {"kind":"repeatAndSelect","event":E,"mean":MU,"shape":S}   S = "Infinity" (Poisson), 1 (geometric),
                                                              0 (logarithmic), else truncated neg. binomial
   {"kind":"shuffledSgdConjecture","datasetSize":N,"noiseMultiplier":Z,"epochs":E,"fraction":TAU}
-                                                             004 Conj. 1-2: needs --allow-conjecture
+                                                             a CONJECTURE, unproven: needs --allow-conjecture
   {"kind":"nonPrivate"}  {"kind":"noOp"}
 
 Neighbouring relations (every result states one):
@@ -59,7 +74,8 @@ Examples:
   $ dpfit epsilon --delta 1e-5 --event '{"kind":"selfCompose","count":1000,"event":{"kind":"poissonSampled","samplingProbability":0.01,"event":{"kind":"gaussian","noiseMultiplier":1.1}}}'
   $ dpfit epsilon dpsgd --sampling-probability 0.01 --noise-multiplier 1.1 --steps 1000 --delta 1e-5 --json
   $ dpfit calibrate dpsgd --sampling-probability 0.01 --steps 1000 --epsilon 1 --delta 1e-5
-  $ dpfit rdp --event '{"kind":"laplace","noiseMultiplier":2}' --orders 2,4.5,32 --json`;
+  $ dpfit rdp --event '{"kind":"laplace","noiseMultiplier":2}' --orders 2,4.5,32 --json
+${referencesHelp(EVENT_REFERENCES)}`;
 
 interface AccountingFlags {
   accountant: string;
@@ -164,7 +180,7 @@ function addAccountingOptions(command: Command, accountants: 'rdp' | 'rdp-or-pld
       'rdp',
     )
     .option('--orders <LIST>', 'Rényi orders to use instead of the default grid, e.g. 2,4.5,32', parseOrdersFlag)
-    .option('--allow-conjecture', 'account 004 Conj. 1-2 (shuffled SGD); the result is then a conjecture')
+    .option('--allow-conjecture', "account shuffled SGD's amplification by shuffling, a conjecture (unproven); the result is then a conjecture")
     .option('--json', 'print one JSON object');
 }
 
@@ -212,7 +228,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
       .description('epsilon of DP-SGD: STEPS compositions of the Poisson-subsampled Gaussian (add/remove-one)')
       .requiredOption('--noise-multiplier <Z>', 'noise std / clipping norm (> 0)', parseNumberFlag('--noise-multiplier'))
       .addOption(deltaOption())
-      .addHelpText('after', '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)).'),
+      .addHelpText('after', `\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)).\n${referencesHelp(DPSGD_REFERENCES)}`),
   ).action((flags: AccountingFlags & ScheduleFlags & { noiseMultiplier: number; delta: number }) => {
     const { samplingProbability, steps } = scheduleOf(flags);
     const event = dpsgdEvent(samplingProbability, flags.noiseMultiplier, steps);
@@ -262,7 +278,7 @@ export function registerAccounting(program: Command, io: CliIo): void {
   )
     .addHelpText(
       'after',
-      '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)). The returned noise multiplier meets the target exactly (re-accounted); by RDP it is within a relative 1e-9 of the smallest that does.\nWith --accountant pld the search (started from the RDP answer) uses the PLD epsilon without its check by the delta query, to 1e-6,\nand the answer is re-accounted by the checked epsilon (what `dpfit epsilon --accountant pld` prints): within about 1e-5 of the smallest z.',
+      '\nThe schedule: --sampling-probability Q --steps T, or as Opacus counts it --dataset-size N --batch-size B --epochs E\n(q = B / N, T = ceil(E N / B)). The returned noise multiplier meets the target exactly (re-accounted); by RDP it is within a relative 1e-9 of the smallest that does.\nWith --accountant pld the search (started from the RDP answer) uses the PLD epsilon without its check by the delta query, to 1e-6,\nand the answer is re-accounted by the checked epsilon (what `dpfit epsilon --accountant pld` prints): within about 1e-5 of the smallest z.\n' + referencesHelp(DPSGD_REFERENCES),
     )
     .action((flags: AccountingFlags & ScheduleFlags & TargetEpsilonFlags & { delta: number }, command: Command) => {
       const targetEpsilon = takeTargetEpsilon(flags, command, io);

@@ -6,6 +6,7 @@ import { calibrateGaussian, type GaussianCalibrationMethod } from '../../account
 import { calibrateRelativeGaussian } from '../../accounting/rdp/relative-gaussian.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, printResult, type CliIo } from '../io.js';
 import { deltaOption } from '../delta-option.js';
+import { referencesHelp } from '../help/references.js';
 import { deprecatedTargetEpsilonOption, takeTargetEpsilon, targetEpsilonOption, type TargetEpsilonFlags } from '../target-epsilon.js';
 
 export function registerCalibrate(program: Command, io: CliIo): void {
@@ -15,11 +16,11 @@ export function registerCalibrate(program: Command, io: CliIo): void {
 
   calibrate
     .command('gaussian')
-    .description('noise for the Gaussian mechanism (analytic calibration of Balle & Wang 2018 by default)')
+    .description('noise for the Gaussian mechanism (its exact, analytic calibration by default)')
     .addOption(targetEpsilonOption()).addOption(deprecatedTargetEpsilonOption())
     .addOption(deltaOption('target delta, in (0, 1)'))
     .option('--sensitivity <S>', 'L2 sensitivity of the query', parseNumberFlag('--sensitivity'), 1)
-    .option('--method <M>', "'analytic' (exact, any epsilon) or 'classical' (004 Prop. 2.2, epsilon < 1)", 'analytic')
+    .option('--method <M>', "'analytic' (exact, any epsilon) or 'classical' (the textbook formula, epsilon < 1)", 'analytic')
     .option('--json', 'print one JSON object')
     .addHelpText(
       'after',
@@ -30,7 +31,11 @@ target; the classical one is sqrt(2 log(1.25/delta)) * sensitivity / epsilon, pr
 
 Example:
   $ dpfit calibrate gaussian --epsilon 1 --delta 1e-5 --json
-  {"noiseStd": 3.7306..., "noiseMultiplier": 3.7306..., "epsilon": 1, "delta": 1e-05, "method": "analytic"}`,
+  {"noiseStd": 3.7306..., "noiseMultiplier": 3.7306..., "epsilon": 1, "delta": 1e-05, "method": "analytic"}
+${referencesHelp([
+  ['analytic', 'Balle & Wang 2018, Improving the Gaussian Mechanism for Differential Privacy'],
+  ['classical', '004 Prop. 2.2; Dwork & Roth 2014, Thm. A.1'],
+])}`,
     )
     .action((options: TargetEpsilonFlags & { delta: number; sensitivity: number; method: string; json?: boolean }, command: Command) => {
       const targetEpsilon = takeTargetEpsilon(options, command, io);
@@ -51,7 +56,7 @@ Example:
 
   calibrate
     .command('rgm')
-    .description('relative noise gamma for the Relative Gaussian Mechanism (000 Thm. 1, order optimised)')
+    .description('relative noise gamma for the Relative Gaussian Mechanism (its Renyi bound, the order optimised)')
     .requiredOption('--eta <H>', 'relative sensitivity eta (> 0)', parseNumberFlag('--eta'))
     .requiredOption('--dimension <D>', 'dimension of the query output', parseIntegerFlag('--dimension'))
     .addOption(targetEpsilonOption()).addOption(deprecatedTargetEpsilonOption())
@@ -62,11 +67,14 @@ Example:
       'after',
       `
 Finds the smallest gamma (least noise) such that RGM is (epsilon, delta)-DP, minimising over the
-Renyi order alpha in Thm. 1's domain [1, 1 + 1/(eta (2 + eta))). Some targets cannot be reached by
-any gamma (000 Sec. 4.1): the command then says what the floor is.
+Renyi order alpha in the bound's domain [1, 1 + 1/(eta (2 + eta))). Some targets cannot be reached
+by any gamma (the bound has a floor above zero): the command then says what the floor is.
 
 Example:
-  $ dpfit calibrate rgm --eta 1e-3 --dimension 10 --epsilon 0.5 --delta 1e-8 --json`,
+  $ dpfit calibrate rgm --eta 1e-3 --dimension 10 --epsilon 0.5 --delta 1e-8 --json
+${referencesHelp([
+  ['RGM', '000 Thm. 1 (its Renyi bound); the floor: 000 Sec. 4.1'],
+])}`,
     )
     .action((options: TargetEpsilonFlags & { eta: number; dimension: number; delta: number; rRel?: number; json?: boolean }, command: Command) => {
       const targetEpsilon = takeTargetEpsilon(options, command, io);

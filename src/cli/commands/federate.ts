@@ -13,6 +13,7 @@ import { httpNodeClient } from '../../federated/http-client.js';
 import { FEDERATED_METHODS, MAX_SESSION_STEPS, type FederatedMethod } from '../../federated/protocol.js';
 import { takeDeprecatedFlag } from '../deprecated-flag.js';
 import { formatNumber, parseIntegerFlag, parseNumberFlag, parseNumberListFlag, printResult, toJson, type CliIo } from '../io.js';
+import { referencesHelp } from '../help/references.js';
 import { progressBar } from '../progress.js';
 import { readTokenFile } from './node.js';
 import { MAX_DELTA, parseDeltaFlag } from '../delta-option.js';
@@ -66,22 +67,22 @@ function formatReport(result: FederatedResult): string {
 export function registerFederate(program: Command, io: CliIo): void {
   program
     .command('federate')
-    .description('train one ridge model over data-holding nodes (dpfit node serve), each privatising its own gradients (000 Sec. 6)')
+    .description('train one ridge model over data-holding nodes (dpfit node serve), each privatising its own gradients')
     .requiredOption('--nodes <URL,URL,...>', 'the nodes, e.g. http://10.0.0.5:7000,http://10.0.0.6:7000')
     .requiredOption('--token-file <FILE>', 'a file holding the bearer token the nodes expect')
     .requiredOption('--method <M>', `${FEDERATED_METHODS.join(' | ')}`)
     .option('--epsilon <E>', "each node's target epsilon for the whole run (with --rdp-order: its Renyi DP at that order)", parseNumberFlag('--epsilon'))
     .option('--delta <D>', `each node's target delta for the whole run, in (0, ${MAX_DELTA}]`, parseDeltaFlag('--delta'))
     .requiredOption('--steps <T>', 'gradient steps (each node answers each step once)', parseIntegerFlag('--steps'))
-    .option('--regularization <MU>', 'mu of the ridge objective, on the average loss (000 App. C: 0.03)', parseNumberFlag('--regularization'), 0.03)
+    .option('--regularization <MU>', 'mu of the ridge objective, on the average loss (the paper\'s value: 0.03)', parseNumberFlag('--regularization'), 0.03)
     .option('--clip-norm <C[,C...]>', 'dpgd: the per-example gradient clipping norm, one for all nodes or one per node', parseNumberListFlag('--clip-norm'))
     .addOption(new Option('--clip <C[,C...]>', 'deprecated alias of --clip-norm').argParser(parseNumberListFlag('--clip')).hideHelp())
     .option('--feature-clip <R>', "rgm: R_c (default: each node's public row-norm bound)", parseNumberFlag('--feature-clip'))
     .option('--b-clip <B>', 'rgm: the clip of the products x y (default R_c times the label bound)', parseNumberFlag('--b-clip'))
     .option('--rho <RHO>', "rgm: the proposed rho of each node's Propose-Test-Release test", parseNumberFlag('--rho'))
-    .option('--rdp-order <A>', 'calibrate each node to Renyi DP at this order instead (000 App. C: 2)', parseNumberFlag('--rdp-order'))
+    .option('--rdp-order <A>', 'calibrate each node to Renyi DP at this order instead (the paper\'s: 2)', parseNumberFlag('--rdp-order'))
     .option('--theta-radius <R>', "the public ball ||theta|| <= R every node projects theta onto (default: 2 L / sqrt(mu) from the nodes' label bounds L; rgm: each node's own ball)", parseNumberFlag('--theta-radius'))
-    .option('--aggregation <MODE>', "local (each node adds its own full noise) | secure (dpgd: nodes add noise shares to a masked sum only the total of which the coordinator sees; 004 Sec. 5.4)", 'local')
+    .option('--aggregation <MODE>', "local (each node adds its own full noise) | secure (dpgd: nodes add noise shares to a masked sum only the total of which the coordinator sees)", 'local')
     .option('--collusion <T>', 'secure: each guarantee counts the noise shares of nodes - 1 - T nodes (holds against the coordinator with up to T + 1 other nodes; default 0)', parseIntegerFlag('--collusion'))
     .option('--learning-rate <TAU>', "step size (default 1 / max_i (1 + d gamma_i) L_i from the nodes' public constants)", parseNumberFlag('--learning-rate'))
     .option('--ca <FILE>', 'the CA certificate of https nodes')
@@ -90,7 +91,7 @@ export function registerFederate(program: Command, io: CliIo): void {
     .addHelpText(
       'after',
       `
-Runs theta <- theta - tau * mean_i g_i(theta) (000 App. C eq. 79), where g_i is the gradient node i
+Runs theta <- theta - tau * mean_i g_i(theta), where g_i is the gradient node i
 releases with its own noise. Each node first opens a session: it accounts the WHOLE run (T steps
 at --epsilon/--delta for its own records) against its budget and may refuse (HTTP 403). A node
 that refuses or stops answering stops the run: nothing more is asked, the report says what each
@@ -107,7 +108,7 @@ also gives what a node's own share alone guarantees. No dropout recovery: a node
 step stops the run, and that step releases nothing.
 
 Methods: rgm (each node estimates its relative sensitivity locally and checks it by PTR: no
-threshold to tune), dpgd (--clip-norm: a threshold that, as 000 Sec. 6 shows, depends on the other
+threshold to tune), dpgd (--clip-norm: a threshold that, as the RGM paper shows, depends on the other
 nodes' data to be set well), nonprivate (nodes serving with --budget-epsilon Infinity only).
 
 The model file holds the coefficients, the public schema's feature names and one privacy report
@@ -116,7 +117,12 @@ ledger (no --ledger): every node accounts its sessions in its own (dpfit node se
 
 Example:
   $ dpfit federate --nodes http://127.0.0.1:7000,http://127.0.0.1:7001 --token-file token \\
-      --method rgm --epsilon 1 --delta 1e-6 --steps 100 --out model.json`,
+      --method rgm --epsilon 1 --delta 1e-6 --steps 100 --out model.json
+${referencesHelp([
+  ['federated training', '000 Sec. 6 (the clip threshold that depends on the other nodes: there too)'],
+  ['the update', '000 App. C eq. 79; --regularization 0.03 and --rdp-order 2: 000 App. C'],
+  ['--aggregation secure', '004 Sec. 5.4'],
+])}`,
     )
     .action(async (flags: FederateFlags, command: Command) => {
       takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'clip', flag: '--clip' }, { key: 'clipNorm', flag: '--clip-norm' }, command, io, "train's name for the clipping norm");

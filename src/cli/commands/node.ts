@@ -17,6 +17,7 @@ import { FederatedNode, type NodeData } from '../../federated/node.js';
 import { MIN_TOKEN_LENGTH, startNodeServer } from '../../federated/http-server.js';
 import { seededRng } from '../../random/rng.js';
 import { parseIntegerFlag, parseNumberFlag, type CliIo } from '../io.js';
+import { referencesHelp } from '../help/references.js';
 
 /** HOST:PORT (IPv6 hosts in brackets), port 0 for any free port. */
 export function parseListen(raw: string): { host: string; port: number } {
@@ -122,7 +123,7 @@ nothing. The ledger survives restarts and crashes: the spent budget never goes d
 the same object). The node does not hold the file: other processes (dpfit train --ledger FILE,
 another node) may share the budget, and every reservation is decided on what is on disk.
 
-Mechanisms (000 Sec. 6, App. C): rgm (the Relative Gaussian Mechanism with this node's own
+Mechanisms: rgm (the Relative Gaussian Mechanism with this node's own
 Propose-Test-Release check: no knowledge of other nodes needed), dpgd (per-example clipping at
 the coordinator's threshold, Gaussian noise), nonprivate (only with --budget-epsilon Infinity).
 
@@ -137,13 +138,17 @@ and holds against a coordinator that follows the protocol, together with up to T
 against a coordinator that breaks it (relays its own keys, invents nodes) only this node's own
 share protects it, which the plan reports too. Without the flag such sessions are refused (400).
 
-Binary labels are used as -1/+1 (ridge regression on +-1 targets, as 000 does).
+Binary labels are used as -1/+1 (ridge regression on +-1 targets, as the RGM paper does).
 Stop the node with Ctrl-C (SIGINT) or SIGTERM.
 
 Example:
   $ openssl rand -hex 32 > token
   $ dpfit node serve --data hospital-a.csv --schema shared.schema.json \\
-      --budget-epsilon 1 --budget-delta 1e-6 --ledger a.ledger --listen 0.0.0.0:7000 --token-file token`,
+      --budget-epsilon 1 --budget-delta 1e-6 --ledger a.ledger --listen 0.0.0.0:7000 --token-file token
+${referencesHelp([
+  ['mechanisms', '000 Sec. 6 and App. C (rgm, dpgd; ridge on +-1 targets)'],
+  ['secure aggregation', '004 Sec. 5.4'],
+])}`,
     )
     .action(async (flags: ServeFlags) => {
       const log = io.log ?? io.stderr;

@@ -106,7 +106,7 @@ function checkOneVsRestFlags(learner: AnyLearner, flags: TrainFlags, classes: re
     throw new InvalidParameterError('--method', flags.method, `${orList(methodsWith((l) => l.composite !== undefined))} for a multi-class label (one-vs-rest over ${classes.length} classes)`);
   }
   if (flags.tune !== undefined) throw new InvalidParameterError('--tune', flags.tune, 'not given with a multi-class label (tuning one-vs-rest is not implemented)');
-  if (lossByName(flags.loss).labels !== 'signed') throw new InvalidParameterError('--loss', flags.loss, 'a classification loss (logistic, huber or smoothedHinge) for a multi-class label');
+  if (lossByName(flags.loss).labels !== 'signed') throw new InvalidParameterError('--loss', flags.loss, 'a classification loss (logistic or smoothedHinge) for a multi-class label');
 }
 
 /** The one-vs-rest release on the resolved run (what `runOneVsRest` trains and its plan reserves): the schema's classes, the noise of the whole release. */
@@ -126,6 +126,24 @@ function runOneVsRest(learner: AnyLearner, flags: TrainFlags, prepared: Prepared
   const resolved = resolveTraining(prepared, options, 'dpfit train');
   const result = trainOneVsRest(resolved.dataset, { ...oneVsRestOptions(learner, flags, resolved, classes), rng: options.rng });
   return { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } };
+}
+
+/**
+ * The loss against the schema's label, before anything is read. Huber's loss is robust regression
+ * on the residual x . theta - y (Huber 1964; `glm/losses/huber.ts`): on a binary label it fitted the
+ * class codes 0/1 as numbers, wrote a regression model (`task: 'regression'`) and `predict` and
+ * `evaluate` then printed values and an MSE for a label the schema calls binary. It is refused
+ * there, naming the classification losses; it stays for a numeric label. (The squared loss stays
+ * on a binary label: ridge on the class codes is what `rgm` fits, `000` Sec. 5.)
+ */
+export function checkLossForLabel(loss: string, schema: Schema): void {
+  const label = labelColumn(schema);
+  if (loss !== 'huber' || label === undefined || label.positive === undefined) return;
+  throw new InvalidParameterError(
+    '--loss',
+    loss,
+    `a classification loss for the binary label '${label.name}': logistic (labels and probabilities) or smoothedHinge; huber is robust regression of a numeric label (a schema label with lower and upper), and would fit the class codes as numbers`,
+  );
 }
 
 /** Runs the method the flags name through the registry; throws InvalidParameterError naming the flag for misuse. */

@@ -34,7 +34,7 @@ import { createClippedGradientPool, poolGradientSummer, shareGlmData } from '../
 import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
 import { keptRows, withZeroRows } from '../../data/dropped-rows.js';
 import { datasetSizeReport, withDatasetSize } from '../../learners/dataset-size.js';
-import { type MethodResult, reserveTrainingRun, runTrainingMethod } from './train-methods.js';
+import { checkLossForLabel, type MethodResult, reserveTrainingRun, runTrainingMethod } from './train-methods.js';
 import { checkExternalFlags, checkExternalSchema, encodingSqlText, trainExternal, type ExternalFlags, type ExternalOutcome } from './train-external.js';
 import { checkMethodFlags, learnerOfFlags, type TrainFlags } from '../train-flags.js';
 import { trainHelpAfter, trainHelpConfiguration } from '../help/train-help.js';
@@ -90,6 +90,17 @@ function printedTrainingMetric(model: AnyModel, data: Dataset): Record<string, n
   const predictions = predict(model, data);
   if (model.task === 'regression') return { mse: meanSquaredError(predictions, data.y) };
   return { accuracy: accuracy(predictions, data.y.map((v) => (v > 0 ? 1 : 0))) };
+}
+
+/**
+ * The training accuracy beside the majority class's, and plainly when it is not above it: such a
+ * model predicts no better than one that always says the most frequent class.
+ */
+export function accuracyText(value: number, majority: number | undefined): string {
+  const text = `accuracy ${formatNumber(value, 4)}`;
+  if (majority === undefined) return text;
+  const beside = `${text} (majority class ${formatNumber(majority, 4)})`;
+  return value > majority ? beside : `${beside}: NOT above the majority class, no better than always predicting it`;
 }
 
 /**
@@ -206,7 +217,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
-    .option('--loss <L>', 'logistic | squared | huber | smoothedHinge (the name the model file records; linear: the old name of squared)', 'logistic')
+    .option('--loss <L>', 'logistic | squared | huber | smoothedHinge (huber: numeric labels only; linear: the old name of squared)', 'logistic')
     // Before --loss, --model named the loss (evaluate/predict's --model is a model FILE): kept as a deprecated alias.
     .addOption(new Option('--model <L>', 'deprecated alias of --loss').hideHelp())
     // The learners of the registry, each with what it releases (the family folders' `*-learner.ts` files).
@@ -222,7 +233,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     })
     .option('--epochs <E>', 'passes over the data (dpsgd default 10, shuffled 5, output-sgd 10)', parseNumberFlag('--epochs'))
     .option('--batch-size <B>', 'dpsgd: expected (Poisson) batch size (default 256); output-sgd: batch size (default ceil(100 x learning rate x lambda x n))', parseNumberFlag('--batch-size'))
-    .option('--learning-rate <R>', 'step size (default 1 / beta, beta = sup f\'\' R^2 + lambda the smoothness of the average loss; shuffled: 5 / (beta n))', parseNumberFlag('--learning-rate'))
+    .option('--learning-rate <R>', 'step size (default 1 / beta, beta = sup f\'\' R^2 + lambda the smoothness of the average loss; shuffled: 100 / (beta epochs n))', parseNumberFlag('--learning-rate'))
     .option(
       '--regularization <L>',
       'L2 regularisation lambda: of the AVERAGE loss for dpgd/dpsgd/shuffled (default 0) and output/output-sgd (> 0, default sqrt(d) / (n epsilon)); ' +
@@ -245,7 +256,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     .option('--tune-learning-rates <LIST>', 'comma-separated PUBLIC candidate learning rates for --tune (default 10 log-spaced in [1e-3, 10])', parseNumberListFlag('--tune-learning-rates'))
     .option('--validation <FILE>', 'PUBLIC labelled data (not part of --data) that scores the --tune candidates')
     .option('--metric <M>', 'score of --tune candidates: accuracy | auc | logLoss | mse | r2 (default accuracy, or r2 for regression)')
-    .option('--fraction <TAU>', 'shuffled: fraction of each shuffled epoch processed (default 1)', parseNumberFlag('--fraction'))
+    .option('--fraction <TAU>', 'shuffled: fraction of each shuffled epoch processed (default 1/n: one record a step, drawn at random; 1: whole epochs, the last iterate accounted)', parseNumberFlag('--fraction'))
     .option('--conjecture', "shuffled: also report the conjectured (tighter, unproven) epsilon, labelled a conjecture (never the guarantee)")
     .option('--projection-radius <R>', 'shuffled: public radius of the ball the iterate is projected on, which lets the last iterate be accounted by amplification by iteration (default 1000)', parseNumberFlag('--projection-radius'))
     .option('--optimizer <O>', 'dpsgd: sgd | momentum | adam (post-processing)', 'sgd')
@@ -294,6 +305,7 @@ export function registerTrain(program: Command, io: CliIo): void {
       if (flags.label !== undefined && labelSpec?.name !== flags.label) {
         throw new InvalidParameterError('--label', flags.label, `the schema's label column '${labelSpec?.name}'`);
       }
+      checkLossForLabel(flags.loss, schema);
       // Said on stderr (never mixed into --json; printed when the command succeeds, and in the progress bar): the reasons this run cannot be private.
       const suggested = isSuggestedSchema(schema);
       if (suggested) io.stderr(`dpfit: ${schemaPath}: ${SUGGESTION_WARNING}\n`);
@@ -389,7 +401,9 @@ export function registerTrain(program: Command, io: CliIo): void {
       // On the kept rows only (none kept: no metrics, never an error the data decide).
       const kept = prepared === undefined ? undefined : keptRows(prepared.dataset, prepared.privateDiagnostics.droppedRows);
       const measure = outputs.diagnostics !== undefined ? evaluateAny : printedTrainingMetric;
-      const metrics = wantMetrics && kept !== undefined && kept.n > 0 ? measure(model as AnyModel, kept) : undefined;
+      const measured = wantMetrics && kept !== undefined && kept.n > 0 ? measure(model as AnyModel, kept) : undefined;
+      // A classifier's accuracy beside the majority class's (as evaluate prints it): what it must beat to have learnt anything.
+      const metrics = measured?.accuracy !== undefined && kept !== undefined ? { ...measured, majorityBaseline: majorityBaseline(kept.y) } : measured;
       const diagnostics = {
         ...result.diagnostics,
         rows: rowCount,
@@ -417,7 +431,7 @@ export function registerTrain(program: Command, io: CliIo): void {
         const lines = [
           `private diagnostics (computed from the private data for its owner; NOT covered by the privacy guarantee, do not publish):`,
           `  rows     ${rowCount} training rows${trained === undefined ? '' : ` (trained ${trained.mode})`}`,
-          ...(metrics === undefined ? [] : [`  training ${metrics.accuracy !== undefined ? `accuracy ${formatNumber(metrics.accuracy, 4)}` : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`]),
+          ...(metrics === undefined ? [] : [`  training ${metrics.accuracy !== undefined ? accuracyText(metrics.accuracy, metrics.majorityBaseline) : `MSE ${formatNumber(metrics.mse ?? NaN, 5)}`}`]),
           ...(flags.tune !== undefined && model !== undefined
             ? [`  tuned    learning rate ${String(result.diagnostics.learningRate)} (validation score ${formatNumber(Number(result.diagnostics.validationScore), 4)})`]
             : []),

@@ -10,6 +10,7 @@ import { Help, type Command, type Option } from 'commander';
 import type { AnyLearner } from '../../learners/registry.js';
 import { LEARNERS } from '../../learners/registry.js';
 import { cliName } from '../../learners/learner.js';
+import { PAPERS_LINE } from './references.js';
 
 /** What every run may take: always shown. */
 const COMMON = ['data', 'schema', 'label', 'loss', 'method', 'epsilon', 'delta', 'seed', 'out', 'diagnostics', 'json', 'ledger', 'budgetEpsilon', 'budgetDelta', 'helpAll', 'help'];
@@ -55,7 +56,7 @@ function referenceLines(): string[] {
   return [
     ...LEARNERS.map((l) => `  ${cliName(l.method).padEnd(width)}  ${l.reference}`),
     `  ${'--tune'.padEnd(width)}  Papernot & Steinke 2022 (private selection, Thm. 6)`,
-    '  Papers by number (000, 003, 004): docs/papers.md in the repository.',
+    PAPERS_LINE,
   ];
 }
 

@@ -52,7 +52,7 @@ import {
 import { exactGaussianCompositionNoiseMultiplier, gaussianCompositionEpsilon } from '../../accounting/gaussian/gaussian-composition.js';
 import { rdpEpsilon } from '../../accounting/rdp/accountant.js';
 import { DpfitError, InvalidParameterError } from '../../errors.js';
-import { randomPermutation } from '../../random/discrete.js';
+import { randomPermutation, shufflePrefixInPlace } from '../../random/discrete.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
 import { checkedRowNormBound, rowsWithinBound } from '../glm/data.js';
@@ -123,6 +123,20 @@ export function shuffledSgdEvent(stepEvent: DpEvent, partialEpochs: number, shap
     return selfComposeEvent(sampledWithoutReplacementEvent(shape.n, 1, stepEvent), partialEpochs);
   }
   return selfComposeEvent(stepEvent, partialEpochs);
+}
+
+/**
+ * The records of each partial epoch, in order: a fresh uniformly random permutation of the n
+ * records when the epoch is whole (m = n), else the first m entries of one reused array after a
+ * fresh partial shuffle of its prefix (`shufflePrefixInPlace`: a uniform ordered sample of m of the
+ * n records whatever the array held, drawn with no data), so that a short partial epoch costs O(m),
+ * not O(n). Either way only the first m entries are read.
+ */
+function partialEpochOrders(rng: Rng, n: number, m: number): () => Uint32Array {
+  if (m >= n) return () => randomPermutation(rng, n);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return () => shufflePrefixInPlace(rng, order, m);
 }
 
 /** The default radius r of the ball the last-iterate path projects on (public; it only sets the rounding slack). */
@@ -266,8 +280,9 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   const index = new Uint32Array(1);
   let clipped = 0;
   let t = 0;
+  const nextOrder = partialEpochOrders(rng, n, stepsPerEpoch);
   for (let epoch = 0; epoch < partialEpochs; epoch++) {
-    const permutation = randomPermutation(rng, n);
+    const permutation = nextOrder();
     for (let j = 0; j < stepsPerEpoch; j++) {
       index[0] = permutation[j];
       clipped += sumClippedGradients(loss, glmData, theta, { clipNorm, indices: index, out: gradient }).clippedCount;
@@ -300,7 +315,7 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   const comparisons: Record<string, { epsilon: number; delta: number; noiseMultiplier?: number }> = {};
   const warnings: string[] = [];
   if (!options.continuousNoise && run.obstacle !== undefined && (options.lastIterate ?? 'auto') === 'auto') {
-    warnings.push(`the last-iterate bound (amplification by iteration, 004 Thm. 3.6) was not used: ${run.obstacle}`);
+    warnings.push(`the last-iterate bound (amplification by iteration) was not used: ${run.obstacle}`);
   }
   addConjecture(options, { n, noiseMultiplier, epochs, fraction, delta }, comparisons, warnings);
   const privacy = privacyReport(run.event, delta, {
@@ -361,8 +376,9 @@ function trainOnLattice(loss: GlmLoss, data: GlmData, settings: LatticeSgdSettin
   const steps = partialEpochs * stepsPerEpoch;
   let clipped = 0;
   let t = 0;
+  const nextOrder = partialEpochOrders(rng, n, stepsPerEpoch);
   for (let epoch = 0; epoch < partialEpochs; epoch++) {
-    const permutation = randomPermutation(rng, n);
+    const permutation = nextOrder();
     for (let j = 0; j < stepsPerEpoch; j++) {
       if (latticeSgdStep(plan, settings, loss, data, thresholds, permutation[j], k, rng, scratch)) clipped++;
       t++;
@@ -416,10 +432,10 @@ function addConjecture(
   if (conjecture.kind === 'ok') {
     comparisons.conjecture = { epsilon: conjecture.epsilon, delta: run.delta, noiseMultiplier: run.noiseMultiplier };
     warnings.push(
-      `004 Conj. 1-2 (a conjecture, NOT a proven guarantee) would give epsilon = ${conjecture.epsilon}; the headline epsilon is a proven bound`,
+      `the shuffled-SGD conjecture (amplification by shuffling: NOT a proven guarantee) would give epsilon = ${conjecture.epsilon}; the headline epsilon is a proven bound`,
     );
   } else {
-    warnings.push(`the conjecture (004 Conj. 1-2) was not accounted: ${conjecture.reason}`);
+    warnings.push(`the shuffled-SGD conjecture was not accounted: ${conjecture.reason}`);
   }
 }
 

@@ -33,7 +33,7 @@ export const GRID_INVERSION =
  * claim to `none`.
  */
 export const OBJECTIVE_PERTURBATION_NOT_PRIVATE =
-  `objective perturbation without output noise is NOT private: ${GRID_INVERSION} (003 Thm. 3.1/3.2 hold only for the exact minimiser with continuous noise; the epsilon shown is theirs, for research); use amp (003 Alg. 1) for a proven guarantee`;
+  `objective perturbation without output noise is NOT private: ${GRID_INVERSION} (its guarantee holds only for the exact minimiser with continuous noise; the epsilon shown is that idealised mechanism's, for research); use amp for a proven guarantee`;
 
 /**
  * Throws `InvalidParameterError` naming `acceptNoGuarantee` unless it is exactly `true`: the
@@ -45,7 +45,7 @@ export function requireObjectivePerturbationOptIn(acceptNoGuarantee: unknown): v
   throw new InvalidParameterError(
     'acceptNoGuarantee',
     acceptNoGuarantee,
-    "true to release objective perturbation without output noise (research only: guarantee none); for a private model use method 'amp' (trainAmp, 003 Alg. 1: proven)",
+    "true to release objective perturbation without output noise (research only: guarantee none); for a private model use method 'amp' (trainAmp: proven)",
     `objective perturbation alone is not private: ${GRID_INVERSION}`,
   );
 }

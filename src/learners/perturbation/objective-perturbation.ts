@@ -166,7 +166,7 @@ export function objectivePerturbationLossFor(loss: GlmLoss, rowNormBound: number
   if (loss.name !== 'squared') {
     const constants = glmConstants(loss, { rowNormBound });
     if (!Number.isFinite(constants.lipschitz)) {
-      throw new InvalidParameterError('loss', loss.name, 'a loss with a finite Lipschitz constant', '003 Thm. 3.1/3.2 need ||grad l|| <= L');
+      throw new InvalidParameterError('loss', loss.name, 'a loss with a finite Lipschitz constant', 'its guarantee needs ||grad l|| <= L');
     }
     return { loss, constants, rowNormBound };
   }
@@ -182,7 +182,7 @@ export function objectivePerturbationLossFor(loss: GlmLoss, rowNormBound: number
       'parameterNormBound',
       options.parameterNormBound,
       'given with labelBound (or huberThreshold given)',
-      'the squared loss has no finite Lipschitz constant on R^d (003 Thm. 3.1/3.2 need one); it is minimised as the Huber loss with threshold h = R P + B',
+      'the squared loss has no finite Lipschitz constant on R^d (the guarantee needs one); it is minimised as the Huber loss with threshold h = R P + B',
     );
   }
   const huber = huberLoss(threshold);
@@ -216,7 +216,7 @@ export function objectivePerturbationNoise(constants: GlmConstants, options: Obj
   if (lambda !== undefined) {
     requirePositive('regularization', lambda);
     if (!(lambda > smoothness)) {
-      throw new InvalidParameterError('regularization', lambda, `> beta = ${smoothness} (the smoothness for rows with norm <= R)`, '003 Thm. 3.1/3.2/4.1 need lambda > beta');
+      throw new InvalidParameterError('regularization', lambda, `> beta = ${smoothness} (the smoothness for rows with norm <= R)`, 'the guarantee needs lambda > beta');
     }
   }
   if (options.noiseStd !== undefined) {

@@ -21,7 +21,7 @@ export const objpert: Learner<'objpert', ObjectivePerturbationOptions, TrainResu
     option: 'acceptNoGuarantee',
     check: requireObjectivePerturbationOptIn,
     refusal: {
-      expected: 'amp (objective perturbation with output noise, 003 Alg. 1: proven), or objpert with --accept-no-guarantee (research only: guarantee none)',
+      expected: 'amp (objective perturbation with output noise: proven), or objpert with --accept-no-guarantee (research only: guarantee none)',
       detail: `objective perturbation alone is not private: ${GRID_INVERSION}`,
     },
     warning: OBJECTIVE_PERTURBATION_NOT_PRIVATE,

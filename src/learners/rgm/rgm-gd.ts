@@ -243,7 +243,7 @@ export function requireClipMatrix(matrix: Float64Array | undefined, d: number): 
     }
   }
   const factor = choleskyFactor(c, d);
-  if (factor === null) throw new InvalidParameterError('clipMatrix', 'not positive definite', 'symmetric positive definite (000 Prop. 1 uses C^-1)');
+  if (factor === null) throw new InvalidParameterError('clipMatrix', 'not positive definite', 'symmetric positive definite (RGM uses its inverse)');
   const eye = identity(d);
   const lambdaMin = pencilMinEigenvalue(c, eye, d);
   const negC = Float64Array.from(c, (v) => -v);
@@ -330,7 +330,7 @@ export function planRgmGd(input: RgmPlanInput): RgmPlan {
   const floor = (accountant ?? rdpEpsilon)(makeEvent(1e200), rdpDelta).epsilon;
   if (!(epsilon > floor * (1 + 1e-6))) {
     throw new CalibrationError(
-      `epsilon ${epsilon} cannot be reached: RGM's epsilon over ${steps} steps is above ${ceilSignificant(floor)} whatever its noise (eta = ${ceilSignificant(eta)} for n = ${n}, R_c = ${ceilSignificant(featureClip)}, rho = ${floorSignificant(rho)}; d = ${d}, delta = ${rdpDelta}; 000 Thm. 1); use more rows, a smaller R_c, a larger rho or fewer steps`,
+      `epsilon ${epsilon} cannot be reached: RGM's epsilon over ${steps} steps is above ${ceilSignificant(floor)} whatever its noise (eta = ${ceilSignificant(eta)} for n = ${n}, R_c = ${ceilSignificant(featureClip)}, rho = ${floorSignificant(rho)}; d = ${d}, delta = ${rdpDelta}); use more rows, a smaller R_c, a larger rho or fewer steps`,
     );
   }
   const gamma0 = (2 * steps * eta * eta * Math.max(1, -Math.log(rdpDelta))) / (epsilon * epsilon);
@@ -538,8 +538,8 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
       granularities: { ptr: outcome.granularity, gradient: (grid as RgmGrid).granularity },
       warnings: [
         ...extra,
-        `delta = ${rdpDelta} (RDP conversion of the composed event) + ${ptrDelta} (PTR: an unsafe dataset passes the test with at most this probability, 000 Prop. 2)`,
-        ...(options.rho === undefined ? [`rho = ${rho} is 000 Prop. 3's proposal, which assumes rows ~ N(0, C); the guarantee does not depend on that assumption`] : []),
+        `delta = ${rdpDelta} (RDP conversion of the composed event) + ${ptrDelta} (PTR: an unsafe dataset passes the test with at most this probability)`,
+        ...(options.rho === undefined ? [`rho = ${rho} is the RGM paper's proposal, which assumes rows ~ N(0, C); the guarantee does not depend on that assumption`] : []),
       ],
     });
     return Object.freeze({
@@ -559,7 +559,7 @@ export function trainRgmGd(data: GlmData, options: RgmGdOptions): RgmGdResult {
       const privacy = mechanismReport(ptrOutcome, [
         `PTR rejected: only the test's outcome was released (Laplace, epsilon_ptr = ${ptrEpsilon} pure DP, in privacy.ptr); the headline is the whole mechanism's (epsilon, delta), which is what the run costs`,
       ]);
-      const message = `Propose-Test-Release rejected rho = ${rho}: the noisy distance to a dataset where A~ >= rho C fails (${ptrOutcome.noisyStatistic.toFixed(3)}) is not above log(1/delta_ptr)/epsilon_ptr = ${ptrOutcome.threshold.toFixed(3)} (000 Prop. 2). No model is released; the test's budget is spent. Propose a smaller rho, clip harder, or use more rows.`;
+      const message = `Propose-Test-Release rejected rho = ${rho}: the noisy distance to a dataset where A~ >= rho C fails (${ptrOutcome.noisyStatistic.toFixed(3)}) is not above log(1/delta_ptr)/epsilon_ptr = ${ptrOutcome.threshold.toFixed(3)}. No model is released; the test's budget is spent. Propose a smaller rho, clip harder, or use more rows.`;
       return { model: undefined, privacy: Object.freeze(privacy), diagnostics: { ...common, noisyStatistic: ptrOutcome.noisyStatistic, message } };
     }
   }

@@ -121,13 +121,13 @@ export interface RgmGlmSensitivity {
 /** The loss of a name, refused unless App. B.2 is implemented for it (module comment). */
 export function rgmGlmLoss(name: string): GlmLoss {
   if (!RGM_GLM_LOSSES.includes(name)) {
-    throw new InvalidParameterError('loss', name, `one of ${RGM_GLM_LOSSES.map((l) => `'${l}'`).join(', ')} (000 App. B.2; 'squared' trains ridge by 000 Sec. 5)`);
+    throw new InvalidParameterError('loss', name, `one of ${RGM_GLM_LOSSES.map((l) => `'${l}'`).join(', ')} (RGM's bound for GLMs; 'squared' trains ridge)`);
   }
   const loss = lossByName(name);
   const D = loss.derivativeBound();
   const c = loss.curvatureBound;
-  if (!(Number.isFinite(D) && D > 0)) throw new InvalidParameterError('loss', name, 'a loss with finite sup|l\'| (000 App. B.2: G* = 2 D R bounds |grad f_0(theta*) - grad f\'_0(theta*)|)');
-  if (!(Number.isFinite(c) && c > 0)) throw new InvalidParameterError('loss', name, 'a loss with finite sup l\'\' (000 App. B.2: f_0 L-smooth)');
+  if (!(Number.isFinite(D) && D > 0)) throw new InvalidParameterError('loss', name, 'a loss with finite sup|l\'| (G* = 2 D R bounds |grad f_0(theta*) - grad f\'_0(theta*)|)');
+  if (!(Number.isFinite(c) && c > 0)) throw new InvalidParameterError('loss', name, 'a loss with finite sup l\'\' (f_0 L-smooth)');
   return loss;
 }
 
@@ -144,7 +144,7 @@ export function rgmGlmSensitivity(options: { loss: string; n: number; featureCli
   const R = requirePositive('featureClip', options.featureClip);
   const lambda = options.regularization;
   if (!(typeof lambda === 'number' && Number.isFinite(lambda) && lambda > 0)) {
-    throw new InvalidParameterError('regularization', lambda, 'a finite number > 0', '000 App. B.2 needs f mu-strongly convex; only the regulariser gives a public mu (mu = lambda)');
+    throw new InvalidParameterError('regularization', lambda, 'a finite number > 0', "RGM's bound for GLMs needs f mu-strongly convex; only the regulariser gives a public mu (mu = lambda)");
   }
   const up = 1 + 16 * Number.EPSILON;
   const smoothness = loss.curvatureBound * R * R * up;
@@ -197,7 +197,7 @@ export function planRgmGlm(input: { loss: GlmLoss; n: number; d: number; steps: 
   const floor = rdpEpsilon(makeEvent(1e200), delta).epsilon;
   if (!(epsilon > floor * (1 + 1e-6))) {
     throw new CalibrationError(
-      `epsilon ${epsilon} cannot be reached: RGM's epsilon over ${steps} steps is above ${ceilSignificant(floor)} whatever its noise (eta = ${ceilSignificant(grid.eta)} for n = ${n}, R = ${ceilSignificant(featureClip)}, lambda = ${floorSignificant(regularization)}; d = ${d}, delta = ${delta}; 000 Thm. 1, App. B.2); use more rows, a larger regularization, a smaller featureClip or fewer steps`,
+      `epsilon ${epsilon} cannot be reached: RGM's epsilon over ${steps} steps is above ${ceilSignificant(floor)} whatever its noise (eta = ${ceilSignificant(grid.eta)} for n = ${n}, R = ${ceilSignificant(featureClip)}, lambda = ${floorSignificant(regularization)}; d = ${d}, delta = ${delta}); use more rows, a larger regularization, a smaller featureClip or fewer steps`,
     );
   }
   const gamma0 = (2 * steps * grid.eta * grid.eta * Math.max(1, -Math.log(delta))) / (epsilon * epsilon);
@@ -356,11 +356,11 @@ export function trainRgmGlm(data: GlmData, options: RgmGlmOptions): RgmGlmResult
     rng,
     granularity: plan.grid.granularity,
     warnings: [
-      `000 App. B.2 for the ${loss.name} loss: eta = ${sensitivity.eta.toExponential(3)} (L = ${sensitivity.smoothness}, mu = lambda = ${regularization}, L_rel = L/mu), R_rel = ${sensitivity.rRel.toExponential(3)} exceeds the absolute L2 sensitivity ${sensitivity.absoluteSensitivity.toExponential(3)}: DP-GD (--method dpgd) adds less noise at the same (epsilon, delta)`,
+      `RGM's relative sensitivity for the ${loss.name} loss: eta = ${sensitivity.eta.toExponential(3)} (L = ${sensitivity.smoothness}, mu = lambda = ${regularization}, L_rel = L/mu), R_rel = ${sensitivity.rRel.toExponential(3)} exceeds the absolute L2 sensitivity ${sensitivity.absoluteSensitivity.toExponential(3)}: DP-GD (--method dpgd) adds less noise at the same (epsilon, delta)`,
     ],
   });
   // The public inputs of eta and R_rel, so that verify re-derives them (no PTR: they hold for every dataset).
   const privacy: PrivacyReport = Object.freeze({ ...report, relativeSensitivity: Object.freeze({ source: 'glm' as const, featureClip, regularization }) });
-  const message = `${steps} RGM steps (000 App. B.2, ${loss.name}) with eta = ${sensitivity.eta.toExponential(3)}, R_rel = ${sensitivity.rRel.toExponential(3)}, gamma = ${gamma.toExponential(3)}, sigma = ${common.baselineStd.toExponential(3)}`;
+  const message = `${steps} RGM steps (${loss.name} loss) with eta = ${sensitivity.eta.toExponential(3)}, R_rel = ${sensitivity.rRel.toExponential(3)}, gamma = ${gamma.toExponential(3)}, sigma = ${common.baselineStd.toExponential(3)}`;
   return { model: { ...model, privacy }, privacy, diagnostics: { ...common, message } };
 }

@@ -56,7 +56,7 @@ function ridgeOptions(options: Omit<RgmTrainOptions, 'loss'>): RgmGdOptions {
 function glmOptions(loss: string, options: Omit<RgmTrainOptions, 'loss'>): Parameters<typeof trainRgmGlm>[1] {
   const given = options as Record<string, unknown>;
   for (const option of RIDGE_ONLY) {
-    if (given[option] !== undefined) throw new InvalidParameterError(option, given[option], `absent with loss '${loss}' (only ridge's Propose-Test-Release path, 000 Sec. 5, reads it; App. B.2's constants are public)`);
+    if (given[option] !== undefined) throw new InvalidParameterError(option, given[option], `absent with loss '${loss}' (only ridge's Propose-Test-Release path reads it; the GLM bound's constants are public)`);
   }
   return { ...(options as Omit<typeof options, 'bClip'>), loss } as Parameters<typeof trainRgmGlm>[1];
 }
@@ -75,7 +75,7 @@ export const rgm: Learner<'rgm', RgmTrainOptions, TrainOutcome> = {
       absent: 'squared',
       holds: (value) => typeof value === 'string' && (isRidge(value) || RGM_GLM_LOSSES.includes(value)),
       expected: `'squared' (alias 'linear') or ${RGM_GLM_LOSSES.map((l) => `'${l}'`).join(', ')}`,
-      why: '000 Sec. 5 is ridge regression, App. B.2 is implemented for these GLM losses',
+      why: 'RGM gradient descent is ridge regression, and its GLM bound is implemented for these losses',
     },
     {
       option: 'noiseMultiplier',

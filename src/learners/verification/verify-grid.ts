@@ -80,7 +80,7 @@ function thetaRelease(event: DpEvent): { readonly grid: 'granularity' | 'output'
     const kinds = event.events.map((e) => e.kind).sort();
     const gaussian = event.events.find((e) => e.kind === 'gaussian');
     if (kinds[0] === 'gaussian' && kinds[1] === 'objectivePerturbation' && gaussian?.kind === 'gaussian' && gaussian.discrete === true) {
-      return { grid: 'output', what: "AMP (003 Alg. 1) releases theta = g (k + K) on its output grid" };
+      return { grid: 'output', what: "AMP releases theta = g (k + K) on its output grid" };
     }
   }
   if (event.kind === 'selfCompose' && event.event.kind === 'shuffledLastIterate') return { grid: 'granularity', what: "shuffled SGD's last iterate lives on its lattice, theta = g k" };

@@ -255,7 +255,7 @@ function datasetSizeProblems(size: unknown, event: DpEvent, nonPrivate: boolean)
     // A release of a learner that uses no n (registry: objective perturbation and AMP) holds its event kind.
     const sum = someEvent(event, (e) => N_UNUSED_EVENT_KINDS.has(e.kind));
     if (sum && source !== 'unused') {
-      problems.push(`privacy.datasetSize.source = '${source}', but objective perturbation and AMP (an objectivePerturbation event) use no n: their objective is a sum (003 Sec. 2.2), so their report says 'unused' and n stays private`);
+      problems.push(`privacy.datasetSize.source = '${source}', but objective perturbation and AMP (an objectivePerturbation event) use no n: their objective is a sum, so their report says 'unused' and n stays private`);
     } else if (!sum && source === 'unused') {
       problems.push("privacy.datasetSize.source = 'unused', but this release depends on n: only objective perturbation and AMP (an objectivePerturbation event) use none");
     }
@@ -732,7 +732,7 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
       if (ptr.delta !== ptrPart) problems.push(`privacy.ptr.delta = ${fmt(ptr.delta)} is not deltaComponents.ptr = ${fmt(ptrPart)}`);
       const needed = Math.log(1 / ptr.delta) / ptr.epsilon;
       if (!(ptr.threshold >= needed * (1 - EPSILON_SLACK))) {
-        problems.push(`privacy.ptr.threshold = ${fmt(ptr.threshold)} is below log(1/delta_ptr)/epsilon_ptr = ${fmt(needed)}: the test does not bound the chance that an unsafe dataset passes by delta_ptr (000 Prop. 2)`);
+        problems.push(`privacy.ptr.threshold = ${fmt(ptr.threshold)} is below log(1/delta_ptr)/epsilon_ptr = ${fmt(needed)}: the test does not bound the chance that an unsafe dataset passes by delta_ptr`);
       }
       // The test's noise is in the event (discrete Laplace, noise multiplier >= 1/epsilon_ptr).
       // Its noise multiplier is 1/epsilon_ptr rounded up to whole grid steps (>= 1024 of them: < 0.1 %).
@@ -815,7 +815,7 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
   problems.push(...gridProblems(event, report, thetas));
 
   // ---- what holds
-  if (accountantGuarantee === 'conjecture') conditions.push({ level: 'conjecture', reason: 'the accountant bounds this event through a conjecture (004 Conj. 1-2), not a theorem' });
+  if (accountantGuarantee === 'conjecture') conditions.push({ level: 'conjecture', reason: 'the accountant bounds this event through a conjecture (amplification by shuffling in shuffled SGD, unproven), not a theorem' });
   const secure = secureDescription();
   if (report.randomness !== secure) {
     conditions.push({
@@ -837,7 +837,7 @@ function verifyClaim(json: Record<string, unknown>, source: string, options: { r
   if (facts.relativeGaussian && extra.ptr === undefined && glmSensitivity === undefined) {
     conditions.push({
       level: 'none',
-      reason: "the event has Relative Gaussian noise but the report has no Propose-Test-Release part (privacy.ptr, privacy.deltaComponents): RGM's relative sensitivity (000 Thm. 1) holds only on datasets that pass the test",
+      reason: "the event has Relative Gaussian noise but the report has no Propose-Test-Release part (privacy.ptr, privacy.deltaComponents): RGM's relative sensitivity holds only on datasets that pass the test",
     });
   }
   const schema = (json as { schema?: unknown }).schema;

@@ -98,7 +98,7 @@ test('Thm. 2.8 refuses what it does not cover, naming the condition', () => {
   // (i) lambda >= 2 beta / epsilon: at lambda = 20, beta = 1, epsilon must be >= 0.1.
   assert.throws(() => kiferObjectivePerturbationDelta(0.05, p(5, 1, 20)), (e: unknown) => e instanceof InvalidParameterError && e.param === 'regularization' && /2 beta \/ epsilon/.test(e.message));
   // lambda close to beta: the printed Jacobian term 2 beta/lambda is below Thm. 3.1's -log(1 - beta/lambda).
-  assert.throws(() => kiferObjectivePerturbationEpsilon(0.01, p(5, 1, 1.5)), (e: unknown) => e instanceof InvalidParameterError && e.param === 'regularization' && /Thm\. 3\.1/.test(e.message));
+  assert.throws(() => kiferObjectivePerturbationEpsilon(0.01, p(5, 1, 1.5)), (e: unknown) => e instanceof InvalidParameterError && e.param === 'regularization' && /the exact bound of the dominating pair/.test(e.message));
   assert.throws(() => kiferObjectivePerturbationEpsilon(1e-5, p(5, 1, 1)), (e: unknown) => e instanceof InvalidParameterError && e.param === 'regularization');
   assert.throws(() => kiferObjectivePerturbationEpsilon(0, p(5, 1, 20)), (e: unknown) => e instanceof InvalidParameterError && e.param === 'delta');
   assert.throws(() => kiferObjectivePerturbationDelta(0, p(5, 1, 20)), (e: unknown) => e instanceof InvalidParameterError && e.param === 'epsilon');

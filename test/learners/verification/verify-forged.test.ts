@@ -81,9 +81,10 @@ const files: Record<string, ModelJson> = {
   dpgd: modelFile({ method: 'dpgd', ...common, steps: 10, clipNorm: 1, learningRate: 1, rng: rng() }),
   dpsgd: modelFile({ method: 'dpsgd', ...common, epochs: 2, batchSize: 50, clipNorm: 1, learningRate: 1, rng: rng() }),
   // The lattice iteration's last iterate (shuffledLastIterate), plain composition (a learning rate
-  // too large for the lattice's conditions) and one record per epoch (sampledWithoutReplacement).
-  shuffled: modelFile({ method: 'shuffled', ...common, epochs: 2, clipNorm: 1, learningRate: 0.5, rowNormBound: 1, rng: rng() }),
-  shuffledPlain: modelFile({ method: 'shuffled', ...common, epochs: 2, clipNorm: 1, learningRate: 100, rowNormBound: 1, rng: rng() }),
+  // too large for the lattice's conditions), both over whole epochs (fraction 1; train()'s default is
+  // one record a step), and one record per epoch (sampledWithoutReplacement).
+  shuffled: modelFile({ method: 'shuffled', ...common, epochs: 2, fraction: 1, clipNorm: 1, learningRate: 0.5, rowNormBound: 1, rng: rng() }),
+  shuffledPlain: modelFile({ method: 'shuffled', ...common, epochs: 2, fraction: 1, clipNorm: 1, learningRate: 100, rowNormBound: 1, rng: rng() }),
   shuffledOneRecord: modelFile({ method: 'shuffled', ...common, epochs: 2, fraction: 0.005, clipNorm: 1, learningRate: 100, rowNormBound: 1, rng: rng() }),
   output: modelFile({ method: 'output', ...common, regularization: 0.05, rowNormBound: 1, rng: rng() }),
   outputSgd: modelFile({ method: 'outputSgd', ...common, regularization: 0.05, epochs: 2, rowNormBound: 1, rng: rng() }),
