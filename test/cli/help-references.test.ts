@@ -14,7 +14,7 @@ import { buildProgram } from '../../src/cli/main.js';
 import { runCli } from '../helpers/people.js';
 
 /** The tags and theorem numbers of `train-help.test.ts`, and appendices. */
-const TAG = /\b00[0-4]\b|\bThm\.|\bConj\.|\bLemma\b|\bCor\.|\bAlg\.|\bSec\. \d|\bApp\. [A-Z]/;
+const TAG = /(?<![\d,.])\b00[0-4]\b(?![\d,])|\bThm\.|\bConj\.|\bLemma\b|\bCor\.|\bAlg\.|\bSec\. \d|\bApp\. [A-Z]/;
 
 /** Every command path of the program: [] (dpfit itself), ['epsilon'], ['epsilon', 'dpsgd'], ... */
 async function commandPaths(): Promise<string[][]> {
