@@ -25,7 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import { rdpEpsilon } from '../src/accounting/rdp/accountant.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
-import { mulberry32 } from './mulberry32.js';
+import { mulberry32 } from '../test/helpers/mulberry32.js';
 
 function event(q: number, z: number, steps: number): DpEvent {
   const gaussian: DpEvent = { kind: 'gaussian', noiseMultiplier: z };

@@ -9,7 +9,7 @@
 import { PldAccountant } from '../src/accounting/pld/accountant.js';
 import type { DpEvent } from '../src/accounting/events/types.js';
 import { gaussianEpsilon, poissonGaussianEpsilonLower } from '../test/helpers/pld-lower-bound.js';
-import { mulberry32 } from './mulberry32.js';
+import { mulberry32 } from '../test/helpers/mulberry32.js';
 
 const rng = mulberry32;
 

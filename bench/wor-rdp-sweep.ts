@@ -21,7 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { gaussianEvent, sampledWithoutReplacementEvent, selfComposeEvent } from '../src/accounting/events/constructors.js';
 import { RdpAccountant } from '../src/accounting/rdp/accountant.js';
 import { rdpOfEvent } from '../src/accounting/rdp/event-rdp.js';
-import { mulberry32 } from './mulberry32.js';
+import { mulberry32 } from '../test/helpers/mulberry32.js';
 
 /** dp_accounting's DEFAULT_RDP_ORDERS (rdp_privacy_accountant.py). */
 const DP_ACCOUNTING_ORDERS = [...Array.from({ length: 99 }, (_, x) => 1 + (x + 1) / 10), ...Array.from({ length: 53 }, (_, i) => 11 + i), 128, 256, 512, 1024];

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { mulberry32 } from '../helpers/mulberry32.js';
 
 const run = promisify(execFile);
 
@@ -16,20 +17,8 @@ async function dpfit(args: string[]): Promise<Record<string, unknown>> {
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
-/** Mulberry32 (fixed seed). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('delta(epsilon(d)) <= d when each query is its own dpfit process (10 seeded cases, and the issue\'s example)', async () => {
-  const random = rng(2929);
+  const random = mulberry32(2929);
   const logUniform = (a: number, b: number) => Math.exp(Math.log(a) + random() * (Math.log(b) - Math.log(a)));
   const cases: { event: string; delta: number }[] = [
     { event: '{"kind":"selfCompose","count":168,"event":{"kind":"poissonSampled","samplingProbability":0.0002236,"event":{"kind":"gaussian","noiseMultiplier":1.661914}}}', delta: 2.8e-8 },

@@ -12,17 +12,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deltaForEpsilon, epsilonForDelta } from '../../../src/accounting/pld/queries.js';
+import { mulberry32 } from '../../helpers/mulberry32.js';
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 interface Case { pld: { valueDiscretization: number; minIndex: number; masses: Float64Array; tilt: number; logScale: number; infinityMass: number; truncationMass: number; errorPerBin: number; pessimistic: boolean; belowWindowMass: number }; epsilons: number[] }
 /** PLDs whose every number is a short dyadic fraction (the same doubles in any language). */
 function cases(): Case[] {

@@ -1,4 +1,4 @@
-/** Mulberry32: a fixed, seeded uniform generator for the benches' sweeps (the same points every run). */
+/** Mulberry32: a fixed, seeded uniform generator for the benches' sweeps and the tests' seeded cases (the same points every run). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
