@@ -22,6 +22,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { logFactorial } from '../math/gamma.js';
+import { largestWhere } from '../math/root-finding.js';
 import { requireInteger, requireOpenUnit } from '../validate.js';
 
 export interface TradeOffPoint {
@@ -160,20 +161,8 @@ function epsilonFromLosses(losses: { loss: Float64Array; probability: Float64Arr
     return mass[lo] - Math.exp(epsilon) * tilted[lo];
   };
   const target = delta * (1 + 1e-6);
-  if (!(deltaAt(0) >= target)) return 0;
-  let lo = 0;
-  let hi = 1;
-  while (deltaAt(hi) >= target) {
-    lo = hi;
-    hi *= 2;
-    if (hi > 1e6) return Infinity; // a loss of +Infinity with mass >= delta: no finite epsilon
-  }
-  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-    const mid = (lo + hi) / 2;
-    if (deltaAt(mid) >= target) lo = mid;
-    else hi = mid;
-  }
-  return lo;
+  const largest = largestWhere((epsilon) => deltaAt(epsilon) >= target, { relativeTolerance: 1e-12, cap: 1e6 });
+  return largest.capped ? Infinity : largest.value; // capped: a loss of +Infinity with mass >= delta, no finite epsilon
 }
 
 /**

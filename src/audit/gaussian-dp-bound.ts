@@ -30,6 +30,7 @@ import { InvalidParameterError } from '../errors.js';
 import { log1mExp } from '../math/log-space.js';
 import { normalCdf, normalLogCdf, normalQuantile } from '../math/normal.js';
 import { chiSquareLowerQuantile } from '../math/chi-square.js';
+import { largestWhere } from '../math/root-finding.js';
 import { requireNonNegative, requireOpenUnit } from '../validate.js';
 
 /** G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu): the smallest false negative rate at false positive rate alpha of a mu-GDP pair (DRS Def. 2.7). */
@@ -65,20 +66,7 @@ export function gaussianDpEpsilonLower(mu: number, delta: number): number {
   requireOpenUnit('delta', delta);
   if (mu === Infinity) return Infinity;
   const target = Math.log(delta) + Math.log1p(1e-9);
-  const above = (epsilon: number) => gaussianDpLogDelta(mu, epsilon) >= target;
-  if (!above(0)) return 0;
-  let lo = 0;
-  let hi = 1;
-  while (above(hi)) {
-    lo = hi;
-    hi *= 2;
-  }
-  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-    const mid = (lo + hi) / 2;
-    if (above(mid)) lo = mid;
-    else hi = mid;
-  }
-  return lo;
+  return largestWhere((epsilon) => gaussianDpLogDelta(mu, epsilon) >= target, { relativeTolerance: 1e-12 }).value;
 }
 
 export interface GaussianShiftBound {

@@ -15,6 +15,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import { logBinomial } from '../math/gamma.js';
+import { largestWhere } from '../math/root-finding.js';
 import { regularizedIncompleteBeta } from '../math/incomplete-beta.js';
 import { requireInteger, requireNonNegative, requireOpenUnit } from '../validate.js';
 
@@ -49,19 +50,5 @@ export function oneRunPValue(canaries: number, guesses: number, correct: number,
  */
 export function oneRunEpsilonLower(canaries: number, guesses: number, correct: number, delta: number, confidence: number): number {
   const alpha = 1 - requireOpenUnit('confidence', confidence);
-  const refutes = (epsilon: number) => oneRunPValue(canaries, guesses, correct, epsilon, delta) <= alpha;
-  if (!refutes(0)) return 0;
-  let lo = 0;
-  let hi = 1;
-  while (refutes(hi)) {
-    lo = hi;
-    hi *= 2;
-    if (hi > 1e4) return lo;
-  }
-  for (let i = 0; i < 200 && hi - lo > 1e-9 * hi; i++) {
-    const mid = (lo + hi) / 2;
-    if (refutes(mid)) lo = mid;
-    else hi = mid;
-  }
-  return lo;
+  return largestWhere((epsilon) => oneRunPValue(canaries, guesses, correct, epsilon, delta) <= alpha, { relativeTolerance: 1e-9, cap: 1e4 }).value;
 }

@@ -210,3 +210,28 @@ export function expandBracket(f: (x: number) => number, start: number, options: 
     `expandBracket: f keeps the sign of f(${start}) = ${f0} on [${last.down}, ${last.up}] (direction '${direction}'); stopped by ${reasons.join(' and ')}`,
   );
 }
+
+/**
+ * The largest x >= 0 at which `holds` is true, for a predicate true on [0, x*) and false above
+ * (e.g. "epsilon is refuted"), rounded DOWN: the value returned satisfies `holds` (or is 0 when
+ * holds(0) is false). Doubles from 1 until `holds` fails, then bisects until the bracket is within
+ * `relativeTolerance` of its upper end. When the doubling passes `cap`, the last x that held is
+ * returned with `capped: true` (the caller decides what a predicate true that far means).
+ */
+export function largestWhere(holds: (x: number) => boolean, options: { relativeTolerance: number; cap?: number }): { value: number; capped: boolean } {
+  if (!holds(0)) return { value: 0, capped: false };
+  const cap = options.cap ?? Infinity;
+  let lo = 0;
+  let hi = 1;
+  while (holds(hi)) {
+    lo = hi;
+    hi *= 2;
+    if (hi > cap) return { value: lo, capped: true };
+  }
+  for (let i = 0; i < 200 && hi - lo > options.relativeTolerance * hi; i++) {
+    const mid = (lo + hi) / 2;
+    if (holds(mid)) lo = mid;
+    else hi = mid;
+  }
+  return { value: lo, capped: false };
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InvalidParameterError, NumericalError } from '../../src/errors.js';
 import { normalCdf } from '../../src/math/normal.js';
-import { brentRoot, expandBracket } from '../../src/math/root-finding.js';
+import { brentRoot, expandBracket, largestWhere } from '../../src/math/root-finding.js';
 import { assertClose } from '../helpers/assert-close.js';
 
 // mpmath 1.3, mp.dps=50: 2**(1/3) and findroot(cos(x) - x, 0.7) (the Dottie number)
@@ -84,4 +84,20 @@ test('expandBracket: errors name the limit reached', () => {
   assert.throws(() => expandBracket(negative, 0, { direction: 'up' }), InvalidParameterError);
   assert.throws(() => expandBracket(negative, 1, { direction: 'up', factor: 1 }), InvalidParameterError);
   assert.throws(() => expandBracket(negative, 1, { direction: 'down', lowerLimit: 2 }), InvalidParameterError);
+});
+
+test('largestWhere: the largest x where a predicate holds, rounded down (the value returned holds), 0 when it fails at 0, capped doubling reported', () => {
+  for (const root of [1e-9, 0.3, 1, 7.25, 1234.5]) {
+    const { value, capped } = largestWhere((x) => x <= root, { relativeTolerance: 1e-12 });
+    assert.equal(capped, false);
+    assert.ok(value <= root, `${value} <= ${root}`);
+    assert.ok(root - value <= 2e-12 * Math.max(root, 1), `${value} within 1e-12 of ${root}`);
+  }
+  assert.deepEqual(largestWhere((x) => x < 0, { relativeTolerance: 1e-12 }), { value: 0, capped: false });
+  // True everywhere: the doubling stops after passing the cap, with the last point that held.
+  assert.deepEqual(largestWhere(() => true, { relativeTolerance: 1e-9, cap: 1e4 }), { value: 8192, capped: true });
+  // A looser tolerance: fewer probes, still at or below the root.
+  let probes = 0;
+  const loose = largestWhere((x) => (probes++, x <= 10), { relativeTolerance: 1e-3 });
+  assert.ok(loose.value <= 10 && loose.value >= 10 * (1 - 2e-3) && probes < 20);
 });
