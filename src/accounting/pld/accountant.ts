@@ -591,13 +591,15 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
     return this.withProgress(() => this.capped('epsilon', delta, () => this.pldEpsilonAt(delta)));
   }
 
+  /** A result with the schedule buckets' warnings (if any) appended. */
+  private withBucketWarnings(result: PldGuarantee): PldGuarantee {
+    const extra = this.bucketWarnings();
+    return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
+  }
+
   /** getEpsilon by the PLD alone. */
   private pldEpsilonAt(delta: number): PldGuarantee {
-    if (!this.needsLowerAccountant()) {
-      const result = this.epsilonOf(delta);
-      const extra = this.bucketWarnings();
-      return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
-    }
+    if (!this.needsLowerAccountant()) return this.withBucketWarnings(this.epsilonOf(delta));
     // Gridded discrete noise (module comment): query at nextDown(delta), round epsilon up one ulp.
     // Schedules in buckets: the lower bound comes from the lower accountant only.
     const inner = this.gridded ? this.epsilonOf(nextDown(delta)) : this.epsilonOf(delta);
@@ -709,11 +711,7 @@ export class PldAccountant extends EventAccountant<PldGuarantee> {
 
   /** getDelta by the PLD alone. */
   private pldDeltaAt(epsilon: number): PldGuarantee {
-    if (!this.needsLowerAccountant()) {
-      const result = this.deltaOf(epsilon);
-      const extra = this.bucketWarnings();
-      return extra.length === 0 ? result : Object.freeze({ ...result, warnings: Object.freeze([...result.warnings, ...extra]) });
-    }
+    if (!this.needsLowerAccountant()) return this.withBucketWarnings(this.deltaOf(epsilon));
     // Gridded discrete noise (module comment): query at nextDown(epsilon), round delta up one ulp.
     const inner = this.deltaOf(this.inwardEpsilon(epsilon));
     const warnings = [...inner.warnings, ...this.bucketWarnings()]; // (how gridded noise is accounted: docs/accounting.md, always so)
