@@ -146,16 +146,22 @@ test('smoothness and bounded derivative: losses App. B.2 is not implemented for 
   assert.throws(() => train({ n: 2, d: 1, x: Float64Array.of(1, 1), y: Float64Array.of(1, 0) }, { method: 'rgm', loss: 'logistic', epsilon: 1, delta: 1e-6, featureClip: 1, regularization: 0.1, rho: 0.1 }), (e: unknown) => e instanceof InvalidParameterError && /^rho must be absent with loss 'logistic'/.test(e.message));
 });
 
-test('train(): the private run meets its target, re-accounted from its event; epsilon below the floor is refused by name', () => {
-  const u = lcg(3);
-  const n = 4000, d = 2;
+/** n seeded rows of two Gaussian features (std 0.5, clipped to [-1, 1]) and 0/1 labels drawn from a logistic model with weights (w0, w1). */
+function logisticRows(seed: number, n: number, w0: number, w1: number): { n: number; d: number; x: Float64Array; y: Float64Array } {
+  const u = lcg(seed);
+  const d = 2;
   const x = new Float64Array(n * d);
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     x[i * d] = Math.max(-1, Math.min(1, 0.5 * gaussian(u)));
     x[i * d + 1] = Math.max(-1, Math.min(1, 0.5 * gaussian(u)));
-    y[i] = u() < 1 / (1 + Math.exp(-(3 * x[i * d] - 2 * x[i * d + 1]))) ? 1 : 0;
+    y[i] = u() < 1 / (1 + Math.exp(-(w0 * x[i * d] + w1 * x[i * d + 1]))) ? 1 : 0;
   }
+  return { n, d, x, y };
+}
+
+test('train(): the private run meets its target, re-accounted from its event; epsilon below the floor is refused by name', () => {
+  const { n, d, x, y } = logisticRows(3, 4000, 3, -2);
   const r = train({ n, d, x, y }, { method: 'rgm', loss: 'logistic', epsilon: 2, delta: 1e-6, steps: 30, regularization: 0.05, featureClip: Math.SQRT2, rng: seededRng(1) });
   assert.ok(r.model !== undefined);
   assert.ok(r.privacy.epsilon <= 2);
@@ -168,15 +174,7 @@ test('train(): the private run meets its target, re-accounted from its event; ep
 });
 
 test('verify re-derives eta and R_rel from the public values the report states (no PTR for the GLM path), and refuses a file whose noise does not cover them', () => {
-  const u = lcg(5);
-  const n = 3000, d = 2;
-  const x = new Float64Array(n * d);
-  const y = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    x[i * d] = Math.max(-1, Math.min(1, 0.5 * gaussian(u)));
-    x[i * d + 1] = Math.max(-1, Math.min(1, 0.5 * gaussian(u)));
-    y[i] = u() < 1 / (1 + Math.exp(-(2 * x[i * d] - x[i * d + 1]))) ? 1 : 0;
-  }
+  const { n, d, x, y } = logisticRows(5, 3000, 2, -1);
   // The secure generator (a seeded one is reported as not private, whatever the mechanism).
   const r = train({ n, d, x, y }, { method: 'rgm', loss: 'logistic', epsilon: 3, delta: 1e-6, steps: 10, regularization: 0.05, featureClip: Math.SQRT2 });
   const file = JSON.parse(JSON.stringify(r.model));
