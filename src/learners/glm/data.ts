@@ -84,26 +84,33 @@ const ROW_NORM_ROUNDING = 1e-12;
  * planned before the data are read, `plannedTrainingRelease`, states the event of the trained
  * model). Rows above R by rounding only (at most 1e-12 relative) are accepted; learners whose
  * guarantee needs every row within R train on `rowsWithinBound(data, R)`. A row further above R is
- * refused. `src/data`'s `checkRowNormBound` is the strict check that names the row.
+ * refused. Learners that train on the rows call `rowsWithinBound` instead (the same check). `src/data`'s `checkRowNormBound` is the strict check that names the row.
  */
 export function checkedRowNormBound(data: GlmData, rowNormBound: number | undefined): number {
   const bound = requirePositive('rowNormBound', rowNormBound);
-  if (maxRowNorm(data) > bound * (1 + ROW_NORM_ROUNDING)) {
-    throw new InvalidParameterError('rowNormBound', bound, '>= every row norm (a row has a larger norm, not shown: messages never quote the data); normalise or clip the rows');
-  }
+  if (maxRowNorm(data) > bound * (1 + ROW_NORM_ROUNDING)) throw rowAboveBound(bound);
   return bound;
 }
 
+/** The refusal of a row above the public bound (by more than rounding); the row is not shown. */
+function rowAboveBound(bound: number): InvalidParameterError {
+  return new InvalidParameterError('rowNormBound', bound, '>= every row norm (a row has a larger norm, not shown: messages never quote the data); normalise or clip the rows');
+}
+
 /**
- * The data with every row above the PUBLIC bound R (by rounding: `checkedRowNormBound` has
- * refused anything more) scaled down until its computed norm is at most R; the data themselves
- * when no row is above R. A row-by-row map fixed in advance (clipping to R), so neighbouring data
- * sets stay neighbours, and the constants computed from R bound every row trained on.
+ * The data checked against the PUBLIC bound R as `checkedRowNormBound` checks them (a row above
+ * R by more than rounding is refused), with every row above R by rounding scaled down until its
+ * computed norm is at most R; the data themselves when no row is above R. A row-by-row map fixed
+ * in advance (clipping to R), so neighbouring data sets stay neighbours, and the constants
+ * computed from R bound every row trained on. One pass over the rows' norms.
  */
-export function rowsWithinBound(data: GlmData, rowNormBound: number): GlmData {
-  const bound = checkedRowNormBound(data, rowNormBound);
+export function rowsWithinBound(data: GlmData, rowNormBound: number | undefined): GlmData {
+  const bound = requirePositive('rowNormBound', rowNormBound);
   const norms = rowNorms(data);
-  if (!norms.some((r) => r > bound)) return data;
+  let largest = 0;
+  for (const r of norms) if (r > largest) largest = r;
+  if (largest > bound * (1 + ROW_NORM_ROUNDING)) throw rowAboveBound(bound);
+  if (!(largest > bound)) return data;
   const x = Float64Array.from(data.x);
   const { d } = data;
   for (let i = 0; i < data.n; i++) {

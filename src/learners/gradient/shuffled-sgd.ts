@@ -55,7 +55,7 @@ import { DpfitError, InvalidParameterError } from '../../errors.js';
 import { randomPermutation, shufflePrefixInPlace } from '../../random/discrete.js';
 import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireNonNegative, requireOpenUnit, requirePositive } from '../../validate.js';
-import { checkedRowNormBound, rowsWithinBound } from '../glm/data.js';
+import { rowsWithinBound } from '../glm/data.js';
 import { sumClippedGradients } from '../glm/per-example.js';
 import { clipThresholds } from '../glm/clip-thresholds.js';
 import { latticeScratch, latticeSgdObstacle, latticeSgdStep, planLatticeSgd, type LatticeSgdPlan, type LatticeSgdSettings } from './lattice-sgd.js';
@@ -265,8 +265,8 @@ export function trainShuffledSgd(data: GlmData, options: ShuffledSgdOptions): Tr
   const lossData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
   const { n, d } = lossData;
   if (!(n >= 1)) throw new InvalidParameterError('data', n, 'at least one row');
-  const run = setUpShuffledSgd({ n, d }, options, options.rowNormBound === undefined ? NaN : checkedRowNormBound(lossData, options.rowNormBound));
   const glmData = options.rowNormBound === undefined ? lossData : rowsWithinBound(lossData, options.rowNormBound);
+  const run = setUpShuffledSgd({ n, d }, options, options.rowNormBound ?? NaN);
   const { loss, clipNorm, epochs, fraction, learningRate, regularization, partialEpochs, stepsPerEpoch, steps, noiseMultiplier, noise } = run;
   const rng = options.rng ?? defaultRng();
   const shape = { n, stepsPerEpoch };

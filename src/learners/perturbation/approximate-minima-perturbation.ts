@@ -61,7 +61,7 @@ import { defaultRng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../../validate.js';
 import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.js';
 import { glmConstants } from '../glm/constants.js';
-import { checkedRowNormBound, checkTheta, rowsWithinBound, validateGlmData } from '../glm/data.js';
+import { checkTheta, rowsWithinBound, validateGlmData } from '../glm/data.js';
 import { glmGradientRoundingBound, glmObjective, withKernelFeatures } from '../glm/objective.js';
 import type { GlmConstants, GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName, type LossParameters } from '../glm/losses/by-name.js';
@@ -203,7 +203,7 @@ export function trainAmp(data: GlmData, options: AmpOptions): TrainResult {
   const lossData = dataForLoss(loss, data);
   validateGlmData(loss, lossData);
   const { n, d } = lossData;
-  const rowNormBound = checkedRowNormBound(lossData, options.rowNormBound ?? 1);
+  const rowNormBound = options.rowNormBound ?? 1;
   const glmData = rowsWithinBound(lossData, rowNormBound);
   const run = setUpAmp(d, options, rowNormBound);
   const { constants, clipNorm, gradTolerance: tau, outputNoiseStd, optimizerTolerance, maxIterations, memory, maxEvaluations, start, noise, grid, outputMultiplier, outputPlan, event } = run;

@@ -36,7 +36,7 @@ import { defaultRng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requirePositive } from '../../validate.js';
 import type { TrainResult } from '../training.js';
 import { glmConstants, mulUp } from '../glm/constants.js';
-import { checkedRowNormBound, rowsWithinBound } from '../glm/data.js';
+import { rowsWithinBound } from '../glm/data.js';
 import { clippedSumRoundingBound, sumClippedGradients } from '../glm/per-example.js';
 import type { GlmData, GlmLoss } from '../glm/types.js';
 import { dataForLoss, lossByName } from '../glm/losses/by-name.js';
@@ -171,7 +171,7 @@ export function trainOutputPerturbationSgd(data: GlmData, options: OutputPerturb
   const lossData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
   const { n, d } = lossData;
   const rng = options.rng ?? defaultRng();
-  const rowNormBound = checkedRowNormBound(lossData, requireRowNormBoundOption(options.rowNormBound));
+  const rowNormBound = requireRowNormBoundOption(options.rowNormBound);
   const glmData = rowsWithinBound(lossData, rowNormBound);
   const run = setUpOutputPerturbationSgd({ n, d }, options, rowNormBound);
   const { loss, mu, epochs, batchSize, clipNorm, learningRate, rho, stepsPerEpoch, sensitivity, lipschitz, target, delta } = run;

@@ -36,7 +36,7 @@ import { defaultRng, type Rng } from '../../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive, requirePositiveOrInfinity } from '../../validate.js';
 import { certifiedMinimum, objectiveSmoothness } from '../glm/certified-minimum.js';
 import { glmConstants, mulUp } from '../glm/constants.js';
-import { checkedRowNormBound, rowsWithinBound } from '../glm/data.js';
+import { rowsWithinBound } from '../glm/data.js';
 import { minimizeGlmObjective } from '../glm/minimize.js';
 import { glmGradientRoundingBound, glmObjective, withKernelFeatures } from '../glm/objective.js';
 import type { GlmData, GlmLoss } from '../glm/types.js';
@@ -78,7 +78,7 @@ export interface OutputPerturbationOptions extends OutputPerturbationCommonOptio
 /**
  * The loss's Lipschitz constant L (the per-example gradient-norm bound) and the clipping norm to
  * use: C when a clipping norm is given, else the loss's own bound for rows with ||x|| <= R, R the
- * public bound ALREADY CHECKED against the data (`checkedRowNormBound`).
+ * public bound ALREADY CHECKED against the data (`rowsWithinBound`).
  */
 export function outputPerturbationLipschitz(loss: GlmLoss, clipNormOption: number | undefined, rowNormBound: number | undefined): { lipschitz: number; clipNorm: number } {
   if (clipNormOption !== undefined) {
@@ -228,7 +228,7 @@ export function trainOutputPerturbation(data: GlmData, options: OutputPerturbati
   const lossData = dataForLoss(lossByName(options.loss ?? 'logistic', options.lossParameters), data);
   const { n, d } = lossData;
   const rng = options.rng ?? defaultRng();
-  const rowNormBound = options.clipNorm === undefined && options.rowNormBound !== undefined ? checkedRowNormBound(lossData, options.rowNormBound) : undefined;
+  const rowNormBound = options.clipNorm === undefined ? options.rowNormBound : undefined;
   const glmData = rowNormBound === undefined ? lossData : rowsWithinBound(lossData, rowNormBound);
   const run = setUpOutputPerturbation({ n, d }, options, rowNormBound);
   const { loss, lambda, lipschitz, clipNorm, gradTolerance: tau, maxIterations, sensitivity, target, delta } = run;
