@@ -46,13 +46,17 @@
  *    `extraDelta` is its PTR delta (0 without a test).
  *  - only what dpfit writes: a field dpfit does not write anywhere (the file's top level, a class
  *    model, the loss and its parameters, `privacy`, `privacy.rdp`/`pld`/`ptr`/`deltaComponents`/
- *    `datasetSize`/`granularities`, a comparison, a federated file's `privacy` and node blocks, the
+ *    `datasetSize`/`granularities`/`relativeSensitivity`, a comparison, a federated file's `privacy` and node blocks, the
  *    embedded schema as `parseSchema` reads it) is a problem, not a warning: an extra field can
  *    carry anything. `privacy.datasetSize` (`dataset-size.ts`) must be {value?, source, note}:
  *    source 'records', 'declared' or 'unused', value a positive integer exactly when source is not
  *    'unused', note a string; 'unused' exactly for an objectivePerturbation event (objective
  *    perturbation and AMP use no n). The accountant named is one dpfit has; RGM's `ptr.passed` is
  *    true (a model is released only then). These are problems (exit 4), not a malformed file.
+ *  - RGM for a GLM (no PTR part): `privacy.relativeSensitivity` {source 'glm', featureClip,
+ *    regularization} with n = `datasetSize.value` and the model's loss re-derive eta and R_rel
+ *    (`000` App. B.2), and every relativeGaussian part of the event has at least those; without
+ *    that block, or without a PTR part, a Relative Gaussian release is not proven.
  *
  * What a file alone cannot show. A model file is not signed: verify checks that the claim follows
  * from the event and that the file holds only what dpfit writes, not that the event is what ran.
