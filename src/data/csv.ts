@@ -587,6 +587,16 @@ export class CsvParser {
     return this.rows;
   }
 
+  /** Bytes of the data rows parsed so far (for estimating a file's rows from its size). */
+  get dataByteCount(): number {
+    return this.dataBytes;
+  }
+
+  /** Data rows parsed so far, those handed over by `drain` included. */
+  get parsedRowCount(): number {
+    return this.drained + this.rows;
+  }
+
   /**
    * The rows parsed so far as a table (their arrays handed over, no copy), then parsing goes on
    * into fresh arrays: a reader can encode and drop each chunk of rows instead of holding the whole

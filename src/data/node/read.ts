@@ -13,9 +13,10 @@ import { CSV_OPTIONS, CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColu
 import type { DuckDbOptions } from './duckdb.js';
 import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
-import { addPrivateDiagnostics, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
+import { contiguousFeatureStore, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
 import { withZeroRows } from '../dropped-rows.js';
-import { applySchema, type PreparedData, type PrivateDiagnostics } from '../schema/apply.js';
+import { applySchema, preparedData, type PreparedData } from '../schema/apply.js';
+import { schemaEncoder, type EncodedRows, type SchemaEncoder } from '../schema/encoder.js';
 import { parseSchema } from '../schema/parse.js';
 import { schemaCsvOptions, type SchemaReadOptions } from '../schema/read-options.js';
 import type { Schema } from '../schema/types.js';
@@ -249,9 +250,10 @@ export async function loadDataset(
   const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', ...readOptions } = options;
   if (droppedRows !== 'remove' && droppedRows !== 'zeroRows') throw new InvalidParameterError('droppedRows', droppedRows, "'remove' or 'zeroRows'");
   const csvOptions = { ...schemaCsvOptions(schema, path, { label }), ...readOptions };
-  if (features !== undefined && (readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
+  if ((readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
     if (!Number.isSafeInteger(encodeChunkBytes) || encodeChunkBytes < 2) throw new InvalidParameterError('encodeChunkBytes', encodeChunkBytes, 'an integer >= 2');
-    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features, encodeChunkBytes, droppedRows === 'zeroRows');
+    // Parsed and encoded chunk by chunk into the rows' final store: no raw table, no copy per transform.
+    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features ?? contiguousFeatureStore, encodeChunkBytes, droppedRows === 'zeroRows');
     if (encoded !== undefined) return encoded;
   }
   const table = await readTable(path, csvOptions);
@@ -270,9 +272,9 @@ function appendZeroRows(store: FeatureStore, count: number, d: number, label: nu
 
 export interface LoadOptions {
   /**
-   * CSV read by the built-in reader: encode the rows chunk by chunk straight into this store, so
-   * that neither the raw table nor a second copy of the rows is ever held (the same rows as
-   * without it). Other formats and engines ignore it.
+   * CSV read by the built-in reader: where the rows are encoded into, chunk by chunk (default
+   * `contiguousFeatureStore`: one growing array), so that neither the raw table nor a second copy
+   * of the rows is ever held. Other formats and engines ignore it.
    */
   features?: FeatureStoreFactory;
   /** Bytes parsed per encoded chunk with `features` (default 1 MiB; small values in tests). */
@@ -286,19 +288,30 @@ export interface LoadOptions {
   droppedRows?: 'remove' | 'zeroRows';
 }
 
-/** Bytes parsed before each chunk of rows is encoded into the store. */
-const ENCODE_CHUNK_BYTES = 1024 * 1024;
+/** Bytes parsed before each chunk of rows is encoded into the store (about 5000 rows of 20 numbers: they stay in cache). */
+export const ENCODE_CHUNK_BYTES = 1024 * 1024;
+
+/** What a chunked encoding of a CSV file gives besides the rows (which went into the store). */
+export interface EncodedCsv {
+  /** The encoder (width, feature names, zero-row label). */
+  readonly encoder: SchemaEncoder;
+  /** Records read, rows kept, and what the encoding met. */
+  readonly rowsRead: number;
+  readonly encoded: EncodedRows;
+}
 
 /**
- * `loadDataset` for a CSV file with the built-in reader, the rows encoded chunk by chunk into a
- * store: the same rows, diagnostics and errors as `applySchema` on the whole table (each encoded
- * row depends on its raw row and the schema alone; errors name the file's line from the chunk's
- * rowLines). Undefined when the reader needs a first pass to infer types (no complete header in
- * the first MiB): the caller then reads the whole table.
+ * @internal The CSV file encoded chunk by chunk into the store of `factory(d)` (created when the
+ * first chunk is parsed), with the built-in reader: the same rows, diagnostics and errors as
+ * `applySchema` on the whole table (each encoded row depends on its raw row and the schema alone;
+ * errors name the file's line from the chunk's rowLines). Each chunk is encoded straight into the
+ * store's memory when it offers room (`FeatureStore.reserve`), else into one reused buffer that
+ * is appended. Undefined when the reader needs a first pass to infer types (no complete header in
+ * the first MiB): the caller then reads another way. Zero rows are not appended here.
  */
-async function loadCsvEncoded(
-  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number, zeroRows: boolean,
-): Promise<PreparedData | undefined> {
+export async function encodeCsvFile(
+  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number,
+): Promise<{ store: FeatureStore; result: EncodedCsv } | undefined> {
   const size = await requireFile(path);
   // No size hint: the parser's arrays hold one chunk (reused), not the whole file.
   const opts = { ...pickOptions(csvOptions, CSV_OPTIONS), sizeHint: 0, source: csvOptions.source ?? path };
@@ -307,19 +320,37 @@ async function loadCsvEncoded(
   if (guess === undefined && opts.columnTypes !== 'numeric') return undefined;
   const types = guess?.types;
   const guessed = guess?.guessed;
+  const encoder = schemaEncoder(schema, label === 'ignore');
+  const d = encoder.d;
   let store: FeatureStore | undefined;
   for (;;) {
     const parser = new CsvParser(opts, types, guessed);
-    let first: PreparedData | undefined;
-    let diagnostics: PrivateDiagnostics | undefined;
+    let rowsRead = 0;
+    let total: EncodedRows | undefined;
+    // Rows encoded here when the store offers no room of its own (reused: no garbage per chunk).
+    let scratchX = new Float64Array(0);
+    let scratchY = new Float64Array(0);
     const encodeChunk = (): void => {
       const table = parser.drain(true); // encoded and dropped before parsing goes on
       if (table === undefined) return;
-      const part = applySchema(table, schema, { label });
-      store ??= factory(part.dataset.d);
-      store.append(part.dataset.x, part.dataset.y, part.dataset.n);
-      diagnostics = addPrivateDiagnostics(diagnostics, part.privateDiagnostics);
-      first ??= part;
+      // The file's rows estimated from the bytes per row of the first chunk (2% margin).
+      store ??= factory(d, Math.ceil((size / Math.max(1, parser.dataByteCount)) * parser.parsedRowCount * 1.02) + 1024);
+      const rows = table.rowCount;
+      let part: EncodedRows;
+      if (store.reserve !== undefined && store.commit !== undefined) {
+        const room = store.reserve(rows);
+        part = encoder.encode(table, room.x, room.y, 0, false);
+        store.commit(part.kept);
+      } else {
+        if (scratchY.length < rows) {
+          scratchX = new Float64Array(rows * d);
+          scratchY = new Float64Array(rows);
+        }
+        part = encoder.encode(table, scratchX, scratchY, 0, false);
+        store.append(scratchX, scratchY, part.kept);
+      }
+      rowsRead += rows;
+      total = addEncodedRows(total, part);
     };
     try {
       await streamFile(path, parser, chunkBytes, encodeChunk);
@@ -333,14 +364,38 @@ async function loadCsvEncoded(
       throw error;
     }
     if (parser.needsInference()) return undefined;
-    if (first === undefined) {
+    if (total === undefined || store === undefined) {
       parser.finish(); // throws: no header or no data rows
       return undefined;
     }
-    const done: PreparedData = first;
-    const kept = store as FeatureStore;
-    if (zeroRows) appendZeroRows(kept, (diagnostics as PrivateDiagnostics).droppedRows, done.dataset.d, done.zeroRowLabel);
-    const { x, y, n } = kept.finish();
-    return { ...done, dataset: { ...done.dataset, x, y, n }, privateDiagnostics: diagnostics as PrivateDiagnostics };
+    return { store, result: { encoder, rowsRead, encoded: total } };
   }
+}
+
+/** The counts of two encoded chunks together. */
+function addEncodedRows(total: EncodedRows | undefined, part: EncodedRows): EncodedRows {
+  if (total === undefined) return part;
+  const add = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k] ?? 0)]));
+  return {
+    kept: total.kept + part.kept,
+    counts: { clipped: add(total.counts.clipped, part.counts.clipped), other: add(total.counts.other, part.counts.other), missing: add(total.counts.missing, part.counts.missing) },
+    positives: total.positives + part.positives,
+    countsPositives: total.countsPositives,
+  };
+}
+
+/**
+ * `loadDataset` for a CSV file with the built-in reader, the rows encoded chunk by chunk into a
+ * store (`encodeCsvFile`); undefined when the reader needs a whole first pass (the caller then
+ * reads the whole table).
+ */
+async function loadCsvEncoded(
+  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number, zeroRows: boolean,
+): Promise<PreparedData | undefined> {
+  const done = await encodeCsvFile(path, schema, csvOptions, label, factory, chunkBytes);
+  if (done === undefined) return undefined;
+  const { store, result } = done;
+  const { encoder, rowsRead, encoded } = result;
+  if (zeroRows) appendZeroRows(store, rowsRead - encoded.kept, encoder.d, encoder.zeroRowLabel);
+  return preparedData(schema, encoder, store.finish(), encoded, rowsRead);
 }
