@@ -2,8 +2,9 @@
  * `dpfit train` on data that do not come from a file read whole into memory:
  *
  * - `--max-memory SIZE` with `--data FILE` (CSV or Parquet): out-of-core DP-GD / DP-SGD, the rows
- *   streamed per pass through DuckDB and encoded by dpfit (`data/node/stream-rows.ts`,
- *   `learners/gradient/streamed.ts`); the same release as the in-memory run.
+ *   encoded once by dpfit into a temporary file (in $TMPDIR, removed with the run) and read back
+ *   in large segments by every step (`data/node/stream-rows.ts`, `learners/gradient/streamed.ts`);
+ *   the same release as the in-memory run.
  * - `--db URL --query SQL`: a DuckDB database file or a PostgreSQL server. With `--method dpgd`
  *   the clipped gradient sum runs inside the database, one aggregate query per step, the
  *   schema's encoding written in SQL (`learners/sql/sql-gradient.ts`): the rows never leave it.
@@ -176,7 +177,8 @@ export async function trainExternal(
   const { openStreamedDataset, parseMemorySize } = await import('../../data/node/stream-rows.js');
   const trainOutOfCore = learner.outOfCore as NonNullable<AnyLearner['outOfCore']>;
   const maxMemory = parseMemorySize('--max-memory', flags.maxMemory as string);
-  const streamed = await openStreamedDataset(flags.data as string, schema, { maxMemory });
+  // Encoded once into a temporary file (in $TMPDIR, removed with the run), in the precision the steps use.
+  const streamed = await openStreamedDataset(flags.data as string, schema, { maxMemory, ...(flags.precision === undefined ? {} : { precision: flags.precision }) });
   try {
     const { n, d } = streamed.rows;
     context.checkLimits(n);

@@ -1,9 +1,15 @@
 /**
  * DP-GD and DP-SGD over rows that do not fit in memory: the rows come from a `RowSource`, one
- * pass at a time (a Parquet or CSV file read through DuckDB, `data/node/stream-rows.ts`), and only
- * a bounded window of them is held at once. The runs release exactly what `trainDpGd` and
- * `trainDpSgd` release on the same rows with the same randomness, bit for bit:
+ * pass at a time (a Parquet or CSV file encoded once into a temporary file, or read through DuckDB
+ * on every pass, `data/node/stream-rows.ts`), and only a bounded window of them is held at once.
+ * The runs release exactly what `trainDpGd` and `trainDpSgd` release on the same rows with the
+ * same randomness, bit for bit:
  *
+ * - Stored rows (`RowSource.stored`, the default): DP-GD reads segments of the encoded rows
+ *   straight into WebAssembly feature memories, the next segment while the kernels sum the current
+ *   one, and sums them with the in-memory kernels in the in-memory chunks (`storedClippedSum`); the
+ *   features in the precision they were stored in (`precision`, float32 as in memory). DP-SGD
+ *   reads each batch's rows at their positions.
  * - DP-GD. The in-memory sum cuts the pass into chunks of `CHUNK_ROWS` rows by position, sums each
  *   chunk on its own and adds the chunk sums in order (`glm/per-example.ts`). The streamed sum
  *   fills a buffer of exactly those chunks from the stream and sums each with the same function,
@@ -25,13 +31,16 @@
  * released (a source that ends early must never pass for a smaller dataset).
  */
 import { DataFormatError, InvalidParameterError, dataValueError } from '../../errors.js';
-import type { RowSource } from '../../data/row-source.js';
+import type { RowSource, StoredRows } from '../../data/row-source.js';
 import { poissonSubsampleIndices } from '../../random/discrete.js';
 import { DP_GD_OPTIONS, type DpGdOptions, dpGdUpdate, finishDpGd, setUpDpGd } from './dp-gd.js';
 import type { TrainResult } from '../training.js';
 import { DP_SGD_OPTIONS, setUpDpSgd, dpSgdUpdate, finishDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import { toSignedLabels } from '../glm/constants.js';
-import { CHUNK_ROWS, sumClippedGradients } from '../glm/per-example.js';
+import { clipThreshold } from '../glm/clipped-gradient.js';
+import { allocateFeatures, featureMemoryOf } from '../glm/kernels/feature-memory.js';
+import { accumulateClippedRangeCached, CHUNK_ROWS, newClipScratch, sumClippedGradients } from '../glm/per-example.js';
+import type { FeatureArray } from '../glm/types.js';
 import type { GlmLoss } from '../glm/types.js';
 import { lossByName } from '../glm/losses/by-name.js';
 import { rejectUnknownOptions } from '../../validate.js';
@@ -50,11 +59,111 @@ function lossLabels(loss: GlmLoss, y: Float64Array, rows: number, out: Float64Ar
   else out.set(y.subarray(0, rows), at);
 }
 
+/** One segment's place in memory: x, then (in place, after the read) the labels and the squared norms that become thresholds. */
+interface SegmentBuffer {
+  readonly x: FeatureArray;
+  readonly y: Float64Array;
+  /** The squared norms as read, then the clip thresholds computed from them in place. */
+  readonly t: Float64Array;
+  /** The bytes a segment is read into: x, y, t as the file lays them out. */
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * A buffer for one segment of `stored` rows: in a feature memory (`allocateFeatures`: the
+ * WebAssembly kernels read x, and the labels and thresholds of its side region, in place) when
+ * its side region follows x directly, as the file's segment layout has it; else a plain buffer.
+ */
+function segmentBuffer(stored: StoredRows, d: number): SegmentBuffer {
+  const S = stored.segmentRows;
+  const xBytes = S * d * (stored.precision === 'float64' ? 8 : 4);
+  const x = allocateFeatures(S, d, stored.precision);
+  const info = featureMemoryOf(x, d);
+  if (info !== undefined && info.sideOffset === info.xOffset + xBytes) {
+    const buffer = info.memory.buffer;
+    return { x, y: new Float64Array(buffer, info.sideOffset, S), t: new Float64Array(buffer, info.sideOffset + 8 * S, S), bytes: new Uint8Array(buffer, info.xOffset, stored.segmentBytes) };
+  }
+  const buffer = new ArrayBuffer(stored.segmentBytes);
+  const plain = stored.precision === 'float64' ? new Float64Array(buffer, 0, S * d) : new Float32Array(buffer, 0, S * d);
+  return { x: plain, y: new Float64Array(buffer, xBytes, S), t: new Float64Array(buffer, xBytes + 8 * S, S), bytes: new Uint8Array(buffer) };
+}
+
+/** A segment as read, made ready for the kernels in place: thresholds from the squared norms (`clipThresholds`' numbers), labels in the loss's convention. */
+function prepareSegment(segment: SegmentBuffer, rows: number, clipNorm: number, signed: boolean): void {
+  const { y, t } = segment;
+  for (let i = 0; i < rows; i++) t[i] = clipThreshold(clipNorm, Math.sqrt(t[i]));
+  if (!signed) return;
+  for (let i = 0; i < rows; i++) {
+    const v = y[i];
+    if (v === 0 || v === -1) y[i] = -1;
+    else if (v !== 1) throw dataValueError('labels', 'two classes coded 0/1 or -1/+1');
+  }
+}
+
+/**
+ * out += the chunk sums of the segment's rows (the segment starts at pass position `row`): pieces
+ * cut at the in-memory pass's chunk boundaries, each chunk summed from zero into `part`, and added
+ * to out once complete (in chunk order, as `sumStoredClippedGradients` does). Returns the clipped count.
+ */
+function sumSegment(loss: GlmLoss, segment: SegmentBuffer, rows: number, row: number, n: number, theta: Float64Array, part: Float64Array, scratch: ReturnType<typeof newClipScratch>, out: Float64Array): number {
+  const { x, y, t } = segment;
+  const d = part.length;
+  let clipped = 0;
+  for (let a = 0; a < rows;) {
+    const chunkStart = Math.floor(row / CHUNK_ROWS) * CHUNK_ROWS;
+    const chunkEnd = Math.min(n, chunkStart + CHUNK_ROWS);
+    const b = Math.min(rows, a + (chunkEnd - row));
+    if (row === chunkStart) part.fill(0);
+    clipped += accumulateClippedRangeCached(loss, x, y, d, theta, t, a, b, scratch, part);
+    row += b - a;
+    a = b;
+    if (row === chunkEnd) for (let j = 0; j < d; j++) out[j] += part[j];
+  }
+  return clipped;
+}
+
+/**
+ * `streamedClippedSum` over stored rows (`RowSource.stored`): each segment read straight into a
+ * feature memory (the next one read while the kernels work on this one), its labels put in the
+ * loss's convention and its squared norms turned into clip thresholds in place (the numbers
+ * `clipThresholds` computes, `glm/clip-thresholds.ts`), then summed by the kernels of the
+ * in-memory pass (`accumulateClippedRangeCached`: the fused WebAssembly pass for the logistic
+ * loss) in the in-memory chunks of CHUNK_ROWS rows, the chunk sums added to `out` in order. A
+ * segment (a power of two of at least 1024 rows) either divides a chunk or is made of whole
+ * chunks, so every piece of a chunk starts at a multiple of 1024 rows from the chunk's start:
+ * the kernels' blocks and four-row groups are those of the in-memory pass, and the sum is its sum
+ * bit for bit (`per-example.ts`, `clippedSumRoundingBound`).
+ */
+async function storedClippedSum(loss: GlmLoss, source: RowSource, stored: StoredRows, buffers: readonly SegmentBuffer[], theta: Float64Array, clipNorm: number, out: Float64Array): Promise<number> {
+  const { n, d } = source;
+  const S = stored.segmentRows;
+  const signed = loss.labels === 'signed';
+  const part = new Float64Array(d);
+  const scratch = newClipScratch();
+  out.fill(0);
+  let clipped = 0;
+  let row = 0;
+  let next: Promise<number> | undefined = stored.segments > 0 ? stored.readSegment(0, buffers[0].bytes) : undefined;
+  for (let k = 0; k < stored.segments; k++) {
+    const rows = await (next as Promise<number>);
+    const segment = buffers[k % 2];
+    // Read ahead: the next segment arrives while the kernels sum this one.
+    next = k + 1 < stored.segments ? stored.readSegment(k + 1, buffers[(k + 1) % 2].bytes) : undefined;
+    prepareSegment(segment, rows, clipNorm, signed);
+    clipped += sumSegment(loss, segment, rows, row, n, theta, part, scratch, out);
+    row += rows;
+  }
+  if (row !== n) throw new DataFormatError(source.source ?? 'the row source', `a pass over the rows saw a different number of rows than the opening pass's ${n} (the source changed between passes, or ended early); nothing was released`);
+  return clipped;
+}
+
 /**
  * sum_i clip_C(grad l(theta; x_i, y_i)) over every row of the source, equal bit for bit to
  * `sumClippedGradients` on the same rows in memory (module comment). Returns the clipped count.
  */
 export async function streamedClippedSum(loss: GlmLoss, source: RowSource, theta: Float64Array, clipNorm: number, out: Float64Array): Promise<number> {
+  const stored = source.stored;
+  if (stored !== undefined) return storedClippedSum(loss, source, stored, [segmentBuffer(stored, source.d), segmentBuffer(stored, source.d)], theta, clipNorm, out);
   const { n, d } = source;
   const rowsPerChunk = Math.min(n, CHUNK_ROWS);
   const x = new Float64Array(rowsPerChunk * d);
@@ -94,11 +203,21 @@ export async function trainDpGdStreamed(source: RowSource, options: DpGdOptions)
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   checkLabels(loss, source);
   const run = setUpDpGd(source, { ...options, featureNames: options.featureNames ?? source.featureNames });
+  // The features as they are stored: float32 rows only from a source that stored them so (as `precision` rounds them in memory).
+  const precision = options.precision ?? 'float64';
+  const stored = source.stored;
+  if (precision !== (stored?.precision ?? 'float64')) {
+    throw new InvalidParameterError('precision', precision, stored === undefined ? '"float64" for rows read again on every pass (float32 needs rows stored as float32)' : `"${stored.precision}", the precision the rows were stored with`);
+  }
+  // Two segment buffers for the run (one being summed, the next one being read).
+  const buffers = stored === undefined ? undefined : [segmentBuffer(stored, run.d), segmentBuffer(stored, run.d)];
   const theta = new Float64Array(run.d);
   const gradient = new Float64Array(run.d);
   let clippedFraction = 0;
   for (let t = 0; t < run.steps; t++) {
-    const clippedCount = await streamedClippedSum(run.loss, source, theta, run.clipNorm, gradient);
+    const clippedCount = stored === undefined || buffers === undefined
+      ? await streamedClippedSum(run.loss, source, theta, run.clipNorm, gradient)
+      : await storedClippedSum(run.loss, source, stored, buffers, theta, run.clipNorm, gradient);
     clippedFraction += clippedCount / run.n / run.steps;
     dpGdUpdate(run, options, t, gradient, theta);
   }
@@ -114,6 +233,13 @@ export async function gatherRows(loss: GlmLoss, source: RowSource, batch: Uint32
   const b = batch.length;
   const x = new Float64Array(b * d);
   const y = new Float64Array(b);
+  if (source.stored !== undefined) {
+    // Stored rows: read at their positions (the batch is drawn by dpfit's generator, never by the source).
+    const raw = new Float64Array(b);
+    await source.stored.readRows(batch, x, raw);
+    lossLabels(loss, raw, b, y, 0);
+    return { x, y, n: b, d };
+  }
   const raw = new Float64Array(1);
   let k = 0;
   let position = 0;
