@@ -29,18 +29,18 @@ export interface RowSource {
 
 /**
  * Encoded rows read by segment. Segment k holds rows kS .. min(n, (k + 1) S) - 1, S =
- * `segmentRows` (a power of two, at least 1024), as `segmentBytes` bytes: x (S rows of d values,
- * row-major, float64 or float32 as `precision` says), then y (S float64 labels as the schema
- * encodes them), then S float64 squared norms of the stored rows (sum over j = 0 .. d-1 in order
- * of x_j * x_j); a last segment's rows past n are zero rows.
+ * `segmentRows` (a power of two, at least 1024): x (S rows of d values, row-major, float64 or
+ * float32 as `precision` says), y (S float64 labels as the schema encodes them) and S float64
+ * squared norms of the stored rows (sum over j = 0 .. d-1 in order of x_j * x_j), together
+ * `segmentBytes` bytes; a last segment's rows past n are zero rows.
  */
 export interface StoredRows {
   readonly precision: 'float64' | 'float32';
   readonly segmentRows: number;
   readonly segmentBytes: number;
   readonly segments: number;
-  /** Reads segment k into into[0, segmentBytes) and resolves with its number of rows. */
-  readSegment(k: number, into: Uint8Array): Promise<number>;
+  /** Reads segment k's x, y and squared norms into the given bytes (at least S d b, 8 S and 8 S of them) and resolves with its number of rows. */
+  readSegment(k: number, into: { readonly x: Uint8Array; readonly y: Uint8Array; readonly norms: Uint8Array }): Promise<number>;
   /** The rows at the ascending distinct positions `indices`: x (widened to float64, indices.length * d) and y. */
   readRows(indices: ArrayLike<number>, x: Float64Array, y: Float64Array): Promise<void>;
 }

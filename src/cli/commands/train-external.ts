@@ -26,6 +26,8 @@ import type { AnyLearner } from '../../learners/registry.js';
 import { completeOptions, LEARNERS } from '../../learners/registry.js';
 import { cliName, type SchemaBounds } from '../../learners/learner.js';
 import type { Rng } from '../../random/rng.js';
+import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
+import type { ClippedGradientPool } from '../../learners/glm/parallel/parallel-clipped-sum.js';
 import type { MethodResult } from './train-methods.js';
 import { learnerOfFlags, optionsFromFlags, orList, type TrainFlags } from '../train-flags.js';
 
@@ -179,13 +181,23 @@ export async function trainExternal(
   const maxMemory = parseMemorySize('--max-memory', flags.maxMemory as string);
   // Encoded once into a temporary file (in $TMPDIR, removed with the run), in the precision the steps use.
   const streamed = await openStreamedDataset(flags.data as string, schema, { maxMemory, ...(flags.precision === undefined ? {} : { precision: flags.precision }) });
+  let pool: ClippedGradientPool | undefined;
   try {
     const { n, d } = streamed.rows;
     context.checkLimits(n);
+    // DP-GD's segments of whole chunks summed on all CPUs, as in memory (the same sums bit for bit).
+    const parallel = learner.options.includes('gradientSummer') && n >= 2 * CHUNK_ROWS;
+    let summer = {};
+    if (parallel) {
+      const { createClippedGradientPool, poolGradientSummer } = await import('../../learners/glm/parallel/parallel-clipped-sum.js');
+      pool = await createClippedGradientPool();
+      summer = { gradientSummer: poolGradientSummer(pool) };
+    }
     // The in-memory run's options: the same public rules on the same public n (DP-SGD: the declared count when there is one).
-    const result = await trainOutOfCore(streamed.rows, externalOptions(learner, flags, bounds, d, n, extra));
+    const result = await trainOutOfCore(streamed.rows, externalOptions(learner, flags, bounds, d, n, { ...extra, ...summer }));
     return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: n, d, data: streamed.privateDiagnostics, mode: 'out of core' };
   } finally {
+    await pool?.close();
     streamed.close();
   }
 }

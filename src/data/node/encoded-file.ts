@@ -216,10 +216,19 @@ export class EncodedRowsFile {
     }
     const { d, precision, segmentRows, segmentBytes, rows: n } = this;
     const segments = Math.ceil(n / segmentRows);
-    const readSegment = async (k: number, into: Uint8Array): Promise<number> => {
+    const xBytes = segmentRows * d * (precision === 'float64' ? 8 : 4);
+    const readSegment: StoredRows['readSegment'] = async (k, into) => {
       if (!Number.isSafeInteger(k) || k < 0 || k >= segments) throw new InvalidParameterError('segment', k, `an integer in [0, ${segments - 1}]`);
-      if (into.byteLength < segmentBytes) throw new InvalidParameterError('into.byteLength', into.byteLength, `at least segmentBytes = ${segmentBytes}`);
-      await this.readAt(into, 0, segmentBytes, k * segmentBytes);
+      if (into.x.byteLength < xBytes) throw new InvalidParameterError('into.x.byteLength', into.x.byteLength, `at least ${xBytes}`);
+      if (into.y.byteLength < 8 * segmentRows) throw new InvalidParameterError('into.y.byteLength', into.y.byteLength, `at least ${8 * segmentRows}`);
+      if (into.norms.byteLength < 8 * segmentRows) throw new InvalidParameterError('into.norms.byteLength', into.norms.byteLength, `at least ${8 * segmentRows}`);
+      const at = k * segmentBytes;
+      // Three reads at once (the thread pool copies them in parallel).
+      await Promise.all([
+        this.readAt(into.x, 0, xBytes, at),
+        this.readAt(into.y, 0, 8 * segmentRows, at + xBytes),
+        this.readAt(into.norms, 0, 8 * segmentRows, at + xBytes + 8 * segmentRows),
+      ]);
       return Math.min(segmentRows, n - k * segmentRows);
     };
     return { precision, segmentRows, segmentBytes, segments, readSegment, readRows: (indices, x, y) => this.readRows(indices, x, y, n) };

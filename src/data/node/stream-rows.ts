@@ -271,8 +271,12 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
 
 /** One pass over stored rows, segment by segment (the next one read while the current one is used), as float64 rows. */
 async function scanStored(stored: StoredRows, n: number, d: number, onChunk: Parameters<RowSource['scan']>[0]): Promise<void> {
-  const buffers = [new Uint8Array(stored.segmentBytes), new Uint8Array(stored.segmentBytes)];
   const S = stored.segmentRows;
+  const xBytes = S * d * (stored.precision === 'float64' ? 8 : 4);
+  const buffers = [0, 1].map(() => {
+    const bytes = new Uint8Array(stored.segmentBytes);
+    return { x: bytes.subarray(0, xBytes), y: bytes.subarray(xBytes, xBytes + 8 * S), norms: bytes.subarray(xBytes + 8 * S) };
+  });
   const wide = stored.precision === 'float32' ? new Float64Array(S * d) : undefined;
   let next: Promise<number> | undefined = stored.segments > 0 ? stored.readSegment(0, buffers[0]) : undefined;
   let seen = 0;
@@ -280,14 +284,13 @@ async function scanStored(stored: StoredRows, n: number, d: number, onChunk: Par
     const rows = await (next as Promise<number>);
     const buffer = buffers[k % 2];
     next = k + 1 < stored.segments ? stored.readSegment(k + 1, buffers[(k + 1) % 2]) : undefined;
-    const xBytes = S * d * (stored.precision === 'float64' ? 8 : 4);
     let x: Float64Array;
-    if (wide === undefined) x = new Float64Array(buffer.buffer, 0, rows * d);
+    if (wide === undefined) x = new Float64Array(buffer.x.buffer, 0, rows * d);
     else {
-      wide.set(new Float32Array(buffer.buffer, 0, rows * d));
+      wide.set(new Float32Array(buffer.x.buffer, 0, rows * d));
       x = wide.subarray(0, rows * d);
     }
-    const y = new Float64Array(buffer.buffer, xBytes, rows);
+    const y = new Float64Array(buffer.y.buffer, xBytes, rows);
     seen += rows;
     if ((await onChunk(x, y, rows)) === false) {
       await next?.catch(() => undefined);

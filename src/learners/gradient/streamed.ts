@@ -40,6 +40,8 @@ import { toSignedLabels } from '../glm/constants.js';
 import { clipThreshold } from '../glm/clipped-gradient.js';
 import { allocateFeatures, featureMemoryOf } from '../glm/kernels/feature-memory.js';
 import { accumulateClippedRangeCached, CHUNK_ROWS, newClipScratch, sumClippedGradients } from '../glm/per-example.js';
+import type { ClipThresholds } from '../glm/clip-thresholds.js';
+import type { GradientSummer } from '../glm/gradient-summer.js';
 import type { FeatureArray } from '../glm/types.js';
 import type { GlmLoss } from '../glm/types.js';
 import { lossByName } from '../glm/losses/by-name.js';
@@ -59,41 +61,51 @@ function lossLabels(loss: GlmLoss, y: Float64Array, rows: number, out: Float64Ar
   else out.set(y.subarray(0, rows), at);
 }
 
-/** One segment's place in memory: x, then (in place, after the read) the labels and the squared norms that become thresholds. */
-interface SegmentBuffer {
-  readonly x: FeatureArray;
-  readonly y: Float64Array;
-  /** The squared norms as read, then the clip thresholds computed from them in place. */
-  readonly t: Float64Array;
-  /** The bytes a segment is read into: x, y, t as the file lays them out. */
-  readonly bytes: Uint8Array;
-}
-
 /**
- * A buffer for one segment of `stored` rows: in a feature memory (`allocateFeatures`: the
- * WebAssembly kernels read x, and the labels and thresholds of its side region, in place) when
- * its side region follows x directly, as the file's segment layout has it; else a plain buffer.
+ * Where a run's segments go: two slots of S rows in one feature memory (`allocateFeatures`, 2S
+ * rows: the WebAssembly kernels and the worker pool read x, and the labels and thresholds of its
+ * side region, in place; one memory, so the pool is configured once per run). Slot k % 2 takes
+ * segment k, the other slot the next segment while this one is summed.
  */
-function segmentBuffer(stored: StoredRows, d: number): SegmentBuffer {
-  const S = stored.segmentRows;
-  const xBytes = S * d * (stored.precision === 'float64' ? 8 : 4);
-  const x = allocateFeatures(S, d, stored.precision);
-  const info = featureMemoryOf(x, d);
-  if (info !== undefined && info.sideOffset === info.xOffset + xBytes) {
-    const buffer = info.memory.buffer;
-    return { x, y: new Float64Array(buffer, info.sideOffset, S), t: new Float64Array(buffer, info.sideOffset + 8 * S, S), bytes: new Uint8Array(buffer, info.xOffset, stored.segmentBytes) };
-  }
-  const buffer = new ArrayBuffer(stored.segmentBytes);
-  const plain = stored.precision === 'float64' ? new Float64Array(buffer, 0, S * d) : new Float32Array(buffer, 0, S * d);
-  return { x: plain, y: new Float64Array(buffer, xBytes, S), t: new Float64Array(buffer, xBytes + 8 * S, S), bytes: new Uint8Array(buffer) };
+interface SegmentSlots {
+  /** 2S rows of features. */
+  readonly x: FeatureArray;
+  /** 2S labels (in the loss's convention once prepared). */
+  readonly y: Float64Array;
+  /** 2S squared norms as read, then the clip thresholds computed from them in place. */
+  readonly t: Float64Array;
+  readonly thresholds: ClipThresholds;
+  /** The bytes of slot s that a segment is read into. */
+  readonly into: readonly { readonly x: Uint8Array; readonly y: Uint8Array; readonly norms: Uint8Array }[];
 }
 
-/** A segment as read, made ready for the kernels in place: thresholds from the squared norms (`clipThresholds`' numbers), labels in the loss's convention. */
-function prepareSegment(segment: SegmentBuffer, rows: number, clipNorm: number, signed: boolean): void {
-  const { y, t } = segment;
-  for (let i = 0; i < rows; i++) t[i] = clipThreshold(clipNorm, Math.sqrt(t[i]));
+/** The two slots for `stored` rows of d features (a plain buffer where there is no feature memory). */
+function segmentSlots(stored: StoredRows, d: number, clipNorm: number): SegmentSlots {
+  const S = stored.segmentRows;
+  const b = stored.precision === 'float64' ? 8 : 4;
+  const x = allocateFeatures(2 * S, d, stored.precision);
+  const info = featureMemoryOf(x, d);
+  let y: Float64Array;
+  let t: Float64Array;
+  if (info !== undefined && info.sideOffset >= 0) {
+    y = new Float64Array(info.memory.buffer, info.sideOffset, 2 * S);
+    t = new Float64Array(info.memory.buffer, info.sideOffset + 16 * S, 2 * S);
+  } else {
+    const shared = typeof SharedArrayBuffer === 'undefined' ? undefined : new SharedArrayBuffer(32 * S);
+    y = shared === undefined ? new Float64Array(2 * S) : new Float64Array(shared, 0, 2 * S);
+    t = shared === undefined ? new Float64Array(2 * S) : new Float64Array(shared, 16 * S, 2 * S);
+  }
+  const bytes = (a: FeatureArray, from: number, length: number): Uint8Array => new Uint8Array(a.buffer, a.byteOffset + from, length);
+  const into = [0, 1].map((slot) => ({ x: bytes(x, slot * S * d * b, S * d * b), y: bytes(y, slot * S * 8, S * 8), norms: bytes(t, slot * S * 8, S * 8) }));
+  return { x, y, t, thresholds: { x, clipNorm, values: t }, into };
+}
+
+/** Slot rows [from, from + rows) as read, made ready for the kernels in place: thresholds from the squared norms (`clipThresholds`' numbers), labels in the loss's convention. */
+function prepareSlot(slots: SegmentSlots, from: number, rows: number, clipNorm: number, signed: boolean): void {
+  const { y, t } = slots;
+  for (let i = from; i < from + rows; i++) t[i] = clipThreshold(clipNorm, Math.sqrt(t[i]));
   if (!signed) return;
-  for (let i = 0; i < rows; i++) {
+  for (let i = from; i < from + rows; i++) {
     const v = y[i];
     if (v === 0 || v === -1) y[i] = -1;
     else if (v !== 1) throw dataValueError('labels', 'two classes coded 0/1 or -1/+1');
@@ -101,12 +113,13 @@ function prepareSegment(segment: SegmentBuffer, rows: number, clipNorm: number, 
 }
 
 /**
- * out += the chunk sums of the segment's rows (the segment starts at pass position `row`): pieces
- * cut at the in-memory pass's chunk boundaries, each chunk summed from zero into `part`, and added
- * to out once complete (in chunk order, as `sumStoredClippedGradients` does). Returns the clipped count.
+ * out += the chunk sums of a segment's rows (slot rows from .. from + rows - 1, at pass position
+ * `row`), on this thread: pieces cut at the in-memory pass's chunk boundaries, each chunk summed
+ * from zero into `part` and added to out once complete (in chunk order, as
+ * `sumStoredClippedGradients` does). Returns the clipped count.
  */
-function sumSegment(loss: GlmLoss, segment: SegmentBuffer, rows: number, row: number, n: number, theta: Float64Array, part: Float64Array, scratch: ReturnType<typeof newClipScratch>, out: Float64Array): number {
-  const { x, y, t } = segment;
+function sumSegment(loss: GlmLoss, slots: SegmentSlots, from: number, rows: number, row: number, n: number, theta: Float64Array, part: Float64Array, scratch: ReturnType<typeof newClipScratch>, out: Float64Array): number {
+  const { x, y, t } = slots;
   const d = part.length;
   let clipped = 0;
   for (let a = 0; a < rows;) {
@@ -114,7 +127,7 @@ function sumSegment(loss: GlmLoss, segment: SegmentBuffer, rows: number, row: nu
     const chunkEnd = Math.min(n, chunkStart + CHUNK_ROWS);
     const b = Math.min(rows, a + (chunkEnd - row));
     if (row === chunkStart) part.fill(0);
-    clipped += accumulateClippedRangeCached(loss, x, y, d, theta, t, a, b, scratch, part);
+    clipped += accumulateClippedRangeCached(loss, x, y, d, theta, t, from + a, from + b, scratch, part);
     row += b - a;
     a = b;
     if (row === chunkEnd) for (let j = 0; j < d; j++) out[j] += part[j];
@@ -124,33 +137,41 @@ function sumSegment(loss: GlmLoss, segment: SegmentBuffer, rows: number, row: nu
 
 /**
  * `streamedClippedSum` over stored rows (`RowSource.stored`): each segment read straight into a
- * feature memory (the next one read while the kernels work on this one), its labels put in the
- * loss's convention and its squared norms turned into clip thresholds in place (the numbers
- * `clipThresholds` computes, `glm/clip-thresholds.ts`), then summed by the kernels of the
+ * slot of a feature memory (the next one read while the kernels work on this one), its labels put
+ * in the loss's convention and its squared norms turned into clip thresholds in place (the
+ * numbers `clipThresholds` computes, `glm/clip-thresholds.ts`), then summed by the kernels of the
  * in-memory pass (`accumulateClippedRangeCached`: the fused WebAssembly pass for the logistic
- * loss) in the in-memory chunks of CHUNK_ROWS rows, the chunk sums added to `out` in order. A
- * segment (a power of two of at least 1024 rows) either divides a chunk or is made of whole
- * chunks, so every piece of a chunk starts at a multiple of 1024 rows from the chunk's start:
- * the kernels' blocks and four-row groups are those of the in-memory pass, and the sum is its sum
- * bit for bit (`per-example.ts`, `clippedSumRoundingBound`).
+ * loss) in the in-memory chunks of CHUNK_ROWS rows, each summed from zero and added to `out` in
+ * order. A segment (a power of two of at least 1024 rows) either divides a chunk or is made of
+ * whole chunks, so every piece of a chunk starts at a multiple of 1024 rows from the chunk's
+ * start: the kernels' blocks and four-row groups are those of the in-memory pass, and the sum is
+ * its sum bit for bit (`per-example.ts`, `clippedSumRoundingBound`). Segments of whole chunks go
+ * to the worker pool when a summer offers it (`GradientSummer.addChunkSums`: the same chunk sums,
+ * added in the same order).
  */
-async function storedClippedSum(loss: GlmLoss, source: RowSource, stored: StoredRows, buffers: readonly SegmentBuffer[], theta: Float64Array, clipNorm: number, out: Float64Array): Promise<number> {
+async function storedClippedSum(
+  loss: GlmLoss, source: RowSource, stored: StoredRows, slots: SegmentSlots, theta: Float64Array, clipNorm: number, out: Float64Array, summer?: GradientSummer,
+): Promise<number> {
   const { n, d } = source;
   const S = stored.segmentRows;
   const signed = loss.labels === 'signed';
   const part = new Float64Array(d);
   const scratch = newClipScratch();
+  const pooled = summer?.addChunkSums !== undefined && S % CHUNK_ROWS === 0 ? summer.addChunkSums : undefined;
+  const data = { x: slots.x, y: slots.y, n: 2 * S, d };
   out.fill(0);
   let clipped = 0;
   let row = 0;
-  let next: Promise<number> | undefined = stored.segments > 0 ? stored.readSegment(0, buffers[0].bytes) : undefined;
+  let next: Promise<number> | undefined = stored.segments > 0 ? stored.readSegment(0, slots.into[0]) : undefined;
   for (let k = 0; k < stored.segments; k++) {
     const rows = await (next as Promise<number>);
-    const segment = buffers[k % 2];
+    const from = (k % 2) * S;
     // Read ahead: the next segment arrives while the kernels sum this one.
-    next = k + 1 < stored.segments ? stored.readSegment(k + 1, buffers[(k + 1) % 2].bytes) : undefined;
-    prepareSegment(segment, rows, clipNorm, signed);
-    clipped += sumSegment(loss, segment, rows, row, n, theta, part, scratch, out);
+    next = k + 1 < stored.segments ? stored.readSegment(k + 1, slots.into[(k + 1) % 2]) : undefined;
+    prepareSlot(slots, from, rows, clipNorm, signed);
+    clipped += pooled !== undefined
+      ? pooled(loss, data, theta, { clipNorm, thresholds: slots.thresholds, out }, from, from + rows)
+      : sumSegment(loss, slots, from, rows, row, n, theta, part, scratch, out);
     row += rows;
   }
   if (row !== n) throw new DataFormatError(source.source ?? 'the row source', `a pass over the rows saw a different number of rows than the opening pass's ${n} (the source changed between passes, or ended early); nothing was released`);
@@ -160,10 +181,11 @@ async function storedClippedSum(loss: GlmLoss, source: RowSource, stored: Stored
 /**
  * sum_i clip_C(grad l(theta; x_i, y_i)) over every row of the source, equal bit for bit to
  * `sumClippedGradients` on the same rows in memory (module comment). Returns the clipped count.
+ * Stored rows' segments of whole chunks are summed by `summer.addChunkSums` when given (the pool).
  */
-export async function streamedClippedSum(loss: GlmLoss, source: RowSource, theta: Float64Array, clipNorm: number, out: Float64Array): Promise<number> {
+export async function streamedClippedSum(loss: GlmLoss, source: RowSource, theta: Float64Array, clipNorm: number, out: Float64Array, summer?: GradientSummer): Promise<number> {
   const stored = source.stored;
-  if (stored !== undefined) return storedClippedSum(loss, source, stored, [segmentBuffer(stored, source.d), segmentBuffer(stored, source.d)], theta, clipNorm, out);
+  if (stored !== undefined) return storedClippedSum(loss, source, stored, segmentSlots(stored, source.d, clipNorm), theta, clipNorm, out, summer);
   const { n, d } = source;
   const rowsPerChunk = Math.min(n, CHUNK_ROWS);
   const x = new Float64Array(rowsPerChunk * d);
@@ -209,15 +231,15 @@ export async function trainDpGdStreamed(source: RowSource, options: DpGdOptions)
   if (precision !== (stored?.precision ?? 'float64')) {
     throw new InvalidParameterError('precision', precision, stored === undefined ? '"float64" for rows read again on every pass (float32 needs rows stored as float32)' : `"${stored.precision}", the precision the rows were stored with`);
   }
-  // Two segment buffers for the run (one being summed, the next one being read).
-  const buffers = stored === undefined ? undefined : [segmentBuffer(stored, run.d), segmentBuffer(stored, run.d)];
+  // Two segment slots for the run (one being summed, the next one being read).
+  const slots = stored === undefined ? undefined : segmentSlots(stored, run.d, run.clipNorm);
   const theta = new Float64Array(run.d);
   const gradient = new Float64Array(run.d);
   let clippedFraction = 0;
   for (let t = 0; t < run.steps; t++) {
-    const clippedCount = stored === undefined || buffers === undefined
+    const clippedCount = stored === undefined || slots === undefined
       ? await streamedClippedSum(run.loss, source, theta, run.clipNorm, gradient)
-      : await storedClippedSum(run.loss, source, stored, buffers, theta, run.clipNorm, gradient);
+      : await storedClippedSum(run.loss, source, stored, slots, theta, run.clipNorm, gradient, options.gradientSummer);
     clippedFraction += clippedCount / run.n / run.steps;
     dpGdUpdate(run, options, t, gradient, theta);
   }

@@ -83,7 +83,7 @@ describe('the temporary file of encoded rows', () => {
         const into = new Uint8Array(stored.segmentBytes);
         const stored32 = Float32Array.from(x);
         for (let k = 0; k < stored.segments; k++) {
-          const rows = await stored.readSegment(k, into);
+          const rows = await stored.readSegment(k, { x: into.subarray(0, 1024 * d * b), y: into.subarray(1024 * d * b, 1024 * d * b + 8 * 1024), norms: into.subarray(1024 * d * b + 8 * 1024) });
           assert.equal(rows, Math.min(1024, n - 1024 * k));
           const xs = precision === 'float64' ? new Float64Array(into.buffer, 0, 1024 * d) : new Float32Array(into.buffer, 0, 1024 * d);
           const ys = new Float64Array(into.buffer, 1024 * d * b, 1024);
@@ -109,7 +109,7 @@ describe('the temporary file of encoded rows', () => {
           assert.equal(gy[k], y[i]);
         });
         await assert.rejects(stored.readRows(Uint32Array.from([5, 5]), gx, gy), InvalidParameterError, 'positions ascending and distinct');
-        await assert.rejects(stored.readSegment(3, into), InvalidParameterError);
+        await assert.rejects(stored.readSegment(3, { x: into, y: into, norms: into }), InvalidParameterError);
       } finally {
         file.close();
       }

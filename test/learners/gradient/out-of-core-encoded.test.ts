@@ -26,6 +26,7 @@ import fc from 'fast-check';
 import { clipThresholds } from '../../../src/learners/glm/clip-thresholds.js';
 import { toSignedLabels } from '../../../src/learners/glm/constants.js';
 import { storeFeatures } from '../../../src/learners/glm/kernels/feature-memory.js';
+import { createClippedGradientPool, poolGradientSummer } from '../../../src/learners/glm/parallel/parallel-clipped-sum.js';
 import { lossByName } from '../../../src/learners/glm/losses/by-name.js';
 import { CHUNK_ROWS, sumStoredClippedGradients } from '../../../src/learners/glm/per-example.js';
 import { streamedClippedSum, trainDpGdStreamed, trainDpSgdStreamed } from '../../../src/learners/gradient/streamed.js';
@@ -81,6 +82,9 @@ describe('out of core, rows encoded once', () => {
         const signed = { x, y: toSignedLabels(memory.dataset.y), n, d };
         const real = { x, y: memory.dataset.y, n, d };
         const streamed = await openStreamedDataset(csv, schema, { precision, ...(maxMemory === undefined ? {} : { maxMemory }) });
+        // Segments of whole chunks go to the pool (2 threads); 1024-row segments stay on this thread.
+        const pool = await createClippedGradientPool({ threads: 2 });
+        const pooled = poolGradientSummer(pool);
         try {
           await fc.assert(
             fc.asyncProperty(fc.array(fc.double({ min: -4, max: 4, noNaN: true }), { minLength: d, maxLength: d }), fc.constantFrom(0.05, 0.7, 3), fc.constantFrom('logistic', 'huber'), async (values, clipNorm, name) => {
@@ -88,14 +92,17 @@ describe('out of core, rows encoded once', () => {
               const theta = Float64Array.from(values);
               const data = loss.labels === 'signed' ? signed : real; // as dataForLoss gives them in memory
               const expected = sumStoredClippedGradients(loss, data, theta, { clipNorm, thresholds: clipThresholds(data, clipNorm) });
-              const out = new Float64Array(d);
-              const clipped = await streamedClippedSum(loss, streamed.rows, theta, clipNorm, out);
-              assert.deepEqual(Array.from(out), Array.from(expected.sum));
-              assert.equal(clipped, expected.clippedCount);
+              for (const summer of [undefined, pooled]) {
+                const out = new Float64Array(d);
+                const clipped = await streamedClippedSum(loss, streamed.rows, theta, clipNorm, out, summer);
+                assert.deepEqual(Array.from(out), Array.from(expected.sum), summer === undefined ? 'this thread' : 'the worker pool');
+                assert.equal(clipped, expected.clippedCount);
+              }
             }),
             { numRuns: 6, seed: 28 },
           );
         } finally {
+          await pool.close();
           streamed.close();
         }
       });
@@ -119,6 +126,15 @@ describe('out of core, rows encoded once', () => {
             assert.deepEqual(got.model.theta, expected.model.theta);
             assert.deepEqual(got.privacy, expected.privacy);
             assert.deepEqual(got.diagnostics, expected.diagnostics);
+            // With the worker pool, as `dpfit train --max-memory` runs it.
+            const pool = await createClippedGradientPool({ threads: 2 });
+            try {
+              const pooled = await trainDpGdStreamed(streamed.rows, { ...options, loss, precision, rng: seededRng(3), gradientSummer: poolGradientSummer(pool) });
+              assert.deepEqual(pooled.model.theta, expected.model.theta);
+              assert.deepEqual(pooled.diagnostics, expected.diagnostics);
+            } finally {
+              await pool.close();
+            }
           } finally {
             streamed.close();
           }
