@@ -7,6 +7,8 @@
  * file, malformed content), which the CLI turns into exit status 3.
  */
 import { open, readFile } from 'node:fs/promises';
+import { CHUNK_BYTES, readPrefix, streamFile } from './csv-stream.js';
+import { encodeCsvParallel, PARALLEL_MIN_BYTES } from './parallel-csv.js';
 import { extname } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import { CSV_OPTIONS, CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
@@ -16,7 +18,7 @@ import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
 import { contiguousFeatureStore, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
 import { withZeroRows } from '../dropped-rows.js';
 import { applySchema, preparedData, type PreparedData } from '../schema/apply.js';
-import { schemaEncoder, type EncodedRows, type SchemaEncoder } from '../schema/encoder.js';
+import { addEncodedRows, schemaEncoder, type EncodedRows, type SchemaEncoder } from '../schema/encoder.js';
 import { parseSchema } from '../schema/parse.js';
 import { schemaCsvOptions, type SchemaReadOptions } from '../schema/read-options.js';
 import type { Schema } from '../schema/types.js';
@@ -26,80 +28,6 @@ import { optionNames, pickOptions, rejectUnknownOptions } from '../../validate.j
 
 export type DataFormat = 'csv' | 'parquet' | 'libsvm';
 export type CsvEngine = 'builtin' | 'duckdb';
-
-/** Bytes read per chunk by the built-in CSV reader. */
-const CHUNK_BYTES = 16 * 1024 * 1024;
-
-/** The longest CSV record the streaming reader accepts (a file with no line breaks is not CSV). */
-export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
-
-/** One streaming pass of `parser` over the file, `chunkBytes` at a time (`afterChunk` after each chunk is parsed). */
-async function streamFile(path: string, parser: CsvParser, chunkBytes: number, afterChunk?: () => void): Promise<void> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw openError(path, error);
-  }
-  try {
-    let buffer = Buffer.allocUnsafe(chunkBytes);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
-      const eof = bytesRead === 0;
-      filled += bytesRead;
-      let end = filled;
-      if (!eof) {
-        // Parse up to the last line break; the rest waits for the next chunk.
-        let k = filled - 1;
-        while (k >= 0 && buffer[k] !== 10 && buffer[k] !== 13) k--;
-        end = k + 1;
-      }
-      const consumed = end > 0 || eof ? parser.consume(buffer, 0, end, eof) : 0;
-      afterChunk?.();
-      if (eof) break;
-      buffer.copyWithin(0, consumed, filled);
-      filled -= consumed;
-      if (filled > buffer.length / 2) {
-        // A record longer than half the buffer (or a quoted field spanning many lines): grow.
-        if (filled > MAX_RECORD_BYTES) {
-          throw new DataFormatError(path, `a record (or a quoted field) is longer than ${MAX_RECORD_BYTES / (1024 * 1024)} MiB: not a CSV file, or an unclosed quote`);
-        }
-        const bigger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(bigger, 0, 0, filled);
-        buffer = bigger;
-      }
-    }
-  } catch (error) {
-    if ((error as { syscall?: unknown }).syscall === undefined) throw error; // ours (data errors, a type guess to revise)
-    throw openError(path, error);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The first `bytes` bytes of a file (fewer if it is shorter). */
-async function readPrefix(path: string, bytes: number): Promise<Buffer> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw openError(path, error);
-  }
-  try {
-    const buffer = Buffer.alloc(bytes);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-      if (filled === bytes) break;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
-}
 
 const READ_CSV_FILE_OPTIONS = optionNames<NonNullable<Parameters<typeof readCsvFile>[1]>>({ ...CSV_OPTIONS, chunkBytes: true });
 
@@ -187,7 +115,11 @@ export interface ReadTableOptions extends CsvOptions {
   format?: DataFormat;
   /** CSV engine: "builtin" (default; exact line numbers in errors) or "duckdb" (for very large files). */
   engine?: CsvEngine;
-  /** DuckDB threads (default: DuckDB's choice; use 1 where results are compared exactly). */
+  /**
+   * DuckDB threads (default: DuckDB's choice; use 1 where results are compared exactly); for
+   * `loadDataset` with the built-in reader, the threads that parse a large file (default 1; the
+   * same rows whatever the count).
+   */
   threads?: number;
 }
 
@@ -232,7 +164,7 @@ export async function readSchemaFile(path: string): Promise<Schema> {
   return parseSchema(json, path);
 }
 
-const LOAD_DATASET_OPTIONS = optionNames<Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions>({ format: true, engine: true, threads: true, label: true, features: true, encodeChunkBytes: true, droppedRows: true });
+const LOAD_DATASET_OPTIONS = optionNames<Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions>({ format: true, engine: true, threads: true, label: true, features: true, encodeChunkBytes: true, droppedRows: true, parallelMinBytes: true });
 
 /**
  * Reads a CSV or Parquet file with the reader options the schema implies (column types, header,
@@ -247,13 +179,17 @@ export async function loadDataset(
   path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions = {},
 ): Promise<PreparedData> {
   rejectUnknownOptions(options, LOAD_DATASET_OPTIONS, 'loadDataset');
-  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', ...readOptions } = options;
+  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', parallelMinBytes = PARALLEL_MIN_BYTES, ...readOptions } = options;
   if (droppedRows !== 'remove' && droppedRows !== 'zeroRows') throw new InvalidParameterError('droppedRows', droppedRows, "'remove' or 'zeroRows'");
   const csvOptions = { ...schemaCsvOptions(schema, path, { label }), ...readOptions };
   if ((readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
     if (!Number.isSafeInteger(encodeChunkBytes) || encodeChunkBytes < 2) throw new InvalidParameterError('encodeChunkBytes', encodeChunkBytes, 'an integer >= 2');
     // Parsed and encoded chunk by chunk into the rows' final store: no raw table, no copy per transform.
-    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features ?? contiguousFeatureStore, encodeChunkBytes, droppedRows === 'zeroRows');
+    // One thread unless asked: on the loaded 2-CPU machines here two threads measured no faster (docs/performance.md).
+    const threads = readOptions.threads ?? 1;
+    if (!Number.isSafeInteger(threads) || threads < 1) throw new InvalidParameterError('threads', threads, 'an integer >= 1');
+    if (!Number.isSafeInteger(parallelMinBytes) || parallelMinBytes < 1) throw new InvalidParameterError('parallelMinBytes', parallelMinBytes, 'an integer >= 1');
+    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features ?? contiguousFeatureStore, encodeChunkBytes, droppedRows === 'zeroRows', { threads, minBytes: parallelMinBytes });
     if (encoded !== undefined) return encoded;
   }
   const table = await readTable(path, csvOptions);
@@ -279,6 +215,13 @@ export interface LoadOptions {
   features?: FeatureStoreFactory;
   /** Bytes parsed per encoded chunk with `features` (default 1 MiB; small values in tests). */
   encodeChunkBytes?: number;
+  /**
+   * With `threads` > 1, CSV files of at least this many bytes (default 64 MiB) are parsed and
+   * encoded on that many threads when the store is in shared memory (`growingFeatures`): the same
+   * rows, diagnostics and errors as one thread (`node/parallel-csv.ts`). Files with a quote or a
+   * carriage return are read by one thread.
+   */
+  parallelMinBytes?: number;
   /**
    * Rows the schema drops for a missing value ("dropRow"): 'remove' (default: evaluation, public
    * data) or 'zeroRows', for PRIVATE training data: each dropped record becomes a zero row after
@@ -311,6 +254,7 @@ export interface EncodedCsv {
  */
 export async function encodeCsvFile(
   path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number,
+  parallel: { readonly threads: number; readonly minBytes: number } = { threads: 1, minBytes: PARALLEL_MIN_BYTES },
 ): Promise<{ store: FeatureStore; result: EncodedCsv } | undefined> {
   const size = await requireFile(path);
   // No size hint: the parser's arrays hold one chunk (reused), not the whole file.
@@ -323,6 +267,14 @@ export async function encodeCsvFile(
   const encoder = schemaEncoder(schema, label === 'ignore');
   const d = encoder.d;
   let store: FeatureStore | undefined;
+  // A large file on several threads, straight into a store in shared memory (`parallel-csv.ts`: the same rows and errors).
+  const outcome = await encodeCsvParallel(path, size, schema, opts, types, guessed, label === 'ignore', factory, chunkBytes, parallel.threads, parallel.minBytes);
+  if (outcome.kind === 'done') return { store: outcome.store, result: { encoder, rowsRead: outcome.rowsRead, encoded: outcome.encoded } };
+  store = outcome.store;
+  if (outcome.revise !== undefined && types !== undefined && guessed !== undefined) {
+    types[outcome.revise] = 'categorical';
+    guessed[outcome.revise] = false;
+  }
   for (;;) {
     const parser = new CsvParser(opts, types, guessed);
     let rowsRead = 0;
@@ -372,18 +324,6 @@ export async function encodeCsvFile(
   }
 }
 
-/** The counts of two encoded chunks together. */
-function addEncodedRows(total: EncodedRows | undefined, part: EncodedRows): EncodedRows {
-  if (total === undefined) return part;
-  const add = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k] ?? 0)]));
-  return {
-    kept: total.kept + part.kept,
-    counts: { clipped: add(total.counts.clipped, part.counts.clipped), other: add(total.counts.other, part.counts.other), missing: add(total.counts.missing, part.counts.missing) },
-    positives: total.positives + part.positives,
-    countsPositives: total.countsPositives,
-  };
-}
-
 /**
  * `loadDataset` for a CSV file with the built-in reader, the rows encoded chunk by chunk into a
  * store (`encodeCsvFile`); undefined when the reader needs a whole first pass (the caller then
@@ -391,8 +331,9 @@ function addEncodedRows(total: EncodedRows | undefined, part: EncodedRows): Enco
  */
 async function loadCsvEncoded(
   path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number, zeroRows: boolean,
+  parallel: { readonly threads: number; readonly minBytes: number },
 ): Promise<PreparedData | undefined> {
-  const done = await encodeCsvFile(path, schema, csvOptions, label, factory, chunkBytes);
+  const done = await encodeCsvFile(path, schema, csvOptions, label, factory, chunkBytes, parallel);
   if (done === undefined) return undefined;
   const { store, result } = done;
   const { encoder, rowsRead, encoded } = result;

@@ -413,3 +413,15 @@ export function schemaEncoder(schema: Schema, ignoreLabel = false): SchemaEncode
 
   return { d, featureNames, zeroRowLabel, encode };
 }
+
+/** The counts of two encoded chunks together (undefined: none yet). */
+export function addEncodedRows(total: EncodedRows | undefined, part: EncodedRows): EncodedRows {
+  if (total === undefined) return part;
+  const add = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k] ?? 0)]));
+  return {
+    kept: total.kept + part.kept,
+    counts: { clipped: add(total.counts.clipped, part.counts.clipped), other: add(total.counts.other, part.counts.other), missing: add(total.counts.missing, part.counts.missing) },
+    positives: total.positives + part.positives,
+    countsPositives: total.countsPositives,
+  };
+}
