@@ -20,7 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { seededRng } from '../src/random/rng.js';
@@ -199,7 +199,7 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
   writeFileSync(schemaPath, JSON.stringify(SCHEMA));
   const model = cpus()[0]?.model ?? 'unknown CPU';
   const before = loadavg();
-  process.stdout.write(`machine: ${model}, ${cpus().length} CPUs, load average ${before.map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min) before\n`);
+  process.stdout.write(`machine: ${model}, ${cpus().length} CPUs (nproc ${availableParallelism()}), load average ${before.map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min) before\n`);
   process.stdout.write(`file: ${rows} x ${D} numbers + a yes/no label, ${(statSync(csv).size / 2 ** 20).toFixed(0)} MiB CSV; ${ROUNDS} interleaved rounds, medians\n`);
 
   const loaders = ['polars', 'raw', 'load-train', 'load-default'] as const;

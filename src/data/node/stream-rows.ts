@@ -292,7 +292,14 @@ async function scanStored(stored: StoredRows, n: number, d: number, onChunk: Par
     }
     const y = new Float64Array(buffer.y.buffer, xBytes, rows);
     seen += rows;
-    if ((await onChunk(x, y, rows)) === false) {
+    let more: boolean | void;
+    try {
+      more = await onChunk(x, y, rows);
+    } catch (error) {
+      next?.catch(() => undefined); // a read under way no longer matters
+      throw error;
+    }
+    if (more === false) {
       await next?.catch(() => undefined);
       return;
     }

@@ -163,16 +163,22 @@ async function storedClippedSum(
   let clipped = 0;
   let row = 0;
   let next: Promise<number> | undefined = stored.segments > 0 ? stored.readSegment(0, slots.into[0]) : undefined;
-  for (let k = 0; k < stored.segments; k++) {
-    const rows = await (next as Promise<number>);
-    const from = (k % 2) * S;
-    // Read ahead: the next segment arrives while the kernels sum this one.
-    next = k + 1 < stored.segments ? stored.readSegment(k + 1, slots.into[(k + 1) % 2]) : undefined;
-    prepareSlot(slots, from, rows, clipNorm, signed);
-    clipped += pooled !== undefined
-      ? pooled(loss, data, theta, { clipNorm, thresholds: slots.thresholds, out }, from, from + rows)
-      : sumSegment(loss, slots, from, rows, row, n, theta, part, scratch, out);
-    row += rows;
+  try {
+    for (let k = 0; k < stored.segments; k++) {
+      const rows = await (next as Promise<number>);
+      const from = (k % 2) * S;
+      // Read ahead: the next segment arrives while the kernels sum this one.
+      next = k + 1 < stored.segments ? stored.readSegment(k + 1, slots.into[(k + 1) % 2]) : undefined;
+      prepareSlot(slots, from, rows, clipNorm, signed);
+      clipped += pooled !== undefined
+        ? pooled(loss, data, theta, { clipNorm, thresholds: slots.thresholds, out }, from, from + rows)
+        : sumSegment(loss, slots, from, rows, row, n, theta, part, scratch, out);
+      row += rows;
+    }
+  } catch (error) {
+    // A read still under way when the sum failed: its outcome no longer matters (the run stops with this error).
+    next?.catch(() => undefined);
+    throw error;
   }
   if (row !== n) throw new DataFormatError(source.source ?? 'the row source', `a pass over the rows saw a different number of rows than the opening pass's ${n} (the source changed between passes, or ended early); nothing was released`);
   return clipped;
@@ -284,6 +290,9 @@ export async function gatherRows(loss: GlmLoss, source: RowSource, batch: Uint32
 /** DP-SGD (`dp-sgd.ts`) over a row source: each step's Poisson batch drawn first, then gathered in one pass. */
 export async function trainDpSgdStreamed(source: RowSource, options: DpSgdOptions): Promise<TrainResult> {
   rejectUnknownOptions(options, DP_SGD_OPTIONS, 'trainDpSgdStreamed');
+  if (source.stored !== undefined && source.stored.precision !== 'float64') {
+    throw new InvalidParameterError('source.stored.precision', source.stored.precision, '"float64": DP-SGD trains on float64 rows, as in memory (open the data without precision: "float32")');
+  }
   const loss = lossByName(options.loss ?? 'logistic', options.lossParameters);
   checkLabels(loss, source);
   const withNames = { ...options, featureNames: options.featureNames ?? source.featureNames };

@@ -176,6 +176,8 @@ describe('out of core, rows encoded once', () => {
     const streamed = await openStreamedDataset(csv, schema, { precision: 'float32' });
     try {
       await assert.rejects(trainDpGdStreamed(streamed.rows, { ...options, rng: seededRng(1) }), (error: unknown) => error instanceof InvalidParameterError && /precision/.test(error.message) && /"float32", the precision the rows were stored with/.test(error.message));
+      // DP-SGD has no float32 storage in memory: float32 rows would be another model.
+      await assert.rejects(trainDpSgdStreamed(streamed.rows, { loss: 'logistic', clipNorm: 1, batchSize: 100, steps: 2, learningRate: 0.5, noiseMultiplier: 1, delta: 1e-5, rng: seededRng(1) }), (error: unknown) => error instanceof InvalidParameterError && /float64/.test(error.message));
     } finally {
       streamed.close();
     }
