@@ -23,14 +23,12 @@ import type { Worker } from 'node:worker_threads';
 import { DataFormatError } from '../../errors.js';
 import { startModuleWorker } from '../../worker-threads.js';
 import { CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, type CsvColumnType, type CsvOptions } from '../csv.js';
-import type { FeatureStore, FeatureStoreFactory } from '../feature-store.js';
+import type { FeatureStoreFactory } from '../feature-store.js';
 import { addEncodedRows, schemaEncoder, type EncodedRows } from '../schema/encoder.js';
 import type { Schema } from '../schema/types.js';
 import { readPrefix, streamFile } from './csv-stream.js';
+import type { ParallelCsvReader, ParallelOutcome } from './read.js';
 import { openError } from './files.js';
-
-/** Files smaller than this are read by one thread (starting the others costs more). */
-export const PARALLEL_MIN_BYTES = 64 * 2 ** 20;
 
 /** Bytes scanned per read when counting a range. */
 const COUNT_BYTES = 16 * 2 ** 20;
@@ -178,21 +176,16 @@ function startRangeWorker(): RangeWorker {
   };
 }
 
-/** What the parallel reader did: finished, or the one-thread reader must read the file (with a revised type guess, or a store to reuse). */
-export type ParallelOutcome =
-  | { readonly kind: 'done'; readonly store: FeatureStore; readonly rowsRead: number; readonly encoded: EncodedRows }
-  | { readonly kind: 'sequential'; readonly store?: FeatureStore; readonly revise?: number };
-
 /**
  * The file parsed and encoded on `threads` threads (this one and threads - 1 workers) into the
  * store of `factory`, when it is large enough, has no quote and no carriage return, and the store
  * offers room in shared memory; otherwise (or when a range meets a column to revise) the caller
  * reads it with one thread. Data errors are thrown as one parser would throw them.
  */
-export async function encodeCsvParallel(
+export const encodeCsvParallel: ParallelCsvReader = async (
   path: string, size: number, schema: Schema, options: CsvOptions, types: CsvColumnType[] | undefined, guessed: boolean[] | undefined,
   ignoreLabel: boolean, factory: FeatureStoreFactory, chunkBytes: number, threads: number, minBytes: number,
-): Promise<ParallelOutcome> {
+): Promise<ParallelOutcome> => {
   if (threads < 2 || size < minBytes || options.header === false) return { kind: 'sequential' };
   // The header as one parser reads it; any trouble there is the one-thread reader's to report.
   const prefix = await readPrefix(path, TYPE_SAMPLE_BYTES);
@@ -295,4 +288,4 @@ export async function encodeCsvParallel(
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
   }
-}
+};

@@ -8,10 +8,9 @@
  */
 import { open, readFile } from 'node:fs/promises';
 import { CHUNK_BYTES, readPrefix, streamFile } from './csv-stream.js';
-import { encodeCsvParallel, PARALLEL_MIN_BYTES } from './parallel-csv.js';
 import { extname } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { CSV_OPTIONS, CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
+import { CSV_OPTIONS, CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvColumnType, type CsvOptions } from '../csv.js';
 import type { DuckDbOptions } from './duckdb.js';
 import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
@@ -117,8 +116,8 @@ export interface ReadTableOptions extends CsvOptions {
   engine?: CsvEngine;
   /**
    * DuckDB threads (default: DuckDB's choice; use 1 where results are compared exactly); for
-   * `loadDataset` with the built-in reader, the threads that parse a large file (default 1; the
-   * same rows whatever the count).
+   * `loadDataset` with the built-in reader and a `parallel` reader, the threads that parse a large
+   * file (default 2; the same rows whatever the count).
    */
   threads?: number;
 }
@@ -164,7 +163,7 @@ export async function readSchemaFile(path: string): Promise<Schema> {
   return parseSchema(json, path);
 }
 
-const LOAD_DATASET_OPTIONS = optionNames<Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions>({ format: true, engine: true, threads: true, label: true, features: true, encodeChunkBytes: true, droppedRows: true, parallelMinBytes: true });
+const LOAD_DATASET_OPTIONS = optionNames<Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions>({ format: true, engine: true, threads: true, label: true, features: true, encodeChunkBytes: true, droppedRows: true, parallel: true, parallelMinBytes: true });
 
 /**
  * Reads a CSV or Parquet file with the reader options the schema implies (column types, header,
@@ -179,17 +178,18 @@ export async function loadDataset(
   path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions = {},
 ): Promise<PreparedData> {
   rejectUnknownOptions(options, LOAD_DATASET_OPTIONS, 'loadDataset');
-  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', parallelMinBytes = PARALLEL_MIN_BYTES, ...readOptions } = options;
+  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', parallel: _parallel, parallelMinBytes = PARALLEL_MIN_BYTES, ...readOptions } = options;
   if (droppedRows !== 'remove' && droppedRows !== 'zeroRows') throw new InvalidParameterError('droppedRows', droppedRows, "'remove' or 'zeroRows'");
   const csvOptions = { ...schemaCsvOptions(schema, path, { label }), ...readOptions };
   if ((readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
     if (!Number.isSafeInteger(encodeChunkBytes) || encodeChunkBytes < 2) throw new InvalidParameterError('encodeChunkBytes', encodeChunkBytes, 'an integer >= 2');
     // Parsed and encoded chunk by chunk into the rows' final store: no raw table, no copy per transform.
-    // One thread unless asked: on the loaded 2-CPU machines here two threads measured no faster (docs/performance.md).
-    const threads = readOptions.threads ?? 1;
+    // One thread unless a parallel reader is given: on the loaded 2-CPU machines here two threads measured no faster (docs/performance.md).
+    const threads = readOptions.threads ?? 2;
     if (!Number.isSafeInteger(threads) || threads < 1) throw new InvalidParameterError('threads', threads, 'an integer >= 1');
     if (!Number.isSafeInteger(parallelMinBytes) || parallelMinBytes < 1) throw new InvalidParameterError('parallelMinBytes', parallelMinBytes, 'an integer >= 1');
-    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features ?? contiguousFeatureStore, encodeChunkBytes, droppedRows === 'zeroRows', { threads, minBytes: parallelMinBytes });
+    const parallel = options.parallel === undefined ? undefined : { reader: options.parallel, threads, minBytes: parallelMinBytes };
+    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features ?? contiguousFeatureStore, encodeChunkBytes, droppedRows === 'zeroRows', parallel);
     if (encoded !== undefined) return encoded;
   }
   const table = await readTable(path, csvOptions);
@@ -216,11 +216,13 @@ export interface LoadOptions {
   /** Bytes parsed per encoded chunk with `features` (default 1 MiB; small values in tests). */
   encodeChunkBytes?: number;
   /**
-   * With `threads` > 1, CSV files of at least this many bytes (default 64 MiB) are parsed and
-   * encoded on that many threads when the store is in shared memory (`growingFeatures`): the same
-   * rows, diagnostics and errors as one thread (`node/parallel-csv.ts`). Files with a quote or a
-   * carriage return are read by one thread.
+   * The parallel reader (`node/parallel-csv.ts` `encodeCsvParallel`, injected: it starts worker
+   * threads): CSV files of at least `parallelMinBytes` bytes (default 64 MiB) are then parsed and
+   * encoded on `threads` threads (default 2) when the store is in shared memory
+   * (`growingFeatures`): the same rows, diagnostics and errors as one thread. Files with a quote or
+   * a carriage return are read by one thread. Absent (default): one thread.
    */
+  parallel?: ParallelCsvReader;
   parallelMinBytes?: number;
   /**
    * Rows the schema drops for a missing value ("dropRow"): 'remove' (default: evaluation, public
@@ -233,6 +235,31 @@ export interface LoadOptions {
 
 /** Bytes parsed before each chunk of rows is encoded into the store (about 5000 rows of 20 numbers: they stay in cache). */
 export const ENCODE_CHUNK_BYTES = 1024 * 1024;
+
+/** What the parallel reader did: finished, or the one-thread reader must read the file (with a revised type guess, or a store to reuse). */
+export type ParallelOutcome =
+  | { readonly kind: 'done'; readonly store: FeatureStore; readonly rowsRead: number; readonly encoded: EncodedRows }
+  | { readonly kind: 'sequential'; readonly store?: FeatureStore; readonly revise?: number };
+
+/**
+ * A CSV reader on several threads, injected (`node/parallel-csv.ts` `encodeCsvParallel`, which
+ * starts worker threads: `require('dpfit')` must not load it): encodes the file into the store of
+ * `factory` as one parser would, or says that one thread must read it.
+ */
+export type ParallelCsvReader = (
+  path: string, size: number, schema: Schema, options: CsvOptions, types: CsvColumnType[] | undefined, guessed: boolean[] | undefined,
+  ignoreLabel: boolean, factory: FeatureStoreFactory, chunkBytes: number, threads: number, minBytes: number,
+) => Promise<ParallelOutcome>;
+
+/** The parallel reader and how it is used. */
+export interface ParallelCsv {
+  readonly reader: ParallelCsvReader;
+  readonly threads: number;
+  readonly minBytes: number;
+}
+
+/** Files smaller than this are read by one thread (default of `LoadOptions.parallelMinBytes`). */
+export const PARALLEL_MIN_BYTES = 64 * 2 ** 20;
 
 /** What a chunked encoding of a CSV file gives besides the rows (which went into the store). */
 export interface EncodedCsv {
@@ -254,7 +281,7 @@ export interface EncodedCsv {
  */
 export async function encodeCsvFile(
   path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number,
-  parallel: { readonly threads: number; readonly minBytes: number } = { threads: 1, minBytes: PARALLEL_MIN_BYTES },
+  parallel?: ParallelCsv,
 ): Promise<{ store: FeatureStore; result: EncodedCsv } | undefined> {
   const size = await requireFile(path);
   // No size hint: the parser's arrays hold one chunk (reused), not the whole file.
@@ -268,12 +295,14 @@ export async function encodeCsvFile(
   const d = encoder.d;
   let store: FeatureStore | undefined;
   // A large file on several threads, straight into a store in shared memory (`parallel-csv.ts`: the same rows and errors).
-  const outcome = await encodeCsvParallel(path, size, schema, opts, types, guessed, label === 'ignore', factory, chunkBytes, parallel.threads, parallel.minBytes);
-  if (outcome.kind === 'done') return { store: outcome.store, result: { encoder, rowsRead: outcome.rowsRead, encoded: outcome.encoded } };
-  store = outcome.store;
-  if (outcome.revise !== undefined && types !== undefined && guessed !== undefined) {
-    types[outcome.revise] = 'categorical';
-    guessed[outcome.revise] = false;
+  if (parallel !== undefined && parallel.threads > 1) {
+    const outcome = await parallel.reader(path, size, schema, opts, types, guessed, label === 'ignore', factory, chunkBytes, parallel.threads, parallel.minBytes);
+    if (outcome.kind === 'done') return { store: outcome.store, result: { encoder, rowsRead: outcome.rowsRead, encoded: outcome.encoded } };
+    store = outcome.store;
+    if (outcome.revise !== undefined && types !== undefined && guessed !== undefined) {
+      types[outcome.revise] = 'categorical';
+      guessed[outcome.revise] = false;
+    }
   }
   for (;;) {
     const parser = new CsvParser(opts, types, guessed);
@@ -331,7 +360,7 @@ export async function encodeCsvFile(
  */
 async function loadCsvEncoded(
   path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number, zeroRows: boolean,
-  parallel: { readonly threads: number; readonly minBytes: number },
+  parallel: ParallelCsv | undefined,
 ): Promise<PreparedData | undefined> {
   const done = await encodeCsvFile(path, schema, csvOptions, label, factory, chunkBytes, parallel);
   if (done === undefined) return undefined;

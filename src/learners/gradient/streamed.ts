@@ -157,7 +157,8 @@ async function storedClippedSum(
   const signed = loss.labels === 'signed';
   const part = new Float64Array(d);
   const scratch = newClipScratch();
-  const pooled = summer?.addChunkSums !== undefined && S % CHUNK_ROWS === 0 ? summer.addChunkSums : undefined;
+  // The pool reads shared memory only (a plain buffer where no feature memory could be made stays on this thread).
+  const pooled = summer?.addChunkSums !== undefined && S % CHUNK_ROWS === 0 && slots.x.buffer instanceof SharedArrayBuffer ? summer.addChunkSums : undefined;
   const data = { x: slots.x, y: slots.y, n: 2 * S, d };
   out.fill(0);
   let clipped = 0;

@@ -56,7 +56,7 @@ async function both(path: string, threads: number) {
   type Outcome = { value: Awaited<ReturnType<typeof loadDataset>> } | { error: string };
   const run = async (t: number): Promise<Outcome> => {
     try {
-      return { value: await loadDataset(path, schema, { droppedRows: 'zeroRows', features: growingFeatures, threads: t, parallelMinBytes: 1024 }) };
+      return { value: await loadDataset(path, schema, { droppedRows: 'zeroRows', features: growingFeatures, threads: t, parallel: encodeCsvParallel, parallelMinBytes: 1024 }) };
     } catch (error) {
       return { error: `${(error as Error).constructor.name}: ${(error as Error).message}` };
     }
