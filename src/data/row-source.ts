@@ -39,8 +39,11 @@ export interface StoredRows {
   readonly segmentRows: number;
   readonly segmentBytes: number;
   readonly segments: number;
-  /** Reads segment k's x, y and squared norms into the given bytes (at least S d b, 8 S and 8 S of them) and resolves with its number of rows. */
-  readSegment(k: number, into: { readonly x: Uint8Array; readonly y: Uint8Array; readonly norms: Uint8Array }): Promise<number>;
+  /**
+   * Reads segment k's x, and its y and squared norms when asked for, into the given bytes (at
+   * least S d b, 8 S and 8 S of them) and resolves with its number of rows.
+   */
+  readSegment(k: number, into: { readonly x: Uint8Array; readonly y?: Uint8Array; readonly norms?: Uint8Array }): Promise<number>;
   /** The rows at the ascending distinct positions `indices`: x (widened to float64, indices.length * d) and y. */
   readRows(indices: ArrayLike<number>, x: Float64Array, y: Float64Array): Promise<void>;
 }

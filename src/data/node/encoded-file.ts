@@ -220,14 +220,14 @@ export class EncodedRowsFile {
     const readSegment: StoredRows['readSegment'] = async (k, into) => {
       if (!Number.isSafeInteger(k) || k < 0 || k >= segments) throw new InvalidParameterError('segment', k, `an integer in [0, ${segments - 1}]`);
       if (into.x.byteLength < xBytes) throw new InvalidParameterError('into.x.byteLength', into.x.byteLength, `at least ${xBytes}`);
-      if (into.y.byteLength < 8 * segmentRows) throw new InvalidParameterError('into.y.byteLength', into.y.byteLength, `at least ${8 * segmentRows}`);
-      if (into.norms.byteLength < 8 * segmentRows) throw new InvalidParameterError('into.norms.byteLength', into.norms.byteLength, `at least ${8 * segmentRows}`);
+      if (into.y !== undefined && into.y.byteLength < 8 * segmentRows) throw new InvalidParameterError('into.y.byteLength', into.y.byteLength, `at least ${8 * segmentRows}`);
+      if (into.norms !== undefined && into.norms.byteLength < 8 * segmentRows) throw new InvalidParameterError('into.norms.byteLength', into.norms.byteLength, `at least ${8 * segmentRows}`);
       const at = k * segmentBytes;
-      // Three reads at once (the thread pool copies them in parallel).
+      // The reads at once (the thread pool copies them in parallel).
       await Promise.all([
         this.readAt(into.x, 0, xBytes, at),
-        this.readAt(into.y, 0, 8 * segmentRows, at + xBytes),
-        this.readAt(into.norms, 0, 8 * segmentRows, at + xBytes + 8 * segmentRows),
+        ...(into.y === undefined ? [] : [this.readAt(into.y, 0, 8 * segmentRows, at + xBytes)]),
+        ...(into.norms === undefined ? [] : [this.readAt(into.norms, 0, 8 * segmentRows, at + xBytes + 8 * segmentRows)]),
       ]);
       return Math.min(segmentRows, n - k * segmentRows);
     };

@@ -149,8 +149,20 @@ function sumSegment(loss: GlmLoss, slots: SegmentSlots, from: number, rows: numb
  * to the worker pool when a summer offers it (`GradientSummer.addChunkSums`: the same chunk sums,
  * added in the same order).
  */
+/**
+ * A run's labels (in the loss's convention) and clip thresholds for all n rows, kept after its
+ * first pass computed them (the same numbers, copied): later passes read only x. Kept when they
+ * take no more memory than the two segment slots (16 n <= 2 segmentBytes).
+ */
+interface RowSideCache {
+  readonly y: Float64Array;
+  readonly t: Float64Array;
+  filled: boolean;
+}
+
 async function storedClippedSum(
   loss: GlmLoss, source: RowSource, stored: StoredRows, slots: SegmentSlots, theta: Float64Array, clipNorm: number, out: Float64Array, summer?: GradientSummer,
+  cache?: RowSideCache,
 ): Promise<number> {
   const { n, d } = source;
   const S = stored.segmentRows;
@@ -163,14 +175,25 @@ async function storedClippedSum(
   out.fill(0);
   let clipped = 0;
   let row = 0;
-  let next: Promise<number> | undefined = stored.segments > 0 ? stored.readSegment(0, slots.into[0]) : undefined;
+  const cached = cache !== undefined && cache.filled;
+  const read = (k: number): Promise<number> => stored.readSegment(k, cached ? { x: slots.into[k % 2].x } : slots.into[k % 2]);
+  let next: Promise<number> | undefined = stored.segments > 0 ? read(0) : undefined;
   try {
     for (let k = 0; k < stored.segments; k++) {
       const rows = await (next as Promise<number>);
       const from = (k % 2) * S;
       // Read ahead: the next segment arrives while the kernels sum this one.
-      next = k + 1 < stored.segments ? stored.readSegment(k + 1, slots.into[(k + 1) % 2]) : undefined;
-      prepareSlot(slots, from, rows, clipNorm, signed);
+      next = k + 1 < stored.segments ? read(k + 1) : undefined;
+      if (cached) {
+        slots.y.set(cache.y.subarray(row, row + rows), from);
+        slots.t.set(cache.t.subarray(row, row + rows), from);
+      } else {
+        prepareSlot(slots, from, rows, clipNorm, signed);
+        if (cache !== undefined) {
+          cache.y.set(slots.y.subarray(from, from + rows), row);
+          cache.t.set(slots.t.subarray(from, from + rows), row);
+        }
+      }
       clipped += pooled !== undefined
         ? pooled(loss, data, theta, { clipNorm, thresholds: slots.thresholds, out }, from, from + rows)
         : sumSegment(loss, slots, from, rows, row, n, theta, part, scratch, out);
@@ -182,6 +205,7 @@ async function storedClippedSum(
     throw error;
   }
   if (row !== n) throw new DataFormatError(source.source ?? 'the row source', `a pass over the rows saw a different number of rows than the opening pass's ${n} (the source changed between passes, or ended early); nothing was released`);
+  if (cache !== undefined) cache.filled = true; // every row's labels and thresholds, from a complete pass
   return clipped;
 }
 
@@ -240,13 +264,15 @@ export async function trainDpGdStreamed(source: RowSource, options: DpGdOptions)
   }
   // Two segment slots for the run (one being summed, the next one being read).
   const slots = stored === undefined ? undefined : segmentSlots(stored, run.d, run.clipNorm);
+  // The labels and thresholds of every row kept after the first step when they fit beside the slots.
+  const cache: RowSideCache | undefined = stored !== undefined && 16 * run.n <= 2 * stored.segmentBytes ? { y: new Float64Array(run.n), t: new Float64Array(run.n), filled: false } : undefined;
   const theta = new Float64Array(run.d);
   const gradient = new Float64Array(run.d);
   let clippedFraction = 0;
   for (let t = 0; t < run.steps; t++) {
     const clippedCount = stored === undefined || slots === undefined
       ? await streamedClippedSum(run.loss, source, theta, run.clipNorm, gradient)
-      : await storedClippedSum(run.loss, source, stored, slots, theta, run.clipNorm, gradient, options.gradientSummer);
+      : await storedClippedSum(run.loss, source, stored, slots, theta, run.clipNorm, gradient, options.gradientSummer, cache);
     clippedFraction += clippedCount / run.n / run.steps;
     dpGdUpdate(run, options, t, gradient, theta);
   }

@@ -143,6 +143,32 @@ describe('out of core, rows encoded once', () => {
     }
   }
 
+  it('DP-GD with rows of different norms (thresholds that differ per row, kept after the first step): every step\'s iterate is the in-memory one', async () => {
+    const varied = parseSchema({ ...schemaSpec, rowTransform: 'none' });
+    const memory = await loadDataset(csv, varied, { droppedRows: 'zeroRows' });
+    const steps: number[][] = [];
+    const run = { ...options, clipNorm: 0.4, steps: 4, noiseMultiplier: 0.5 };
+    const expected = trainDpGd(memory.dataset, { ...run, rng: seededRng(5), onStep: (_t, _s, theta) => steps.push(Array.from(theta)) });
+    for (const precision of ['float64', 'float32'] as const) {
+      const memoryRun = precision === 'float64' ? { steps, theta: expected.model.theta } : (() => {
+        const perStep: number[][] = [];
+        const result = trainDpGd(memory.dataset, { ...run, precision, rng: seededRng(5), onStep: (_t, _s, theta) => perStep.push(Array.from(theta)) });
+        return { steps: perStep, theta: result.model.theta };
+      })();
+      const streamed = await openStreamedDataset(csv, varied, { precision });
+      try {
+        const stored = streamed.rows.stored;
+        assert.ok(stored !== undefined && 16 * streamed.rows.n <= 2 * stored.segmentBytes, 'the labels and thresholds are kept after the first step');
+        const got: number[][] = [];
+        const result = await trainDpGdStreamed(streamed.rows, { ...run, precision, rng: seededRng(5), onStep: (_t, _s, theta) => got.push(Array.from(theta)) });
+        assert.deepEqual(got, memoryRun.steps, precision);
+        assert.deepEqual(result.model.theta, memoryRun.theta);
+      } finally {
+        streamed.close();
+      }
+    }
+  });
+
   it('DP-SGD reads its batches at their positions: the in-memory model', async () => {
     const memory = await loadDataset(csv, schema, { droppedRows: 'zeroRows' });
     const sgd = { loss: 'logistic', clipNorm: 1, batchSize: 300, steps: 9, learningRate: 0.5, noiseMultiplier: 1.1, delta: 1e-5 };
