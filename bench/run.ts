@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   schedule: async () => (await import('./schedule.js')).runScheduleBench(),
   data: async () => (await import('./data.js')).runDataBench(),
   memory: async () => (await import('./memory.js')).runMemoryBench(),
+  ooc: async () => (await import('./out-of-core.js')).runOutOfCoreBench(),
   opacus: async () => (await import('./opacus.js')).runOpacusBench(),
 };
 

@@ -587,6 +587,33 @@ export class CsvParser {
     return this.rows;
   }
 
+  /** The line the next record starts on (1-based; lines are counted from the first byte given). */
+  get lineNumber(): number {
+    return this.line;
+  }
+
+  /**
+   * @internal Starts this parser in the middle of a file whose header another parser of the same
+   * options read (the parallel reader's ranges, `node/parallel-csv.ts`): the columns are `names`,
+   * as that header gave them; no byte-order mark is skipped; lines count from 1 at the first byte
+   * given (the caller adds the lines before it).
+   */
+  resumeAfterHeader(names: readonly string[]): void {
+    if (this.names !== undefined) throw new Error('internal error: resumeAfterHeader on a parser that has its columns');
+    this.seenBytes = true;
+    this.setNames([...names]);
+  }
+
+  /** Bytes of the data rows parsed so far (for estimating a file's rows from its size). */
+  get dataByteCount(): number {
+    return this.dataBytes;
+  }
+
+  /** Data rows parsed so far, those handed over by `drain` included. */
+  get parsedRowCount(): number {
+    return this.drained + this.rows;
+  }
+
   /**
    * The rows parsed so far as a table (their arrays handed over, no copy), then parsing goes on
    * into fresh arrays: a reader can encode and drop each chunk of rows instead of holding the whole

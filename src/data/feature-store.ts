@@ -16,10 +16,17 @@ export interface FeatureStore {
   reset(): void;
   /** The rows appended: x (n * d) and y (n), owned by the caller from now on. */
   finish(): { x: Float64Array; y: Float64Array; n: number };
+  /**
+   * Optional, with `commit`: room for `rows` more rows (x: rows * d values, y: rows), which an
+   * encoder writes in place (they are not zeroed) before `commit(kept)` keeps the first `kept`
+   * of them. Saves the copy of `append`.
+   */
+  reserve?(rows: number): { x: Float64Array; y: Float64Array };
+  commit?(rows: number): void;
 }
 
-/** A store for rows of d encoded features. */
-export type FeatureStoreFactory = (d: number) => FeatureStore;
+/** A store for rows of d encoded features; `expectedRows`, when given, estimates how many will come (a hint, not a bound). */
+export type FeatureStoreFactory = (d: number, expectedRows?: number) => FeatureStore;
 
 /** A store that keeps the chunks and concatenates them at the end (peak: twice the rows). */
 export function arrayFeatureStore(d: number): FeatureStore {
@@ -49,6 +56,55 @@ export function arrayFeatureStore(d: number): FeatureStore {
       xs = [];
       ys = [];
       return { x, y, n };
+    },
+  };
+}
+
+/**
+ * A store that grows one array in place (by half of what it holds) and returns views of it: the
+ * encoder writes each chunk at its final place (`reserve`), and the finished rows are one array,
+ * at most a third of it unused, or copied to size when more is.
+ */
+export function contiguousFeatureStore(d: number, expectedRows = 0): FeatureStore {
+  // Sized once from the estimate when there is one (a few percent over it): growing by copies costs more than the parse.
+  const first = Number.isSafeInteger(expectedRows) && expectedRows > 0 ? expectedRows : 0;
+  let x = new Float64Array(first * d);
+  let y = new Float64Array(first);
+  let n = 0;
+  const room = (rows: number): void => {
+    if (n + rows <= y.length) return;
+    const capacity = Math.max(n + rows, Math.ceil(y.length * 1.5), 1024);
+    const bigger = new Float64Array(capacity * d);
+    bigger.set(x.subarray(0, n * d));
+    x = bigger;
+    const biggerY = new Float64Array(capacity);
+    biggerY.set(y.subarray(0, n));
+    y = biggerY;
+  };
+  return {
+    append(xChunk, yChunk, rows) {
+      room(rows);
+      x.set(xChunk.subarray(0, rows * d), n * d);
+      y.set(yChunk.subarray(0, rows), n);
+      n += rows;
+    },
+    reserve(rows) {
+      room(rows);
+      return { x: x.subarray(n * d, (n + rows) * d), y: y.subarray(n, n + rows) };
+    },
+    commit(rows) {
+      n += rows;
+    },
+    reset() {
+      n = 0;
+    },
+    finish() {
+      const trim = <T extends Float64Array>(a: T, used: number): T => (used >= 0.75 * a.length ? (a.subarray(0, used) as T) : (a.slice(0, used) as T));
+      const out = { x: trim(x, n * d), y: trim(y, n), n };
+      x = new Float64Array(0);
+      y = new Float64Array(0);
+      n = 0;
+      return out;
     },
   };
 }

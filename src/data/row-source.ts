@@ -1,7 +1,8 @@
 /**
  * Rows that are read, not held: the out-of-core learners (`trainDpGdStreamed`,
  * `trainDpSgdStreamed`) train on a `RowSource`, and the data layer makes one (`node/stream-rows.ts`,
- * a file read through DuckDB one pass at a time). Browser-safe: an interface only.
+ * the file's rows encoded once into a temporary file, or read through DuckDB one pass at a time).
+ * Browser-safe: an interface only.
  */
 
 /**
@@ -18,4 +19,31 @@ export interface RowSource {
   /** The distinct label values of the rows (from the opening pass), for the same label checks as in memory. */
   readonly labelValues: readonly number[];
   scan(onChunk: (x: Float64Array, y: Float64Array, rows: number) => boolean | void | Promise<boolean | void>): Promise<void>;
+  /**
+   * The rows as numbers already encoded (a temporary file written once by the opening pass:
+   * `node/encoded-file.ts`), for readers that take them in large segments, straight into their
+   * own memory, and for random access. Absent when every pass reads the data file again.
+   */
+  readonly stored?: StoredRows;
+}
+
+/**
+ * Encoded rows read by segment. Segment k holds rows kS .. min(n, (k + 1) S) - 1, S =
+ * `segmentRows` (a power of two, at least 1024): x (S rows of d values, row-major, float64 or
+ * float32 as `precision` says), y (S float64 labels as the schema encodes them) and S float64
+ * squared norms of the stored rows (sum over j = 0 .. d-1 in order of x_j * x_j), together
+ * `segmentBytes` bytes; a last segment's rows past n are zero rows.
+ */
+export interface StoredRows {
+  readonly precision: 'float64' | 'float32';
+  readonly segmentRows: number;
+  readonly segmentBytes: number;
+  readonly segments: number;
+  /**
+   * Reads segment k's x, and its y and squared norms when asked for, into the given bytes (at
+   * least S d b, 8 S and 8 S of them) and resolves with its number of rows.
+   */
+  readSegment(k: number, into: { readonly x: Uint8Array; readonly y?: Uint8Array; readonly norms?: Uint8Array }): Promise<number>;
+  /** The rows at the ascending distinct positions `indices`: x (widened to float64, indices.length * d) and y. */
+  readRows(indices: ArrayLike<number>, x: Float64Array, y: Float64Array): Promise<void>;
 }

@@ -61,6 +61,18 @@ function rescaleRow(x: Float64Array, start: number, end: number, target: number)
   }
 }
 
+/** Rescales the row x[start, end) in place to unit norm, as `normalizeRows` does to each row (a zero row stays zero). */
+export function normalizeRowInPlace(x: Float64Array, start: number, end: number): void {
+  const norm = robustNorm(x, start, end);
+  if (norm > 0) rescaleRow(x, start, end, 1);
+}
+
+/** Scales the row x[start, end) in place down to norm `clipNorm` if it is longer, as `clipRows` does to each row. */
+export function clipRowInPlace(x: Float64Array, start: number, end: number, clipNorm: number): void {
+  const norm = robustNorm(x, start, end);
+  if (norm > clipNorm) rescaleRow(x, start, end, clipNorm);
+}
+
 function copyOf(dataset: Dataset): { x: Float64Array; y: Float64Array } {
   return { x: Float64Array.from(dataset.x), y: Float64Array.from(dataset.y) };
 }
@@ -74,10 +86,7 @@ function copyOf(dataset: Dataset): { x: Float64Array; y: Float64Array } {
 export function normalizeRows(dataset: Dataset): Dataset {
   const { x, y } = copyOf(dataset);
   const { n, d } = dataset;
-  for (let i = 0, start = 0; i < n; i++, start += d) {
-    const norm = robustNorm(x, start, start + d);
-    if (norm > 0) rescaleRow(x, start, start + d, 1);
-  }
+  for (let i = 0, start = 0; i < n; i++, start += d) normalizeRowInPlace(x, start, start + d);
   return { x, y, n, d, featureNames: dataset.featureNames };
 }
 
@@ -89,10 +98,7 @@ export function clipRows(dataset: Dataset, clipNorm: number): Dataset {
   requirePositive('clipNorm', clipNorm);
   const { x, y } = copyOf(dataset);
   const { n, d } = dataset;
-  for (let i = 0, start = 0; i < n; i++, start += d) {
-    const norm = robustNorm(x, start, start + d);
-    if (norm > clipNorm) rescaleRow(x, start, start + d, clipNorm);
-  }
+  for (let i = 0, start = 0; i < n; i++, start += d) clipRowInPlace(x, start, start + d, clipNorm);
   return { x, y, n, d, featureNames: dataset.featureNames };
 }
 

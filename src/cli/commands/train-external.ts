@@ -2,8 +2,9 @@
  * `dpfit train` on data that do not come from a file read whole into memory:
  *
  * - `--max-memory SIZE` with `--data FILE` (CSV or Parquet): out-of-core DP-GD / DP-SGD, the rows
- *   streamed per pass through DuckDB and encoded by dpfit (`data/node/stream-rows.ts`,
- *   `learners/gradient/streamed.ts`); the same release as the in-memory run.
+ *   encoded once by dpfit into a temporary file (in $TMPDIR, removed with the run) and read back
+ *   in large segments by every step (`data/node/stream-rows.ts`, `learners/gradient/streamed.ts`);
+ *   the same release as the in-memory run.
  * - `--db URL --query SQL`: a DuckDB database file or a PostgreSQL server. With `--method dpgd`
  *   the clipped gradient sum runs inside the database, one aggregate query per step, the
  *   schema's encoding written in SQL (`learners/sql/sql-gradient.ts`): the rows never leave it.
@@ -25,6 +26,8 @@ import type { AnyLearner } from '../../learners/registry.js';
 import { completeOptions, LEARNERS } from '../../learners/registry.js';
 import { cliName, type SchemaBounds } from '../../learners/learner.js';
 import type { Rng } from '../../random/rng.js';
+import { CHUNK_ROWS } from '../../learners/glm/per-example.js';
+import type { ClippedGradientPool } from '../../learners/glm/parallel/parallel-clipped-sum.js';
 import type { MethodResult } from './train-methods.js';
 import { learnerOfFlags, optionsFromFlags, orList, type TrainFlags } from '../train-flags.js';
 
@@ -176,14 +179,25 @@ export async function trainExternal(
   const { openStreamedDataset, parseMemorySize } = await import('../../data/node/stream-rows.js');
   const trainOutOfCore = learner.outOfCore as NonNullable<AnyLearner['outOfCore']>;
   const maxMemory = parseMemorySize('--max-memory', flags.maxMemory as string);
-  const streamed = await openStreamedDataset(flags.data as string, schema, { maxMemory });
+  // Encoded once into a temporary file (in $TMPDIR, removed with the run), in the precision the steps use.
+  const streamed = await openStreamedDataset(flags.data as string, schema, { maxMemory, ...(flags.precision === undefined ? {} : { precision: flags.precision }) });
+  let pool: ClippedGradientPool | undefined;
   try {
     const { n, d } = streamed.rows;
     context.checkLimits(n);
+    // DP-GD's segments of whole chunks summed on all CPUs, as in memory (the same sums bit for bit).
+    const parallel = learner.options.includes('gradientSummer') && n >= 2 * CHUNK_ROWS;
+    let summer = {};
+    if (parallel) {
+      const { createClippedGradientPool, poolGradientSummer } = await import('../../learners/glm/parallel/parallel-clipped-sum.js');
+      pool = await createClippedGradientPool();
+      summer = { gradientSummer: poolGradientSummer(pool) };
+    }
     // The in-memory run's options: the same public rules on the same public n (DP-SGD: the declared count when there is one).
-    const result = await trainOutOfCore(streamed.rows, externalOptions(learner, flags, bounds, d, n, extra));
+    const result = await trainOutOfCore(streamed.rows, externalOptions(learner, flags, bounds, d, n, { ...extra, ...summer }));
     return { kind: 'trained', result: { model: result.model, privacy: result.privacy, diagnostics: { ...result.diagnostics } }, rows: n, d, data: streamed.privateDiagnostics, mode: 'out of core' };
   } finally {
+    await pool?.close();
     streamed.close();
   }
 }

@@ -214,7 +214,7 @@ export function registerTrain(program: Command, io: CliIo): void {
     )
     .option('--theta-table <NAME>', 'with --partition-key: the name of the run\'s theta tables and views (default dpfit_theta); concurrent runs need different names')
     .option('--encoding-sql', "print the SELECT that encodes --query's rows by --schema and exit; with --partition-key, every server's and the coordinator's SQL")
-    .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core: stream --data (CSV or Parquet) through DuckDB per pass within about SIZE (e.g. 256MB); same model as in memory')
+    .option('--max-memory <SIZE>', 'dpgd/dpsgd out of core within about SIZE (e.g. 256MB): --data (CSV or Parquet) encoded once into a temporary file in $TMPDIR (mode 0600, removed with the run), read back by every step; same model as in memory')
     .option('--schema <FILE>', 'public schema JSON (required: see dpfit data schema --help)')
     .option('--label <COL>', "the label column (must be the schema's label)")
     .option('--loss <L>', 'logistic | squared | huber | smoothedHinge (huber: numeric labels only; linear: the old name of squared)', 'logistic')

@@ -7,15 +7,17 @@
  * file, malformed content), which the CLI turns into exit status 3.
  */
 import { open, readFile } from 'node:fs/promises';
+import { CHUNK_BYTES, readPrefix, streamFile } from './csv-stream.js';
 import { extname } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
-import { CSV_OPTIONS, CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvOptions } from '../csv.js';
+import { CSV_OPTIONS, CsvParser, CsvTypeGuessError, TYPE_SAMPLE_BYTES, guessColumnTypes, type CsvColumnType, type CsvOptions } from '../csv.js';
 import type { DuckDbOptions } from './duckdb.js';
 import type { Dataset } from '../dataset.js';
 import { parseLibsvm, type LibsvmOptions } from '../libsvm.js';
-import { addPrivateDiagnostics, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
+import { contiguousFeatureStore, type FeatureStore, type FeatureStoreFactory } from '../feature-store.js';
 import { withZeroRows } from '../dropped-rows.js';
-import { applySchema, type PreparedData, type PrivateDiagnostics } from '../schema/apply.js';
+import { applySchema, preparedData, type PreparedData } from '../schema/apply.js';
+import { addEncodedRows, schemaEncoder, type EncodedRows, type SchemaEncoder } from '../schema/encoder.js';
 import { parseSchema } from '../schema/parse.js';
 import { schemaCsvOptions, type SchemaReadOptions } from '../schema/read-options.js';
 import type { Schema } from '../schema/types.js';
@@ -25,80 +27,6 @@ import { optionNames, pickOptions, rejectUnknownOptions } from '../../validate.j
 
 export type DataFormat = 'csv' | 'parquet' | 'libsvm';
 export type CsvEngine = 'builtin' | 'duckdb';
-
-/** Bytes read per chunk by the built-in CSV reader. */
-const CHUNK_BYTES = 16 * 1024 * 1024;
-
-/** The longest CSV record the streaming reader accepts (a file with no line breaks is not CSV). */
-export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
-
-/** One streaming pass of `parser` over the file, `chunkBytes` at a time (`afterChunk` after each chunk is parsed). */
-async function streamFile(path: string, parser: CsvParser, chunkBytes: number, afterChunk?: () => void): Promise<void> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw openError(path, error);
-  }
-  try {
-    let buffer = Buffer.allocUnsafe(chunkBytes);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
-      const eof = bytesRead === 0;
-      filled += bytesRead;
-      let end = filled;
-      if (!eof) {
-        // Parse up to the last line break; the rest waits for the next chunk.
-        let k = filled - 1;
-        while (k >= 0 && buffer[k] !== 10 && buffer[k] !== 13) k--;
-        end = k + 1;
-      }
-      const consumed = end > 0 || eof ? parser.consume(buffer, 0, end, eof) : 0;
-      afterChunk?.();
-      if (eof) break;
-      buffer.copyWithin(0, consumed, filled);
-      filled -= consumed;
-      if (filled > buffer.length / 2) {
-        // A record longer than half the buffer (or a quoted field spanning many lines): grow.
-        if (filled > MAX_RECORD_BYTES) {
-          throw new DataFormatError(path, `a record (or a quoted field) is longer than ${MAX_RECORD_BYTES / (1024 * 1024)} MiB: not a CSV file, or an unclosed quote`);
-        }
-        const bigger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(bigger, 0, 0, filled);
-        buffer = bigger;
-      }
-    }
-  } catch (error) {
-    if ((error as { syscall?: unknown }).syscall === undefined) throw error; // ours (data errors, a type guess to revise)
-    throw openError(path, error);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The first `bytes` bytes of a file (fewer if it is shorter). */
-async function readPrefix(path: string, bytes: number): Promise<Buffer> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw openError(path, error);
-  }
-  try {
-    const buffer = Buffer.alloc(bytes);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-      if (filled === bytes) break;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
-}
 
 const READ_CSV_FILE_OPTIONS = optionNames<NonNullable<Parameters<typeof readCsvFile>[1]>>({ ...CSV_OPTIONS, chunkBytes: true });
 
@@ -186,7 +114,11 @@ export interface ReadTableOptions extends CsvOptions {
   format?: DataFormat;
   /** CSV engine: "builtin" (default; exact line numbers in errors) or "duckdb" (for very large files). */
   engine?: CsvEngine;
-  /** DuckDB threads (default: DuckDB's choice; use 1 where results are compared exactly). */
+  /**
+   * DuckDB threads (default: DuckDB's choice; use 1 where results are compared exactly); for
+   * `loadDataset` with the built-in reader and a `parallel` reader, the threads that parse a large
+   * file (default 2; the same rows whatever the count).
+   */
   threads?: number;
 }
 
@@ -231,7 +163,7 @@ export async function readSchemaFile(path: string): Promise<Schema> {
   return parseSchema(json, path);
 }
 
-const LOAD_DATASET_OPTIONS = optionNames<Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions>({ format: true, engine: true, threads: true, label: true, features: true, encodeChunkBytes: true, droppedRows: true });
+const LOAD_DATASET_OPTIONS = optionNames<Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions>({ format: true, engine: true, threads: true, label: true, features: true, encodeChunkBytes: true, droppedRows: true, parallel: true, parallelMinBytes: true });
 
 /**
  * Reads a CSV or Parquet file with the reader options the schema implies (column types, header,
@@ -246,12 +178,18 @@ export async function loadDataset(
   path: string, schema: Schema, options: Omit<ReadTableOptions, keyof CsvOptions> & SchemaReadOptions & LoadOptions = {},
 ): Promise<PreparedData> {
   rejectUnknownOptions(options, LOAD_DATASET_OPTIONS, 'loadDataset');
-  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', ...readOptions } = options;
+  const { label, features, encodeChunkBytes = ENCODE_CHUNK_BYTES, droppedRows = 'remove', parallel: _parallel, parallelMinBytes = PARALLEL_MIN_BYTES, ...readOptions } = options;
   if (droppedRows !== 'remove' && droppedRows !== 'zeroRows') throw new InvalidParameterError('droppedRows', droppedRows, "'remove' or 'zeroRows'");
   const csvOptions = { ...schemaCsvOptions(schema, path, { label }), ...readOptions };
-  if (features !== undefined && (readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
+  if ((readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
     if (!Number.isSafeInteger(encodeChunkBytes) || encodeChunkBytes < 2) throw new InvalidParameterError('encodeChunkBytes', encodeChunkBytes, 'an integer >= 2');
-    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features, encodeChunkBytes, droppedRows === 'zeroRows');
+    // Parsed and encoded chunk by chunk into the rows' final store: no raw table, no copy per transform.
+    // One thread unless a parallel reader is given: on the loaded 2-CPU machines here two threads measured no faster (docs/performance.md).
+    const threads = readOptions.threads ?? 2;
+    if (!Number.isSafeInteger(threads) || threads < 1) throw new InvalidParameterError('threads', threads, 'an integer >= 1');
+    if (!Number.isSafeInteger(parallelMinBytes) || parallelMinBytes < 1) throw new InvalidParameterError('parallelMinBytes', parallelMinBytes, 'an integer >= 1');
+    const parallel = options.parallel === undefined ? undefined : { reader: options.parallel, threads, minBytes: parallelMinBytes };
+    const encoded = await loadCsvEncoded(path, schema, csvOptions, label, features ?? contiguousFeatureStore, encodeChunkBytes, droppedRows === 'zeroRows', parallel);
     if (encoded !== undefined) return encoded;
   }
   const table = await readTable(path, csvOptions);
@@ -270,13 +208,22 @@ function appendZeroRows(store: FeatureStore, count: number, d: number, label: nu
 
 export interface LoadOptions {
   /**
-   * CSV read by the built-in reader: encode the rows chunk by chunk straight into this store, so
-   * that neither the raw table nor a second copy of the rows is ever held (the same rows as
-   * without it). Other formats and engines ignore it.
+   * CSV read by the built-in reader: where the rows are encoded into, chunk by chunk (default
+   * `contiguousFeatureStore`: one growing array), so that neither the raw table nor a second copy
+   * of the rows is ever held. Other formats and engines ignore it.
    */
   features?: FeatureStoreFactory;
   /** Bytes parsed per encoded chunk with `features` (default 1 MiB; small values in tests). */
   encodeChunkBytes?: number;
+  /**
+   * The parallel reader (`node/parallel-csv.ts` `encodeCsvParallel`, injected: it starts worker
+   * threads): CSV files of at least `parallelMinBytes` bytes (default 64 MiB) are then parsed and
+   * encoded on `threads` threads (default 2) when the store is in shared memory
+   * (`growingFeatures`): the same rows, diagnostics and errors as one thread. Files with a quote or
+   * a carriage return are read by one thread. Absent (default): one thread.
+   */
+  parallel?: ParallelCsvReader;
+  parallelMinBytes?: number;
   /**
    * Rows the schema drops for a missing value ("dropRow"): 'remove' (default: evaluation, public
    * data) or 'zeroRows', for PRIVATE training data: each dropped record becomes a zero row after
@@ -286,19 +233,56 @@ export interface LoadOptions {
   droppedRows?: 'remove' | 'zeroRows';
 }
 
-/** Bytes parsed before each chunk of rows is encoded into the store. */
-const ENCODE_CHUNK_BYTES = 1024 * 1024;
+/** Bytes parsed before each chunk of rows is encoded into the store (about 5000 rows of 20 numbers: they stay in cache). */
+export const ENCODE_CHUNK_BYTES = 1024 * 1024;
+
+/** What the parallel reader did: finished, or the one-thread reader must read the file (with a revised type guess, or a store to reuse). */
+export type ParallelOutcome =
+  | { readonly kind: 'done'; readonly store: FeatureStore; readonly rowsRead: number; readonly encoded: EncodedRows }
+  | { readonly kind: 'sequential'; readonly store?: FeatureStore; readonly revise?: number };
 
 /**
- * `loadDataset` for a CSV file with the built-in reader, the rows encoded chunk by chunk into a
- * store: the same rows, diagnostics and errors as `applySchema` on the whole table (each encoded
- * row depends on its raw row and the schema alone; errors name the file's line from the chunk's
- * rowLines). Undefined when the reader needs a first pass to infer types (no complete header in
- * the first MiB): the caller then reads the whole table.
+ * A CSV reader on several threads, injected (`node/parallel-csv.ts` `encodeCsvParallel`, which
+ * starts worker threads: `require('dpfit')` must not load it): encodes the file into the store of
+ * `factory` as one parser would, or says that one thread must read it.
  */
-async function loadCsvEncoded(
-  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number, zeroRows: boolean,
-): Promise<PreparedData | undefined> {
+export type ParallelCsvReader = (
+  path: string, size: number, schema: Schema, options: CsvOptions, types: CsvColumnType[] | undefined, guessed: boolean[] | undefined,
+  ignoreLabel: boolean, factory: FeatureStoreFactory, chunkBytes: number, threads: number, minBytes: number,
+) => Promise<ParallelOutcome>;
+
+/** The parallel reader and how it is used. */
+export interface ParallelCsv {
+  readonly reader: ParallelCsvReader;
+  readonly threads: number;
+  readonly minBytes: number;
+}
+
+/** Files smaller than this are read by one thread (default of `LoadOptions.parallelMinBytes`). */
+export const PARALLEL_MIN_BYTES = 64 * 2 ** 20;
+
+/** What a chunked encoding of a CSV file gives besides the rows (which went into the store). */
+export interface EncodedCsv {
+  /** The encoder (width, feature names, zero-row label). */
+  readonly encoder: SchemaEncoder;
+  /** Records read, rows kept, and what the encoding met. */
+  readonly rowsRead: number;
+  readonly encoded: EncodedRows;
+}
+
+/**
+ * @internal The CSV file encoded chunk by chunk into the store of `factory(d)` (created when the
+ * first chunk is parsed), with the built-in reader: the same rows, diagnostics and errors as
+ * `applySchema` on the whole table (each encoded row depends on its raw row and the schema alone;
+ * errors name the file's line from the chunk's rowLines). Each chunk is encoded straight into the
+ * store's memory when it offers room (`FeatureStore.reserve`), else into one reused buffer that
+ * is appended. Undefined when the reader needs a first pass to infer types (no complete header in
+ * the first MiB): the caller then reads another way. Zero rows are not appended here.
+ */
+export async function encodeCsvFile(
+  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number,
+  parallel?: ParallelCsv,
+): Promise<{ store: FeatureStore; result: EncodedCsv } | undefined> {
   const size = await requireFile(path);
   // No size hint: the parser's arrays hold one chunk (reused), not the whole file.
   const opts = { ...pickOptions(csvOptions, CSV_OPTIONS), sizeHint: 0, source: csvOptions.source ?? path };
@@ -307,19 +291,47 @@ async function loadCsvEncoded(
   if (guess === undefined && opts.columnTypes !== 'numeric') return undefined;
   const types = guess?.types;
   const guessed = guess?.guessed;
+  const encoder = schemaEncoder(schema, label === 'ignore');
+  const d = encoder.d;
   let store: FeatureStore | undefined;
+  // A large file on several threads, straight into a store in shared memory (`parallel-csv.ts`: the same rows and errors).
+  if (parallel !== undefined && parallel.threads > 1) {
+    const outcome = await parallel.reader(path, size, schema, opts, types, guessed, label === 'ignore', factory, chunkBytes, parallel.threads, parallel.minBytes);
+    if (outcome.kind === 'done') return { store: outcome.store, result: { encoder, rowsRead: outcome.rowsRead, encoded: outcome.encoded } };
+    store = outcome.store;
+    if (outcome.revise !== undefined && types !== undefined && guessed !== undefined) {
+      types[outcome.revise] = 'categorical';
+      guessed[outcome.revise] = false;
+    }
+  }
   for (;;) {
     const parser = new CsvParser(opts, types, guessed);
-    let first: PreparedData | undefined;
-    let diagnostics: PrivateDiagnostics | undefined;
+    let rowsRead = 0;
+    let total: EncodedRows | undefined;
+    // Rows encoded here when the store offers no room of its own (reused: no garbage per chunk).
+    let scratchX = new Float64Array(0);
+    let scratchY = new Float64Array(0);
     const encodeChunk = (): void => {
       const table = parser.drain(true); // encoded and dropped before parsing goes on
       if (table === undefined) return;
-      const part = applySchema(table, schema, { label });
-      store ??= factory(part.dataset.d);
-      store.append(part.dataset.x, part.dataset.y, part.dataset.n);
-      diagnostics = addPrivateDiagnostics(diagnostics, part.privateDiagnostics);
-      first ??= part;
+      // The file's rows estimated from the bytes per row of the first chunk (2% margin).
+      store ??= factory(d, Math.ceil((size / Math.max(1, parser.dataByteCount)) * parser.parsedRowCount * 1.02) + 1024);
+      const rows = table.rowCount;
+      let part: EncodedRows;
+      if (store.reserve !== undefined && store.commit !== undefined) {
+        const room = store.reserve(rows);
+        part = encoder.encode(table, room.x, room.y, 0, false);
+        store.commit(part.kept);
+      } else {
+        if (scratchY.length < rows) {
+          scratchX = new Float64Array(rows * d);
+          scratchY = new Float64Array(rows);
+        }
+        part = encoder.encode(table, scratchX, scratchY, 0, false);
+        store.append(scratchX, scratchY, part.kept);
+      }
+      rowsRead += rows;
+      total = addEncodedRows(total, part);
     };
     try {
       await streamFile(path, parser, chunkBytes, encodeChunk);
@@ -333,14 +345,27 @@ async function loadCsvEncoded(
       throw error;
     }
     if (parser.needsInference()) return undefined;
-    if (first === undefined) {
+    if (total === undefined || store === undefined) {
       parser.finish(); // throws: no header or no data rows
       return undefined;
     }
-    const done: PreparedData = first;
-    const kept = store as FeatureStore;
-    if (zeroRows) appendZeroRows(kept, (diagnostics as PrivateDiagnostics).droppedRows, done.dataset.d, done.zeroRowLabel);
-    const { x, y, n } = kept.finish();
-    return { ...done, dataset: { ...done.dataset, x, y, n }, privateDiagnostics: diagnostics as PrivateDiagnostics };
+    return { store, result: { encoder, rowsRead, encoded: total } };
   }
+}
+
+/**
+ * `loadDataset` for a CSV file with the built-in reader, the rows encoded chunk by chunk into a
+ * store (`encodeCsvFile`); undefined when the reader needs a whole first pass (the caller then
+ * reads the whole table).
+ */
+async function loadCsvEncoded(
+  path: string, schema: Schema, csvOptions: CsvOptions, label: SchemaReadOptions['label'], factory: FeatureStoreFactory, chunkBytes: number, zeroRows: boolean,
+  parallel: ParallelCsv | undefined,
+): Promise<PreparedData | undefined> {
+  const done = await encodeCsvFile(path, schema, csvOptions, label, factory, chunkBytes, parallel);
+  if (done === undefined) return undefined;
+  const { store, result } = done;
+  const { encoder, rowsRead, encoded } = result;
+  if (zeroRows) appendZeroRows(store, rowsRead - encoded.kept, encoder.d, encoder.zeroRowLabel);
+  return preparedData(schema, encoder, store.finish(), encoded, rowsRead);
 }

@@ -1,21 +1,29 @@
 /**
- * Out-of-core rows: a CSV or Parquet file read through DuckDB one pass at a time and encoded by the
- * public schema chunk by chunk, never held whole (`trainDpGdStreamed` and `trainDpSgdStreamed`
- * train on it).
+ * Out-of-core rows: a CSV or Parquet file encoded by the public schema chunk by chunk, never held
+ * whole (`trainDpGdStreamed` and `trainDpSgdStreamed` train on it).
  *
- * Encoding. Each DuckDB result chunk (<= 2048 rows) becomes a small `RawTable` and goes through
- * `applySchema`, the function the in-memory path applies to the whole table. Every encoded row is
- * a function of its raw row and the schema alone (`../schema/apply.ts`), categorical cells are
- * matched by their text (not by a dictionary code), and the readers' numbers are the same doubles
- * (`duckdb.ts`), so the streamed rows are exactly the rows `loadDataset` returns, in the same order
- * (DuckDB preserves insertion order). Rows dropped by a "dropRow" policy are dropped per chunk,
- * as in memory.
+ * Encoded once (the default). The opening pass reads the file once: a CSV file with dpfit's own
+ * reader, each parsed chunk encoded as `loadDataset` encodes it (`read.ts` `encodeCsvFile`: the
+ * same rows, diagnostics and errors), Parquet (or a CSV file whose header is not in its first MiB)
+ * through DuckDB as below. The encoded rows, one per record (dropped records as zero rows after the
+ * kept ones), go into a temporary binary file (`encoded-file.ts`: mode 0600, unnamed on disk, gone
+ * with the process), which every later pass reads back in large segments, straight into the
+ * learner's memory, instead of parsing the data file again: n is the records of that one pass,
+ * and an edit of the data file afterwards changes nothing.
+ *
+ * Read again (`encodeOnce: false`). Each DuckDB result chunk (<= 2048 rows) becomes a small
+ * `RawTable` and goes through `applySchema`. Every encoded row is a function of its raw row and
+ * the schema alone (`../schema/apply.ts`), categorical cells are matched by their text (not by a
+ * dictionary code), and the readers' numbers are the same doubles (`duckdb.ts`), so the streamed
+ * rows are exactly the rows `loadDataset` returns, in the same order (DuckDB preserves insertion
+ * order). Rows dropped by a "dropRow" policy are dropped per chunk, as in memory.
  *
  * Memory. DuckDB's own buffers are capped by `memory_limit` (a fraction of `maxMemory`) and it
  * runs one thread by default (each thread holds row groups in flight); dpfit holds one result
- * chunk and its encoding. DuckDB's CSV reader holds buffers of `buffer_size` bytes (32 MB by
- * default, two at once): under a small `memory_limit` they are made smaller (`csvBufferBytes`),
- * or DuckDB runs out of memory after the first buffer.
+ * chunk and its encoding, or one CSV read buffer and one segment of the temporary file. DuckDB's
+ * CSV reader holds buffers of `buffer_size` bytes (32 MB by default, two at once): under a small
+ * `memory_limit` they are made smaller (`csvBufferBytes`), or DuckDB runs out of memory after the
+ * first buffer.
  *
  * Every row, every pass. DuckDB's stream drops its errors (a stream that fails ends like one that
  * is finished, `duckdb.ts` `streamChunks`), so nothing here trusts the end of a stream: DuckDB
@@ -29,8 +37,10 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import type { CsvOptions } from '../csv.js';
 import { addPrivateDiagnostics } from '../feature-store.js';
-import type { RowSource } from '../row-source.js';
+import type { FeatureStore } from '../feature-store.js';
+import type { RowSource, StoredRows } from '../row-source.js';
 import { applySchema, type PrivateDiagnostics } from '../schema/apply.js';
+import { schemaEncoder, type EncodedRows } from '../schema/encoder.js';
 import { schemaLabelBound, schemaRowNormBound } from '../schema/bounds.js';
 import { schemaCsvOptions } from '../schema/read-options.js';
 import type { RowTransform, Schema } from '../schema/types.js';
@@ -40,19 +50,38 @@ import {
 } from './duckdb.js';
 import { loadDuckDb } from './load-duckdb.js';
 import { requireFile } from './files.js';
-import { detectFormat } from './read.js';
+import { EncodedRowsFile, segmentRowsFor } from './encoded-file.js';
+import { detectFormat, ENCODE_CHUNK_BYTES, encodeCsvFile } from './read.js';
 import { optionNames, rejectUnknownOptions } from '../../validate.js';
 
 export interface StreamOptions {
-  /** A cap on memory in bytes: DuckDB gets a quarter of it (at least 32 MiB) as its memory_limit. */
+  /**
+   * A cap on memory in bytes: DuckDB gets a quarter of it (at least 32 MiB) as its memory_limit,
+   * and the segments of the encoded rows are sized to an eighth of it (default cap 256 MiB).
+   */
   readonly maxMemory?: number;
   /** DuckDB threads (default 1: each thread holds row groups in flight). */
   readonly threads?: number;
   /** "csv" or "parquet" (default: from the file, as `detectFormat`). */
   readonly format?: 'csv' | 'parquet';
+  /**
+   * true (default): the opening pass encodes every record once into a temporary file
+   * (`encoded-file.ts`), which every later pass reads back; a CSV file is read by dpfit's own
+   * reader (the rows and errors of `loadDataset`), Parquet (and a CSV whose header the reader
+   * cannot find in its first MiB) through DuckDB. false: every pass reads the data file again
+   * through DuckDB (no temporary file).
+   */
+  readonly encodeOnce?: boolean;
+  /** How the temporary file stores the features: "float64" (default) or "float32" (rounded to nearest, as `--precision float32` in memory). */
+  readonly precision?: 'float64' | 'float32';
+  /** Where the temporary file is created (default `os.tmpdir()`, i.e. $TMPDIR). */
+  readonly temporaryDirectory?: string;
 }
 
-const STREAM_OPTIONS = optionNames<StreamOptions>({ maxMemory: true, threads: true, format: true });
+const STREAM_OPTIONS = optionNames<StreamOptions>({ maxMemory: true, threads: true, format: true, encodeOnce: true, precision: true, temporaryDirectory: true });
+
+/** The cap assumed for sizing segments when none is given. */
+const DEFAULT_STREAM_MEMORY = 256 * 2 ** 20;
 
 /** A streamed dataset: the rows (a `RowSource`) and what `PreparedData` says about them besides the rows. */
 export interface StreamedDataset {
@@ -142,8 +171,10 @@ function chunkTable(path: string, chunk: { rowCount: number; getColumnVector(j: 
 
 /**
  * Opens `path` (CSV or Parquet) for streamed training with the public `schema`: one opening pass
- * counts the encoded rows and checks every value (the same errors as `loadDataset`); each
- * `rows.scan` is then one more pass. Close it when done.
+ * counts the records and checks every value (the same errors as `loadDataset`) and, by default,
+ * encodes them once into a temporary file (`StreamOptions.encodeOnce`) that each `rows.scan`
+ * reads back; with `encodeOnce: false` each scan is one more pass over the data file through
+ * DuckDB. Close it when done (the temporary file goes with it).
  *
  * @example
  * const data = await openStreamedDataset('big.parquet', schema, { maxMemory: 256 * 2 ** 20 });
@@ -154,12 +185,156 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
   await requireFile(path);
   const format = await detectFormat(path, options.format);
   if (format === 'libsvm') throw new InvalidParameterError('format', format, '"csv" or "parquet" for streamed training');
-  const csv: CsvOptions = schemaCsvOptions(schema, path);
-  const missingTokens = csv.missing ?? ['', '?'];
   const threads = options.threads ?? 1;
   if (!Number.isSafeInteger(threads) || threads < 1) throw new InvalidParameterError('threads', threads, 'an integer >= 1');
+  const precision = options.precision ?? 'float64';
+  if (precision !== 'float64' && precision !== 'float32') throw new InvalidParameterError('precision', precision, '"float64" or "float32"');
+  if ((options.encodeOnce ?? true) === false) {
+    if (options.precision !== undefined) throw new InvalidParameterError('precision', options.precision, 'given only with encodeOnce (every pass reading the data file encodes float64 rows)');
+    if (options.temporaryDirectory !== undefined) throw new InvalidParameterError('temporaryDirectory', options.temporaryDirectory, 'given only with encodeOnce (no temporary file otherwise)');
+    return openRereadDataset(path, schema, format, threads, options.maxMemory);
+  }
+  const encoder = schemaEncoder(schema);
+  const d = encoder.d;
+  const segmentRows = segmentRowsFor(d * (precision === 'float64' ? 8 : 4), (options.maxMemory ?? DEFAULT_STREAM_MEMORY) / 8);
+  const file = new EncodedRowsFile({ d, precision, segmentRows, source: path, ...(options.temporaryDirectory === undefined ? {} : { directory: options.temporaryDirectory }) });
+  try {
+    let opened: { rowsRead: number; kept: number; diagnostics: PrivateDiagnostics } | undefined;
+    if (format === 'csv') {
+      // dpfit's reader, each chunk encoded and appended: loadDataset's rows and errors, one pass.
+      const store: FeatureStore = {
+        append: (x, y, rows) => file.append(x, y, rows),
+        reset: () => file.reset(),
+        finish: () => {
+          throw new Error('internal error: the temporary file is finished by openStreamedDataset');
+        },
+      };
+      const done = await encodeCsvFile(path, schema, schemaCsvOptions(schema, path), undefined, () => store, ENCODE_CHUNK_BYTES);
+      if (done !== undefined) {
+        const { rowsRead, encoded } = done.result;
+        opened = { rowsRead, kept: encoded.kept, diagnostics: privateDiagnosticsOf(encoded, rowsRead) };
+      }
+    }
+    if (opened === undefined) {
+      // Parquet, or a CSV file whose header the reader does not find in its first MiB: one DuckDB pass.
+      file.reset();
+      const passes = await openDuckDbPasses(path, schema, format, threads, options.maxMemory);
+      try {
+        let kept = 0;
+        let diagnostics: PrivateDiagnostics | undefined;
+        await passes.pass((x, y, rows, part) => {
+          file.append(x, y, rows);
+          kept += rows;
+          diagnostics = addPrivateDiagnostics(diagnostics, part);
+        });
+        if (diagnostics === undefined) throw new DataFormatError(path, 'the file has no data rows');
+        opened = { rowsRead: passes.fileRows, kept, diagnostics };
+      } finally {
+        passes.close();
+      }
+    }
+    // Records dropped for a missing value are zero rows after the kept ones, as in memory
+    // (data/dropped-rows.ts): n is the number of records, whatever was dropped.
+    const dropped = opened.rowsRead - opened.kept;
+    if (dropped > 0) {
+      const block = Math.min(dropped, 4096);
+      const zeroX = new Float64Array(block * d);
+      const zeroY = new Float64Array(block).fill(encoder.zeroRowLabel);
+      for (let done = 0; done < dropped; done += block) file.append(zeroX, zeroY, Math.min(block, dropped - done));
+    }
+    const n = file.rowCount;
+    const labelValues = [...file.labelValues];
+    const stored = file.finish();
+    const rows: RowSource = {
+      n,
+      d,
+      source: path,
+      featureNames: encoder.featureNames,
+      labelValues,
+      stored,
+      scan: (onChunk) => scanStored(stored, n, d, onChunk),
+    };
+    return {
+      rows,
+      rowNormBound: schemaRowNormBound(schema),
+      labelBound: schemaLabelBound(schema),
+      rowTransform: schema.rowTransform,
+      intercept: schema.intercept,
+      privateDiagnostics: opened.diagnostics,
+      close: () => file.close(),
+    };
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+}
+
+/** One pass over stored rows, segment by segment (the next one read while the current one is used), as float64 rows. */
+async function scanStored(stored: StoredRows, n: number, d: number, onChunk: Parameters<RowSource['scan']>[0]): Promise<void> {
+  const S = stored.segmentRows;
+  const xBytes = S * d * (stored.precision === 'float64' ? 8 : 4);
+  const buffers = [0, 1].map(() => {
+    const bytes = new Uint8Array(stored.segmentBytes);
+    return { x: bytes.subarray(0, xBytes), y: bytes.subarray(xBytes, xBytes + 8 * S), norms: bytes.subarray(xBytes + 8 * S) };
+  });
+  const wide = stored.precision === 'float32' ? new Float64Array(S * d) : undefined;
+  let next: Promise<number> | undefined = stored.segments > 0 ? stored.readSegment(0, buffers[0]) : undefined;
+  let seen = 0;
+  for (let k = 0; k < stored.segments; k++) {
+    const rows = await (next as Promise<number>);
+    const buffer = buffers[k % 2];
+    next = k + 1 < stored.segments ? stored.readSegment(k + 1, buffers[(k + 1) % 2]) : undefined;
+    let x: Float64Array;
+    if (wide === undefined) x = new Float64Array(buffer.x.buffer, 0, rows * d);
+    else {
+      wide.set(new Float32Array(buffer.x.buffer, 0, rows * d));
+      x = wide.subarray(0, rows * d);
+    }
+    const y = new Float64Array(buffer.y.buffer, xBytes, rows);
+    seen += rows;
+    let more: boolean | void;
+    try {
+      more = await onChunk(x, y, rows);
+    } catch (error) {
+      next?.catch(() => undefined); // a read under way no longer matters
+      throw error;
+    }
+    if (more === false) {
+      await next?.catch(() => undefined);
+      return;
+    }
+  }
+  if (seen !== n) throw new Error(`internal error: the temporary file held ${seen} rows, not ${n}`);
+}
+
+/** The owner's diagnostics of encoded rows (`PreparedData.privateDiagnostics`). */
+function privateDiagnosticsOf(encoded: EncodedRows, rowsRead: number): PrivateDiagnostics {
+  return {
+    rowsRead,
+    droppedRows: rowsRead - encoded.kept,
+    ...encoded.counts,
+    ...(encoded.countsPositives ? { positives: encoded.positives } : {}),
+  };
+}
+
+/** What the DuckDB reader of a file offers: the counted records and passes over them, encoded chunk by chunk. */
+interface DuckDbPasses {
+  readonly fileRows: number;
+  readonly selected: readonly Selected[];
+  pass(onChunk: (x: Float64Array, y: Float64Array, rows: number, diagnostics: PrivateDiagnostics) => boolean | void | Promise<boolean | void>): Promise<boolean>;
+  close(): void;
+}
+
+/**
+ * DuckDB opened on `path` for passes over its records: every pass streams exactly the records
+ * counted here by a query that reports its errors, each chunk encoded by the schema; a pass that
+ * reads to the end must encode as many rows as the first.
+ */
+async function openDuckDbPasses(path: string, schema: Schema, format: 'csv' | 'parquet', threads: number, maxMemory: number | undefined): Promise<DuckDbPasses> {
+  const csv: CsvOptions = schemaCsvOptions(schema, path);
+  const missingTokens = csv.missing ?? ['', '?'];
   const config: Record<string, string> = { threads: String(threads) };
-  const memoryLimit = options.maxMemory === undefined ? undefined : duckDbMemoryLimit(options.maxMemory);
+  const memoryLimit = maxMemory === undefined ? undefined : duckDbMemoryLimit(maxMemory);
   if (memoryLimit !== undefined) config.memory_limit = `${memoryLimit / 2 ** 20}MiB`;
   const { DuckDBInstance: Instance } = await loadDuckDb(path, format === 'parquet' ? 'reading Parquet files' : 'streaming a CSV file');
   const instance: DuckDBInstance = await Instance.create(':memory:', config);
@@ -211,7 +386,7 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
      * One pass: each DuckDB chunk encoded by the schema; stops when `onChunk` returns false. A pass
      * that reads to the end encodes the opening pass's count of rows, or the file changed.
      */
-    const pass = async (onChunk: (x: Float64Array, y: Float64Array, rows: number, diagnostics: PrivateDiagnostics) => boolean | void | Promise<boolean | void>): Promise<boolean> => {
+    const pass: DuckDbPasses['pass'] = async (onChunk) => {
       passes++;
       let offset = 0;
       let encoded = 0;
@@ -237,11 +412,20 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
       else if (encoded !== encodedRows) throw new DataFormatError(path, `pass ${passes} over the file encoded a different number of rows than the opening pass's ${encodedRows} (the file changed between passes)`);
       return true;
     };
+    return { fileRows, selected, pass, close };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
 
+/** `openStreamedDataset` with `encodeOnce: false`: every pass reads the data file again through DuckDB. */
+async function openRereadDataset(path: string, schema: Schema, format: 'csv' | 'parquet', threads: number, maxMemory: number | undefined): Promise<StreamedDataset> {
+  const passes = await openDuckDbPasses(path, schema, format, threads, maxMemory);
+  try {
+    const { fileRows, selected, pass } = passes;
     // The opening pass: n, the label values, the owner's diagnostics; every value checked once.
     let n = 0;
-    let d = -1;
-    let featureNames: readonly string[] | undefined;
     const labels = new Set<number>();
     let diagnostics: PrivateDiagnostics | undefined;
     await pass((_x, y, rows, part) => {
@@ -252,8 +436,8 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
     if (diagnostics === undefined) throw new DataFormatError(path, 'the file has no data rows');
     // The width and names do not depend on the rows: the schema's encoding of an empty table.
     const shape = applySchema({ source: path, rowCount: 0, columns: selected.map((s): RawColumn => (s.kind === 'numeric' ? { kind: 'numeric', name: s.name, values: new Float64Array(0) } : { kind: 'categorical', name: s.name, codes: new Int32Array(0), levels: [] })) }, schema);
-    d = shape.dataset.d;
-    featureNames = shape.dataset.featureNames;
+    const d = shape.dataset.d;
+    const featureNames = shape.dataset.featureNames;
     // Records dropped for a missing value are zero rows after the kept ones, as in memory
     // (data/dropped-rows.ts): n is the number of records, whatever was dropped.
     const dropped = fileRows - n;
@@ -281,10 +465,10 @@ export async function openStreamedDataset(path: string, schema: Schema, options:
       rowTransform: schema.rowTransform,
       intercept: schema.intercept,
       privateDiagnostics: diagnostics,
-      close,
+      close: passes.close,
     };
   } catch (error) {
-    close();
+    passes.close();
     throw error;
   }
 }

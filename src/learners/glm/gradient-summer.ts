@@ -15,4 +15,11 @@ export interface GradientSummer {
    * without thresholds, and refuses `precision: 'float32'`.
    */
   sumStored?: (loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions) => ReturnType<typeof sumClippedGradients>;
+  /**
+   * Optional: out += the chunk sums of rows start .. end - 1 of `data` (chunks of `CHUNK_ROWS`
+   * cut from row `start`, each summed from zero, added in chunk order; out is not zeroed); returns
+   * the clipped count. Out-of-core DP-GD sums its segments of whole chunks with it
+   * (`gradient/streamed.ts`).
+   */
+  addChunkSums?: (loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions & { out: Float64Array }, start: number, end: number) => number;
 }

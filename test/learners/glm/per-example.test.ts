@@ -186,3 +186,35 @@ test('a row whose squared norm underflows is still clipped (its gradient norm st
   sumClippedGradients(squaredLoss, { ...data, x: new Float64Array(2), y: Float64Array.from([7]) }, theta, { clipNorm: 1, out: zero });
   assert.deepEqual(Array.from(zero, Math.abs), [0, 0]);
 });
+
+test('the pool adds the chunk sums of a row range to out in chunk order: the in-memory sum of a pass split at chunk boundaries, bit for bit', async () => {
+  const d = 7;
+  const n = 5 * CHUNK_ROWS + 1234;
+  const data = shareGlmData(makeData(n, d, 31, 0.8));
+  const theta = Float64Array.from({ length: d }, (_, j) => 0.3 * (j - 3));
+  const whole = sumClippedGradients(logisticLoss, data, theta, { clipNorm: 0.6 });
+  // The pass in pieces of whole chunks (the out-of-core segments), out accumulated across them.
+  const cuts = [0, CHUNK_ROWS, 3 * CHUNK_ROWS, 5 * CHUNK_ROWS, n];
+  for (const threads of [1, 2, 3]) {
+    const pool = await createClippedGradientPool({ threads });
+    try {
+      const out = new Float64Array(d);
+      let clipped = 0;
+      for (let k = 0; k + 1 < cuts.length; k++) clipped += pool.addChunkSums(logisticLoss, data, theta, { clipNorm: 0.6, out }, cuts[k], cuts[k + 1]);
+      assert.deepEqual(Array.from(out), Array.from(whole.sum), `threads ${threads}`);
+      assert.equal(clipped, whole.clippedCount);
+      // A range that is not the whole pass: its chunks added to what out holds, not to zero.
+      const partial = Float64Array.from(out);
+      pool.addChunkSums(logisticLoss, data, theta, { clipNorm: 0.6, out: partial }, CHUNK_ROWS, 3 * CHUNK_ROWS);
+      const expected = Float64Array.from(out);
+      for (const start of [CHUNK_ROWS, 2 * CHUNK_ROWS]) {
+        const chunk = sumClippedGradients(logisticLoss, { x: data.x.subarray(start * d, (start + CHUNK_ROWS) * d), y: data.y.subarray(start, start + CHUNK_ROWS), n: CHUNK_ROWS, d }, theta, { clipNorm: 0.6 });
+        for (let j = 0; j < d; j++) expected[j] += chunk.sum[j];
+      }
+      assert.deepEqual(Array.from(partial), Array.from(expected));
+      assert.throws(() => pool.addChunkSums(logisticLoss, data, theta, { clipNorm: 0.6, out }, 10, 5), (e: unknown) => e instanceof InvalidParameterError);
+    } finally {
+      await pool.close();
+    }
+  }
+});

@@ -220,6 +220,9 @@ function ensureBytes(memory: WasmMemory, bytes: number): boolean {
 /** The rows a `growingFeatures` store holds, as `loadDataset` expects (`data/feature-store.ts`). */
 export interface GrowingFeatures {
   append(x: Float64Array, y: Float64Array, n: number): void;
+  /** Room for `rows` more rows in place (in the shared memory when it has room), kept by `commit`. */
+  reserve(rows: number): { x: Float64Array; y: Float64Array };
+  commit(rows: number): void;
   reset(): void;
   finish(): { x: Float64Array; y: Float64Array; n: number };
 }
@@ -243,28 +246,41 @@ export function growingFeatures(d: number): GrowingFeatures {
   let chunks: Float64Array[] = [];
   let n = 0;
   let y = new Float64Array(1024);
+  /** Makes room for `rows` more rows where they go (the memories, or the plain arrays once those are out of room). */
+  const room = (rows: number): void => {
+    if (yMemory !== undefined && !ensureBytes(yMemory, (n + rows) * 8)) {
+      y = new Float64Array(yMemory.buffer, 0, n).slice();
+      yMemory = undefined;
+    }
+    if (yMemory === undefined && n + rows > y.length) {
+      const bigger = new Float64Array(Math.max(2 * y.length, n + rows));
+      bigger.set(y.subarray(0, n));
+      y = bigger;
+    }
+    if (memory !== undefined && !ensureBytes(memory, xOffset + (n + rows) * d * 8)) {
+      // Out of wasm32 address space: the rows so far and the rest go to plain arrays.
+      chunks = [new Float64Array(memory.buffer, xOffset, n * d).slice()];
+      memory = undefined;
+    }
+  };
+  const yView = (rows: number): Float64Array => (yMemory !== undefined ? new Float64Array(yMemory.buffer, n * 8, rows) : y.subarray(n, n + rows));
+  let scratch = new Float64Array(0);
   return {
     append(xChunk, yChunk, rows) {
-      if (yMemory !== undefined && !ensureBytes(yMemory, (n + rows) * 8)) {
-        y = new Float64Array(yMemory.buffer, 0, n).slice();
-        yMemory = undefined;
-      }
-      if (yMemory !== undefined) new Float64Array(yMemory.buffer, n * 8, rows).set(yChunk.subarray(0, rows));
-      else {
-        if (n + rows > y.length) {
-          const bigger = new Float64Array(Math.max(2 * y.length, n + rows));
-          bigger.set(y.subarray(0, n));
-          y = bigger;
-        }
-        y.set(yChunk.subarray(0, rows), n);
-      }
-      if (memory !== undefined && !ensureBytes(memory, xOffset + (n + rows) * d * 8)) {
-        // Out of wasm32 address space: the rows so far and the rest go to plain arrays.
-        chunks = [new Float64Array(memory.buffer, xOffset, n * d).slice()];
-        memory = undefined;
-      }
+      room(rows);
+      yView(rows).set(yChunk.subarray(0, rows));
       if (memory !== undefined) new Float64Array(memory.buffer, xOffset + n * d * 8, rows * d).set(xChunk.subarray(0, rows * d));
       else chunks.push(xChunk.slice(0, rows * d));
+      n += rows;
+    },
+    reserve(rows) {
+      room(rows);
+      if (memory !== undefined) return { x: new Float64Array(memory.buffer, xOffset + n * d * 8, rows * d), y: yView(rows) };
+      if (scratch.length < rows * d) scratch = new Float64Array(rows * d);
+      return { x: scratch.subarray(0, rows * d), y: yView(rows) };
+    },
+    commit(rows) {
+      if (memory === undefined) chunks.push(scratch.slice(0, rows * d));
       n += rows;
     },
     reset() {

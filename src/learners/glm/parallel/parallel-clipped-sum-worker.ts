@@ -10,7 +10,7 @@ import { lossByName } from '../losses/by-name.js';
 import { registerFeatureMemory } from '../kernels/feature-memory.js';
 import { accumulateClippedRange, accumulateClippedRangeCached, CHUNK_ROWS, newClipScratch } from '../per-example.js';
 import {
-  claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, PARAM_CLIP_NORM, type PoolConfig,
+  claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, PARAM_CHUNKS, PARAM_CLIP_NORM, PARAM_END_ROW, PARAM_START_ROW, type PoolConfig,
 } from './parallel-protocol.js';
 import type { FeatureArray, GlmLoss } from '../types.js';
 
@@ -48,16 +48,19 @@ function syncConfig(version: number): void {
 
 function runJob(gen: number): void {
   syncConfig(Atomics.load(control, CTRL_VERSION));
-  const { n, d, chunks } = config as PoolConfig;
+  const { d } = config as PoolConfig;
   const theta = params.subarray(0, d);
   const clipNorm = params[PARAM_CLIP_NORM(d)];
+  const first = params[PARAM_START_ROW(d)];
+  const last = params[PARAM_END_ROW(d)];
+  const chunks = params[PARAM_CHUNKS(d)];
   const part = new Float64Array(d);
   for (;;) {
     const chunk = claimChunk(claimWord, gen, chunks);
     if (chunk < 0) return;
     part.fill(0);
-    const start = chunk * CHUNK_ROWS;
-    const end = Math.min(n, start + CHUNK_ROWS);
+    const start = first + chunk * CHUNK_ROWS;
+    const end = Math.min(last, start + CHUNK_ROWS);
     const clipped = thresholds === undefined
       ? accumulateClippedRange(loss as GlmLoss, x as Float64Array, y, d, theta, clipNorm, undefined, start, end, scratch, part)
       : accumulateClippedRangeCached(loss as GlmLoss, x, y, d, theta, thresholds, start, end, scratch, part);

@@ -33,7 +33,7 @@ import {
 } from '../per-example.js';
 import {
   claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, CTRL_WORDS, GEN_MASK, openClaims,
-  PARAM_CLIP_NORM, type PoolConfig,
+  PARAM_CHUNKS, PARAM_CLIP_NORM, PARAM_END_ROW, PARAM_START_ROW, PARAM_WORDS, type PoolConfig,
 } from './parallel-protocol.js';
 import type { GradientSummer } from '../gradient-summer.js';
 import type { FeatureArray, GlmLoss, StoredGlmData } from '../types.js';
@@ -53,6 +53,14 @@ export interface ClippedGradientPool {
    * float32 features (`sumStoredClippedGradients`) and cached thresholds (`options.thresholds`).
    */
   sumClippedGradients(loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum;
+  /**
+   * out += the chunk sums of rows start .. end - 1 of `data` (chunks of CHUNK_ROWS cut from row
+   * `start`, each summed from zero, added to `out` in chunk order; out is not zeroed), over the
+   * pool's threads; returns the clipped count. Full passes only, with cached thresholds
+   * (`options.thresholds`, required) or without: the streamed sum (`gradient/streamed.ts`) adds a
+   * pass's chunks segment by segment this way, the same numbers as one in-memory sum.
+   */
+  addChunkSums(loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions & { out: Float64Array }, start: number, end: number): number;
   /** Stops the workers; later sums run on the calling thread only. */
   close(): Promise<void>;
 }
@@ -106,7 +114,7 @@ function rebuildable(loss: GlmLoss): { name: string; parameters: Record<string, 
 /** The pool as DP-GD's `gradientSummer`: shared data, cached clip thresholds and float32 storage. */
 export function poolGradientSummer(pool: ClippedGradientPool): GradientSummer {
   const sum = pool.sumClippedGradients.bind(pool);
-  return { prepare: shareGlmData, sum, sumStored: sum };
+  return { prepare: shareGlmData, sum, sumStored: sum, addChunkSums: pool.addChunkSums.bind(pool) };
 }
 
 /** The worker beside this module (compiled or from the sources: `startModuleWorker`). */
@@ -181,7 +189,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
       && config.thresholds === thresholds?.buffer && config.thresholdsOffset === (thresholds?.byteOffset ?? 0);
     if (!same) {
       version = (version + 1) & GEN_MASK;
-      const params = new SharedArrayBuffer((d + 1) * 8);
+      const params = new SharedArrayBuffer(PARAM_WORDS(d) * 8);
       const partialBuffer = new SharedArrayBuffer(chunks * (d + 1) * 8);
       const memory = featureMemoryOf(x, d);
       config = {
@@ -202,21 +210,16 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
     return { y, thresholds };
   }
 
-  function sum(loss: GlmLoss, data: StoredGlmData, thetaIn: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum {
-    if (closed || options.indices !== undefined || data.n <= CHUNK_ROWS) return sumStoredClippedGradients(loss, data, thetaIn, options);
-    const { clipNorm, out, thresholds: thresholdsIn } = checkClippedSumArguments(data, thetaIn, options);
-    const portable = rebuildable(loss);
-    if (portable === undefined) {
-      throw new InvalidParameterError('loss', loss.name, 'a built-in loss (lossByName)', 'a custom loss cannot be sent to worker threads; use sumClippedGradients');
-    }
-    if (!isShared(data.x)) {
-      throw new InvalidParameterError('data.x', 'an array on an ArrayBuffer', 'an array on a SharedArrayBuffer', 'call shareGlmData(data) once before training');
-    }
-    const { n, d, x } = data;
+  /** Chunk sums of rows start .. end - 1 into the partials, on every thread; false when a worker failed (the pool is then closed). */
+  function runChunks(loss: GlmLoss, portable: { name: string; parameters: Record<string, number> }, data: StoredGlmData, thetaIn: Float64Array, clipNorm: number, thresholdsIn: Float64Array | undefined, start: number, end: number): boolean {
+    const { d, x } = data;
     const { y, thresholds } = configure(portable, data, thresholdsIn);
-    const chunks = (config as PoolConfig).chunks;
+    const chunks = Math.ceil((end - start) / CHUNK_ROWS);
     theta.set(thetaIn);
     theta[PARAM_CLIP_NORM(d)] = clipNorm;
+    theta[PARAM_START_ROW(d)] = start;
+    theta[PARAM_END_ROW(d)] = end;
+    theta[PARAM_CHUNKS(d)] = chunks;
     gen = (gen + 1) & GEN_MASK;
     Atomics.store(control, CTRL_DONE, 0);
     Atomics.store(claimWord, 0, openClaims(gen));
@@ -229,11 +232,11 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
       const chunk = claimChunk(claimWord, gen, chunks);
       if (chunk < 0) break;
       part.fill(0);
-      const start = chunk * CHUNK_ROWS;
-      const end = Math.min(n, start + CHUNK_ROWS);
+      const from = start + chunk * CHUNK_ROWS;
+      const to = Math.min(end, from + CHUNK_ROWS);
       const clipped = thresholds === undefined
-        ? accumulateClippedRange(loss, x as Float64Array, y, d, thetaView, clipNorm, undefined, start, end, scratch, part)
-        : accumulateClippedRangeCached(loss, x, y, d, thetaView, thresholds, start, end, scratch, part);
+        ? accumulateClippedRange(loss, x as Float64Array, y, d, thetaView, clipNorm, undefined, from, to, scratch, part)
+        : accumulateClippedRangeCached(loss, x, y, d, thetaView, thresholds, from, to, scratch, part);
       partials.set(part, chunk * (d + 1));
       partials[chunk * (d + 1) + d] = clipped;
       Atomics.add(control, CTRL_DONE, 1);
@@ -253,14 +256,39 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
       Atomics.wait(control, CTRL_DONE, done, 100);
     }
     if (Atomics.load(control, CTRL_ERROR) !== 0) {
-      // A worker failed: stop using the pool and compute the sum here (the same numbers).
+      // A worker failed: stop using the pool (the caller computes the sum here: the same numbers).
       closed = true;
-      return sumStoredClippedGradients(loss, data, thetaIn, options);
+      return false;
     }
+    return true;
+  }
+
+  /** The loss as a worker rebuilds it, or the error for a custom loss. */
+  function portableLoss(loss: GlmLoss): { name: string; parameters: Record<string, number> } {
+    const portable = rebuildable(loss);
+    if (portable === undefined) {
+      throw new InvalidParameterError('loss', loss.name, 'a built-in loss (lossByName)', 'a custom loss cannot be sent to worker threads; use sumClippedGradients');
+    }
+    return portable;
+  }
+
+  function requireShared(data: StoredGlmData): void {
+    if (!isShared(data.x)) {
+      throw new InvalidParameterError('data.x', 'an array on an ArrayBuffer', 'an array on a SharedArrayBuffer', 'call shareGlmData(data) once before training');
+    }
+  }
+
+  function sum(loss: GlmLoss, data: StoredGlmData, thetaIn: Float64Array, options: ClippedGradientSumOptions): ClippedGradientSum {
+    if (closed || options.indices !== undefined || data.n <= CHUNK_ROWS) return sumStoredClippedGradients(loss, data, thetaIn, options);
+    const { clipNorm, out, thresholds: thresholdsIn } = checkClippedSumArguments(data, thetaIn, options);
+    const portable = portableLoss(loss);
+    requireShared(data);
+    const { n, d } = data;
+    if (!runChunks(loss, portable, data, thetaIn, clipNorm, thresholdsIn, 0, n)) return sumStoredClippedGradients(loss, data, thetaIn, options);
     out.fill(0);
     let clippedCount = 0;
     // Chunk order, as in sumClippedGradients (n > CHUNK_ROWS here, so it also sums chunk by chunk).
-    for (let c = 0; c < chunks; c++) {
+    for (let c = 0; c < (config as PoolConfig).chunks; c++) {
       const off = c * (d + 1);
       for (let j = 0; j < d; j++) out[j] += partials[off + j];
       clippedCount += partials[off + d];
@@ -268,9 +296,43 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
     return { sum: out, clippedCount, count: n };
   }
 
+  function addChunkSums(loss: GlmLoss, data: StoredGlmData, thetaIn: Float64Array, options: ClippedGradientSumOptions & { out: Float64Array }, start: number, end: number): number {
+    if (options.indices !== undefined) throw new InvalidParameterError('indices', 'given', 'absent (full passes only)');
+    const { clipNorm, out, thresholds: thresholdsIn } = checkClippedSumArguments(data, thetaIn, options);
+    const { n, d, x, y } = data;
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end > n || start >= end) throw new InvalidParameterError('end', end, `an integer in (start, n] = (${start}, ${n}]`);
+    const chunks = Math.ceil((end - start) / CHUNK_ROWS);
+    const inPool = !closed && chunks > 1;
+    if (inPool) {
+      requireShared(data);
+      if (runChunks(loss, portableLoss(loss), data, thetaIn, clipNorm, thresholdsIn, start, end)) {
+        let clippedCount = 0;
+        for (let c = 0; c < chunks; c++) {
+          const off = c * (d + 1);
+          for (let j = 0; j < d; j++) out[j] += partials[off + j];
+          clippedCount += partials[off + d];
+        }
+        return clippedCount;
+      }
+    }
+    // Here: each chunk from zero, added in order (the same numbers).
+    const part = new Float64Array(d);
+    let clippedCount = 0;
+    for (let from = start; from < end; from += CHUNK_ROWS) {
+      part.fill(0);
+      const to = Math.min(end, from + CHUNK_ROWS);
+      clippedCount += thresholdsIn === undefined
+        ? accumulateClippedRange(loss, x as Float64Array, y, d, thetaIn, clipNorm, undefined, from, to, scratch, part)
+        : accumulateClippedRangeCached(loss, x, y, d, thetaIn, thresholdsIn, from, to, scratch, part);
+      for (let j = 0; j < d; j++) out[j] += part[j];
+    }
+    return clippedCount;
+  }
+
   return {
     threads,
     sumClippedGradients: sum,
+    addChunkSums,
     async close(): Promise<void> {
       if (workers.length === 0) return;
       closed = true;

@@ -26,6 +26,14 @@ export const CTRL_WORDS = 5;
 
 /** The slot of clipNorm in the params buffer (theta takes slots 0 .. d-1). */
 export const PARAM_CLIP_NORM = (d: number): number => d;
+/**
+ * The slots of the job's rows: chunks are cut from row `start` in CHUNK_ROWS steps up to row
+ * `end` (a whole pass: 0 and n), and `chunks` of them are claimed. Params hold d + 4 doubles.
+ */
+export const PARAM_START_ROW = (d: number): number => d + 1;
+export const PARAM_END_ROW = (d: number): number => d + 2;
+export const PARAM_CHUNKS = (d: number): number => d + 3;
+export const PARAM_WORDS = (d: number): number => d + 4;
 
 /** Generations wrap well inside 31 bits. */
 export const GEN_MASK = 0x3fffffff;
@@ -40,9 +48,9 @@ export interface PoolConfig {
   yOffset: number;
   n: number;
   d: number;
-  /** ceil(n / CHUNK_ROWS). */
+  /** ceil(n / CHUNK_ROWS): the most chunks a job has (the partials' room). */
   chunks: number;
-  /** theta (d) and clipNorm, Float64. */
+  /** theta (d), clipNorm and the job's rows (`PARAM_START_ROW` ...), Float64. */
   params: SharedArrayBuffer;
   /** Per chunk: its gradient sum (d) and its clipped count, Float64. */
   partials: SharedArrayBuffer;
