@@ -115,8 +115,8 @@ export interface AmpOptions extends ObjectivePerturbationNoiseOptions {
  * learnt. On UCI Adult (32561 x 146, epsilon 1, seeds 1/2/3, each seed's b in every run) it reaches the test in
  * 114/88/123 iterations (129/112/139 evaluations; scipy's L-BFGS-B with 10 pairs: 110/125/118
  * evaluations) with 10 pairs, 55/54/53 with 30, 45/43/42 (47/45/44 evaluations) with 50, and no
- * fewer with 80. Each pair costs 2d doubles and 4d flops a step, small beside an evaluation's 4nd
- * flops. A free setting: the guarantee pays only for the stopping test, which stays as it is
+ * fewer with 80. Each pair costs 2d doubles (50 pairs: 800 d bytes, 80 MB at d = 1e5: set `memory`
+ * lower for very wide data) and 4d flops a step, small beside an evaluation's 4nd flops. A free setting: the guarantee pays only for the stopping test, which stays as it is
  * (`certifiedMinimum` on the same objective after L-BFGS; `003` Sec. 5: "the privacy guarantees are
  * independent of the choice of optimizer"), so any optimiser path that stops there keeps it. The
  * path, and so the released model, differs from that of 10 pairs; a seed still fixes it.
