@@ -30,7 +30,7 @@ export interface PythonSession {
   close(): void;
 }
 
-export async function startPythonSession(script: string, timeoutMs: number, options: { env?: NodeJS.ProcessEnv } = {}): Promise<PythonSession | undefined> {
+export async function startPythonSession(script: string, timeoutMs: number, options: { env?: NodeJS.ProcessEnv; python?: string } = {}): Promise<PythonSession | undefined> {
   const { spawn } = await import('node:child_process');
   const { createInterface } = await import('node:readline');
   const base = options.env ?? process.env;
@@ -38,7 +38,7 @@ export async function startPythonSession(script: string, timeoutMs: number, opti
   const env = { ...base, ...(extra ? { PYTHONPATH: [extra, base.PYTHONPATH].filter(Boolean).join(':') } : {}) };
   let child;
   try {
-    child = spawn('python3', ['-u', '-c', script], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    child = spawn(options.python ?? 'python3', ['-u', '-c', script], { env, stdio: ['pipe', 'pipe', 'ignore'] });
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   accounting: async () => (await import('./accounting.js')).runAccountingBench(),
   train: async () => (await import('./train.js')).runTrainBench(),
   kernel: async () => (await import('./kernel.js')).runKernelBench(),
+  amp: async () => (await import('./amp.js')).runAmpBench(),
   dpsgd: async () => (await import('./dpsgd.js')).runDpSgdBench(),
   pld: async () => (await import('./pld.js')).runPldBench(),
   'pld-sweep': async () => (await import('./pld-sweep.js')).runPldSweepBench(),

@@ -14,7 +14,7 @@ import { rdpOfEvent } from '../../../src/accounting/rdp/event-rdp.js';
 import { rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
 import { gaussianReferenceNoiseStd, selectAmpParameters } from '../../../src/accounting/calibration/approximate-minima-perturbation-parameters.js';
 import { InvalidParameterError } from '../../../src/errors.js';
-import { trainAmp } from '../../../src/learners/perturbation/approximate-minima-perturbation.js';
+import { DEFAULT_AMP_MEMORY, trainAmp } from '../../../src/learners/perturbation/approximate-minima-perturbation.js';
 import { objectiveSmoothness } from '../../../src/learners/glm/certified-minimum.js';
 import { glmValueAndGradient } from '../../../src/learners/glm/objective.js';
 import { dataForLoss, lossByName } from '../../../src/learners/glm/losses/by-name.js';
@@ -190,6 +190,27 @@ describe('trainAmp', () => {
       const lambda = r.diagnostics.regularization as number;
       const rep = reproduce(4, r.model.theta, r.diagnostics.noiseStd, lambda);
       assert.ok(gradNorm('logistic', data, rep.thetaTilde, rep.b, lambda, Math.SQRT2) <= roundedBound(data, lambda, 0.01, rep));
+    }
+  });
+
+  it(`the default memory is DEFAULT_AMP_MEMORY (${DEFAULT_AMP_MEMORY}): a seed fixes the model, bit for bit; memory changes the path, not the event or the stopping test`, () => {
+    // (Fewer steps with more pairs is measured on Adult, `bench/amp.ts`; on data this small both take a few steps.)
+    const wide = makeLogisticData(400, 60, 11);
+    const run = (memory?: number) => trainAmp(wide, { epsilon: 1, delta: 1e-5, rng: seededRng(9), ...(memory === undefined ? {} : { memory }) });
+    const first = run();
+    const again = run();
+    const given = run(DEFAULT_AMP_MEMORY);
+    const ten = run(10);
+    for (const other of [again, given]) {
+      assert.deepEqual(other.model.theta, first.model.theta);
+      assert.deepEqual(other.privacy, first.privacy);
+      assert.equal(other.diagnostics.iterations, first.diagnostics.iterations);
+    }
+    assert.deepEqual(ten.privacy.event, first.privacy.event);
+    for (const r of [first, ten]) {
+      const lambda = r.diagnostics.regularization as number;
+      const rep = reproduce(9, r.model.theta, r.diagnostics.noiseStd, lambda);
+      assert.ok(gradNorm('logistic', wide, rep.thetaTilde, rep.b, lambda, Math.SQRT2) <= roundedBound(wide, lambda, 0.01, rep));
     }
   });
 
