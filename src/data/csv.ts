@@ -697,12 +697,15 @@ export class CsvParser {
 /**
  * Column types for the real pass: an inferring pass over the first `TYPE_SAMPLE_BYTES` (complete
  * records only) guesses numeric or text for every undeclared column. Returns undefined when the
- * sample holds no complete header.
+ * sample holds no complete header. When the options declare every column's type, only the header
+ * is read (the same answer: nothing is guessed).
  */
 export function guessColumnTypes(sample: Uint8Array, options: CsvOptions, whole: boolean): { types: CsvColumnType[]; guessed: boolean[] } | undefined {
   const parser = new CsvParser(options);
-  parser.consume(sample, 0, sample.length, whole);
+  const records = parser.consumeColumns(sample, 0, sample.length, whole);
   if (!parser.hasColumns()) return undefined;
+  if (!parser.needsInference()) return { types: parser.inferredTypes(), guessed: parser.inferredTypes().map(() => false) };
+  parser.consume(sample, records, sample.length, whole);
   return { types: parser.inferredTypes(), guessed: whole ? parser.inferredTypes().map(() => false) : parser.numericGuesses() };
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { CsvParser, parseCsv, type CsvOptions } from '../../src/data/csv.js';
+import { CsvParser, guessColumnTypes, parseCsv, type CsvColumnType, type CsvOptions } from '../../src/data/csv.js';
 import { parseLibsvm } from '../../src/data/libsvm.js';
 import { parseDecimalBytes } from '../../src/data/parse-number.js';
 import type { RawTable } from '../../src/data/table.js';
@@ -253,5 +253,44 @@ test('text levels are the same when the parser is fed from one reused buffer, as
       assert.deepEqual(plain(parser.finish()), plain(parseCsv(bytes, { source: 's', columnTypes: { u: 'categorical', v: 'categorical' } })));
     }),
     { seed: 30, numRuns: 300 },
+  );
+});
+
+test('guessColumnTypes gives the answer of a whole inferring pass, reading only the header when every column is declared', () => {
+  // The reference: the sample parsed whole by an inferring parser (what guessColumnTypes did for every file).
+  const reference = (sample: Uint8Array, options: CsvOptions, whole: boolean): unknown => {
+    const parser = new CsvParser(options);
+    parser.consume(sample, 0, sample.length, whole);
+    if (!parser.hasColumns()) return undefined;
+    return { types: parser.inferredTypes(), guessed: whole ? parser.inferredTypes().map(() => false) : parser.numericGuesses() };
+  };
+  const cell = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map(String), fc.constantFrom('?', '', 'a', '"b, c"', '7'));
+  const type = fc.constantFrom<CsvColumnType | undefined>('numeric', 'categorical', 'skip', undefined);
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 4 }).chain((cols) => fc.tuple(fc.array(fc.array(cell, { minLength: cols, maxLength: cols }), { maxLength: 6 }), fc.array(type, { minLength: cols, maxLength: cols }), fc.boolean(), fc.boolean(), fc.nat(200))), ([rows, types, header, whole, cut]) => {
+      const cols = types.length;
+      const names = Array.from({ length: cols }, (_, j) => `c${j}`);
+      const text = [...(header ? [names.join(',')] : []), ...rows.map((r) => r.join(','))].join('\n') + '\n';
+      const bytes = encode(text);
+      const sample = whole ? bytes : bytes.subarray(0, Math.min(cut, bytes.length));
+      const columnTypes = Object.fromEntries(names.flatMap((name, j) => (types[j] === undefined ? [] : [[name, types[j]]])));
+      const options: CsvOptions = { source: 's', header, columnTypes, ...(header ? {} : { columnNames: names }) };
+      const outcome = (run: () => unknown): unknown => {
+        try {
+          return run();
+        } catch (error) {
+          return { error: (error as Error).message };
+        }
+      };
+      const expected = outcome(() => reference(sample, options, whole));
+      const got = outcome(() => guessColumnTypes(sample, options, whole));
+      if (expected !== undefined && 'error' in (expected as object) && !(got !== undefined && 'error' in (got as object))) {
+        // The whole pass met a bad record in the sample; reading the header alone did not: the
+        // reader's real pass (these types, from the first byte) meets it first, the same error.
+        const { types: guessedTypes } = got as { types: CsvColumnType[] };
+        assert.deepEqual(outcome(() => new CsvParser(options, guessedTypes).consume(sample, 0, sample.length, whole)), expected);
+      } else assert.deepEqual(got, expected);
+    }),
+    { seed: 31, numRuns: 1000 },
   );
 });
