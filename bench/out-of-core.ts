@@ -3,11 +3,12 @@
  * seeded 2e6 x 20 CSV with a yes/no label, in .bench-cache/, gitignored):
  *
  * - loading: `loadDataset` as `train --method dpgd` calls it (rows encoded into shared memory),
- *   `loadDataset` with its default store, dpfit's raw CSV reader (`readCsvFile`, no encoding),
+ *   `loadDataset` with its default store, the same on two threads (the opt-in parallel reader,
+ *   `data/node/parallel-csv.ts`), dpfit's raw CSV reader (`readCsvFile`, no encoding),
  *   and the peer, polars' `read_csv` (nodejs-polars: set DPFIT_POLARS_PATH to a directory where
  *   `npm i -E nodejs-polars@0.25.2 nodejs-polars-linux-x64-gnu@0.25.2` was run, or have it
  *   resolvable from here; absent, the row says so). Each reader runs in a fresh process (so each
- *   pays for its fresh memory, as a user's run does), rounds interleaved, medians printed.
+ *   pays for its fresh memory, as a user's run does), 5 rounds interleaved (3 for the steps), medians printed.
  * - out of core: the opening pass of `openStreamedDataset` under a forced `--max-memory` (encodes
  *   every record once into the temporary file) against `loadDataset`, and a DP-GD step out of
  *   core against a step in memory (the worker pool on every CPU, as `dpfit train` runs it), in
@@ -28,6 +29,8 @@ import { seededRng } from '../src/random/rng.js';
 const D = 20;
 const CACHE = join(process.cwd(), '.bench-cache');
 const ROUNDS = 3;
+/** Rounds of the loaders (a few seconds each; their ratios move by 10-20 % from round to round on a shared machine). */
+const LOAD_ROUNDS = 5;
 const STEPS = 5;
 /** Interleaved runs per process (out of core, then in memory). */
 const RUNS = 3;
@@ -107,8 +110,10 @@ async function child(what: string, csv: string, schemaPath: string, rows: number
     if (value.rowCount !== rows) throw new Error('rows');
     return print({ wall, cpu });
   }
-  if (what === 'load-train' || what === 'load-default') {
-    const { wall, cpu, value } = await time(() => loadDataset(csv, schema, { droppedRows: 'zeroRows', ...(what === 'load-train' ? { features: growingFeatures } : {}) }));
+  if (what === 'load-train' || what === 'load-default' || what === 'load-parallel') {
+    // load-parallel: the opt-in reader on two threads (`data/node/parallel-csv.ts`), polars' thread count here.
+    const parallel = what === 'load-parallel' ? { parallel: (await import('../src/data/node/parallel-csv.js')).encodeCsvParallel, threads: 2 } : {};
+    const { wall, cpu, value } = await time(() => loadDataset(csv, schema, { droppedRows: 'zeroRows', ...(what === 'load-default' ? {} : { features: growingFeatures }), ...parallel }));
     if (value.dataset.n !== rows) throw new Error('rows');
     return print({ wall, cpu });
   }
@@ -205,13 +210,13 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
   const model = cpus()[0]?.model ?? 'unknown CPU';
   const before = loadavg();
   process.stdout.write(`machine: ${model}, ${cpus().length} CPUs (nproc ${availableParallelism()}), load average ${before.map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min) before\n`);
-  process.stdout.write(`file: ${rows} x ${D} numbers + a yes/no label, ${(statSync(csv).size / 2 ** 20).toFixed(0)} MiB CSV; ${ROUNDS} interleaved rounds, medians\n`);
+  process.stdout.write(`file: ${rows} x ${D} numbers + a yes/no label, ${(statSync(csv).size / 2 ** 20).toFixed(0)} MiB CSV; interleaved rounds (${LOAD_ROUNDS} of the loaders, ${ROUNDS} of the steps), medians\n`);
 
-  const loaders = ['polars', 'raw', 'load-train', 'load-default'] as const;
+  const loaders = ['polars', 'raw', 'load-train', 'load-default', 'load-parallel'] as const;
   const loads: Record<string, { wall: number[]; cpu: number[]; absent?: boolean }> = Object.fromEntries(loaders.map((l) => [l, { wall: [], cpu: [] }]));
   const steps: Record<string, unknown>[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const what of loaders) {
+  for (let round = 0; round < Math.max(ROUNDS, LOAD_ROUNDS); round++) {
+    for (const what of round < LOAD_ROUNDS ? loaders : []) {
       const result = runChild(what, csv, schemaPath, rows) as { wall?: number; cpu?: number; absent?: boolean };
       if (result.absent === true) loads[what].absent = true;
       else {
@@ -219,13 +224,14 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
         loads[what].cpu.push(result.cpu as number);
       }
     }
-    steps.push(runChild('steps', csv, schemaPath, rows));
+    if (round < ROUNDS) steps.push(runChild('steps', csv, schemaPath, rows));
   }
   const names: Record<string, string> = {
     polars: 'polars read_csv (nodejs-polars 0.25.2)',
     raw: 'dpfit readCsvFile (raw columns, no encoding)',
     'load-train': 'dpfit loadDataset, as train --method dpgd',
     'load-default': 'dpfit loadDataset, default store',
+    'load-parallel': 'dpfit loadDataset as train, 2 threads (opt-in)',
   };
   const peer = loads.polars.absent === true ? undefined : { wall: median(loads.polars.wall), cpu: median(loads.polars.cpu) };
   process.stdout.write('\nloading (read + encode), each in a fresh process\n');

@@ -137,6 +137,22 @@ function decodeText(bytes: Uint8Array, start: number, end: number): string | und
   }
 }
 
+/** Levels of a text column recognised by their bytes (a column with more levels decodes the others). */
+const MATCHED_LEVELS = 16;
+
+/** The index of the level whose bytes are bytes[start, end), or -1. */
+function matchLevel(levels: readonly Uint8Array[], bytes: Uint8Array, start: number, end: number): number {
+  const length = end - start;
+  for (let k = 0; k < levels.length; k++) {
+    const level = levels[k];
+    if (level.length !== length) continue;
+    let i = 0;
+    while (i < length && level[i] === bytes[start + i]) i++;
+    if (i === length) return k;
+  }
+  return -1;
+}
+
 /** A growable column being filled. */
 interface Builder {
   kind: Kind;
@@ -145,6 +161,8 @@ interface Builder {
   codes: Int32Array;
   levels: string[];
   index: Map<string, number>;
+  /** The UTF-8 bytes each of the first `MATCHED_LEVELS` levels was read from (unquoted), matched before a field is decoded. */
+  levelBytes: Uint8Array[];
   /** Infer pass: still possibly numeric; and whether any non-missing value was seen. */
   numeric: boolean;
 }
@@ -245,7 +263,7 @@ export class CsvParser {
       else if (type === 'categorical') kind = Kind.Categorical;
       else if (type === 'skip') kind = Kind.Skip;
       else kind = Kind.Infer;
-      return { kind, name, values: new Float64Array(0), codes: new Int32Array(0), levels: [], index: new Map(), numeric: true };
+      return { kind, name, values: new Float64Array(0), codes: new Int32Array(0), levels: [], index: new Map(), levelBytes: [], numeric: true };
     });
     this.fastNumeric = this.builders.map((b) => b.kind === Kind.Numeric && !this.dialect.missingIsNumeric);
   }
@@ -314,12 +332,17 @@ export class CsvParser {
         b.codes[this.rows] = -1;
         return;
       }
-      const text = this.text(bytes, start, end, escaped, line);
-      let code = b.index.get(text);
-      if (code === undefined) {
-        code = b.levels.length;
-        b.levels.push(text);
-        b.index.set(text, code);
+      // A level met before is recognised by its bytes (no string made); the bytes decode to one text only.
+      let code = escaped ? -1 : matchLevel(b.levelBytes, bytes, start, end);
+      if (code < 0) {
+        const text = this.text(bytes, start, end, escaped, line);
+        code = b.index.get(text) ?? -1;
+        if (code < 0) {
+          code = b.levels.length;
+          b.levels.push(text);
+          b.index.set(text, code);
+          if (!escaped && code === b.levelBytes.length && code < MATCHED_LEVELS) b.levelBytes.push(new Uint8Array(bytes.subarray(start, end))); // a copy (a Buffer's slice is a view)
+        }
       }
       b.codes[this.rows] = code;
       return;
@@ -376,11 +399,14 @@ export class CsvParser {
       }
 
       const isHeader = this.names === undefined && this.dialect.header;
-      const headerFields: string[] = [];
       if (this.names !== undefined && this.rows === this.capacity) this.grow();
       let col = 0;
       const ncols = isHeader ? -2 : (this.names?.length ?? -1);
+      // The header's names (or a header-less first record's field count); no array for a data record.
+      const headerFields: string[] | undefined = ncols < 0 ? [] : undefined;
       const fastNumeric = this.fastNumeric;
+      const numericValues = this.numericValues;
+      const row = this.rows;
       // Fields of this record.
       for (;;) {
         // Leading spaces.
@@ -397,18 +423,23 @@ export class CsvParser {
           let c = q < end ? bytes[q] : -1;
           const negative = c === 45;
           if (negative || c === 43) c = ++q < end ? bytes[q] : -1;
-          let mantissa = 0;
+          // The significand's first 9 digits in an integer (integer arithmetic: a short dependency
+          // chain per digit), the further ones in a double; both exact while it has <= 15 digits.
+          let small = 0;
+          let large = 0;
           let digits = 0;
           let scale = 0;
           while (c >= 48 && c <= 57) {
-            mantissa = mantissa * 10 + (c - 48);
+            if (digits < 9) small = small * 10 + (c - 48);
+            else large = (digits === 9 ? small : large) * 10 + (c - 48);
             digits++;
             c = ++q < end ? bytes[q] : -1;
           }
           if (c === 46) {
             c = ++q < end ? bytes[q] : -1;
             while (c >= 48 && c <= 57) {
-              mantissa = mantissa * 10 + (c - 48);
+              if (digits < 9) small = small * 10 + (c - 48);
+              else large = (digits === 9 ? small : large) * 10 + (c - 48);
               digits++;
               scale++;
               c = ++q < end ? bytes[q] : -1;
@@ -416,8 +447,9 @@ export class CsvParser {
           }
           if (digits > 0 && digits <= 15 && scale <= 22 && (c === delimiter || c === LF || c === CR || (c === -1 && final))) {
             // <= 15 digits: the significand is an exact integer below 2^53 (Clinger's fast path, see parse-number.ts).
+            const mantissa = digits <= 9 ? small : large;
             const value = scale === 0 ? mantissa : mantissa / POW10[scale];
-            this.numericValues[col][this.rows] = negative ? -value : value;
+            numericValues[col][row] = negative ? -value : value;
             stored = true;
             stop = c;
             p = q;
@@ -480,9 +512,9 @@ export class CsvParser {
         if (isHeader) {
           const name = decodeText(bytes, fieldStart, fieldEnd);
           if (name === undefined) throw this.error('the header is not valid UTF-8 text', recordLine);
-          headerFields.push(escaped ? name.replaceAll('""', '"') : name);
+          (headerFields as string[]).push(escaped ? name.replaceAll('""', '"') : name);
         } else if (ncols === -1) {
-          headerFields.push(''); // headerless without names: the first record fixes the column count
+          (headerFields as string[]).push(''); // headerless without names: the first record fixes the column count
         } else if (col < ncols && !stored) {
           this.field(col, bytes, fieldStart, fieldEnd, escaped, recordLine);
         }
@@ -507,7 +539,7 @@ export class CsvParser {
       }
 
       if (isHeader) {
-        this.setNames(headerFields);
+        this.setNames(headerFields as string[]);
         pos = p;
         if (this.columnsOnly) return pos;
         continue records;
@@ -519,8 +551,8 @@ export class CsvParser {
         const without = given?.filter((name) => !this.dialect.optionalColumns.includes(name));
         this.setNames(
           given === undefined
-            ? headerFields.map((_, j) => `column${j + 1}`)
-            : without !== undefined && headerFields.length === without.length
+            ? (headerFields as string[]).map((_, j) => `column${j + 1}`)
+            : without !== undefined && (headerFields as string[]).length === without.length
               ? without
               : [...given],
         );
@@ -665,12 +697,15 @@ export class CsvParser {
 /**
  * Column types for the real pass: an inferring pass over the first `TYPE_SAMPLE_BYTES` (complete
  * records only) guesses numeric or text for every undeclared column. Returns undefined when the
- * sample holds no complete header.
+ * sample holds no complete header. When the options declare every column's type, only the header
+ * is read (the same answer: nothing is guessed).
  */
 export function guessColumnTypes(sample: Uint8Array, options: CsvOptions, whole: boolean): { types: CsvColumnType[]; guessed: boolean[] } | undefined {
   const parser = new CsvParser(options);
-  parser.consume(sample, 0, sample.length, whole);
+  const records = parser.consumeColumns(sample, 0, sample.length, whole);
   if (!parser.hasColumns()) return undefined;
+  if (!parser.needsInference()) return { types: parser.inferredTypes(), guessed: parser.inferredTypes().map(() => false) };
+  parser.consume(sample, records, sample.length, whole);
   return { types: parser.inferredTypes(), guessed: whole ? parser.inferredTypes().map(() => false) : parser.numericGuesses() };
 }
 

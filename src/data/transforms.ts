@@ -41,36 +41,63 @@ function robustNorm(x: Float64Array, start: number, end: number): number {
   return max * Math.sqrt(t);
 }
 
-/**
- * Rescales the non-zero row x[start, end) to L2 norm `target`, rounding down: divide by the
- * largest |x_k| first (so neither huge nor subnormal rows lose precision), then by the norm of the
- * result, times `target`; then shrink by ulps until the computed norm is at most
- * target * (1 - 4 eps). The margin keeps ||x|| <= target however a consumer sums the squares
- * (Math.hypot, another order): a norm bound is a privacy bound and errs on the safe side.
- */
-function rescaleRow(x: Float64Array, start: number, end: number, target: number): void {
+/** The largest |x_k| of x[start, end). */
+function maxAbs(x: Float64Array, start: number, end: number): number {
   let max = 0;
   for (let k = start; k < end; k++) max = Math.max(max, Math.abs(x[k]));
-  for (let k = start; k < end; k++) x[k] /= max;
-  const norm = Math.sqrt(sumSquares(x, start, end));
-  for (let k = start; k < end; k++) x[k] = (x[k] / norm) * target;
+  return max;
+}
+
+/**
+ * Rescales the non-zero row x[start, end) to L2 norm `target`, rounding down: divide by the
+ * largest |x_k| (`max`, from the caller) first (so neither huge nor subnormal rows lose
+ * precision), then by the norm of the result, times `target`; then shrink by ulps until the
+ * computed norm is at most target * (1 - 4 eps). The margin keeps ||x|| <= target however a
+ * consumer sums the squares (Math.hypot, another order): a norm bound is a privacy bound and errs
+ * on the safe side. Each pass sums the squares of the values it writes, in index order: the sums
+ * a separate pass over the written row would find, with one pass over the row instead of two.
+ */
+function rescaleRow(x: Float64Array, start: number, end: number, target: number, max: number): void {
+  let s = 0;
+  for (let k = start; k < end; k++) {
+    const v = x[k] / max;
+    x[k] = v;
+    s += v * v;
+  }
+  const norm = Math.sqrt(s);
+  let t = 0;
+  for (let k = start; k < end; k++) {
+    const v = (x[k] / norm) * target;
+    x[k] = v;
+    t += v * v;
+  }
   const safe = target * (1 - 4 * Number.EPSILON);
   let guard = 0;
-  while (Math.sqrt(sumSquares(x, start, end)) > safe && guard++ < 64) {
-    for (let k = start; k < end; k++) x[k] *= 1 - 2 * Number.EPSILON;
+  while (Math.sqrt(t) > safe && guard++ < 64) {
+    t = 0;
+    for (let k = start; k < end; k++) {
+      const v = x[k] * (1 - 2 * Number.EPSILON);
+      x[k] = v;
+      t += v * v;
+    }
   }
 }
 
-/** Rescales the row x[start, end) in place to unit norm, as `normalizeRows` does to each row (a zero row stays zero). */
+/**
+ * Rescales the row x[start, end) in place to unit norm, as `normalizeRows` does to each row (a
+ * zero row stays zero). The row is rescaled exactly when `robustNorm` finds a positive norm, which
+ * is when its largest |x_k| is positive (a NaN entry makes both false), so one pass finding that
+ * largest entry decides.
+ */
 export function normalizeRowInPlace(x: Float64Array, start: number, end: number): void {
-  const norm = robustNorm(x, start, end);
-  if (norm > 0) rescaleRow(x, start, end, 1);
+  const max = maxAbs(x, start, end);
+  if (max > 0) rescaleRow(x, start, end, 1, max);
 }
 
 /** Scales the row x[start, end) in place down to norm `clipNorm` if it is longer, as `clipRows` does to each row. */
 export function clipRowInPlace(x: Float64Array, start: number, end: number, clipNorm: number): void {
   const norm = robustNorm(x, start, end);
-  if (norm > clipNorm) rescaleRow(x, start, end, clipNorm);
+  if (norm > clipNorm) rescaleRow(x, start, end, clipNorm, maxAbs(x, start, end));
 }
 
 function copyOf(dataset: Dataset): { x: Float64Array; y: Float64Array } {

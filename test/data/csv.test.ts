@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { CsvParser, parseCsv, type CsvOptions } from '../../src/data/csv.js';
+import { CsvParser, guessColumnTypes, parseCsv, type CsvColumnType, type CsvOptions } from '../../src/data/csv.js';
 import { parseLibsvm } from '../../src/data/libsvm.js';
 import { parseDecimalBytes } from '../../src/data/parse-number.js';
 import type { RawTable } from '../../src/data/table.js';
@@ -194,4 +194,103 @@ test('LIBSVM: sparse rows to dense, qid ignored, comments, positive label mappin
   throwsData(() => parseLibsvm(encode('abc 1:1\n'), { source: 'a.svm' }), /^(?!.*abc).*line 1, column 'label': the label is not a number$/);
   throwsData(() => parseLibsvm(encode('1 1=2\n')), /^(?!.*1=2).*a field is not an index:value pair$/);
   throwsData(() => parseLibsvm(encode('\n# only comments\n'), { source: 'e.svm' }), /^e\.svm: the file is empty/);
+});
+
+test('numbers in a declared numeric column are Number(text) bit for bit (the parser\'s fused fast path and its fallback)', () => {
+  // Each text before a delimiter, before CR LF, before LF, before CR, and at the end of the input.
+  const check = (texts: readonly string[]): void => {
+    const ends = ['\r\n', '\n', '\r'];
+    const text = `a,b\n${texts.map((t, i) => `${t},${t}${i + 1 < texts.length ? ends[i % 3] : ''}`).join('')}`;
+    const table = parseCsv(encode(text), { columnTypes: 'numeric' });
+    for (const column of table.columns) {
+      const values = (column as { values: Float64Array }).values;
+      texts.forEach((t, i) => {
+        const expected = Number(t);
+        assert.ok(Object.is(values[i], Number.isFinite(expected) ? expected : NaN), `${t}: ${values[i]} vs ${expected}`);
+      });
+    }
+  };
+  // Significands of 8, 9, 10 digits (the integer accumulator hands over to the double at 9), 15 and 16 (the fast path's limit), 22 and 23 decimals.
+  check(['0', '-0', '+7', '.5', '5.', '-.5', '12345678', '123456789', '1234567890', '-999999999', '9999999999', '0.123456789', '0.1234567890', '123456789012345', '1234567890123456', '9007199254740993', '0.9999999999999999', '1.000000000000001', '0.0000000000000000000001', '0.00000000000000000000001', '000123.4500', '0.832529', '-0.966021', '1e5', '-1.25e3', '2.2250738585072014e-308']);
+  fc.assert(
+    fc.property(fc.array(fc.stringMatching(/^[-+]?[0-9]{0,17}(\.[0-9]{0,24})?$/).filter((t) => /[0-9]/.test(t)), { minLength: 1, maxLength: 20 }), (texts) => check(texts)),
+    { seed: 28, numRuns: 2000 },
+  );
+  fc.assert(
+    fc.property(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }).chain((x) => fc.constantFrom(String(x), Math.abs(x) < 1e15 ? x.toFixed(6) : String(x))), { minLength: 1, maxLength: 20 }), (texts) => check(texts)),
+    { seed: 29, numRuns: 1000 },
+  );
+});
+
+test('text levels are the same when the parser is fed from one reused buffer, as the file reader does (levels matched by their bytes)', () => {
+  // Many levels (more than are matched by bytes), UTF-8, quoted and escaped ones, the same text quoted and not.
+  const level = fc.constantFrom('yes', 'no', 'Zürich', 'Zurich', '"yes"', '"a ""b"""', 'a "b"', 'é', 'e', ...Array.from({ length: 30 }, (_, k) => `L${k}`));
+  fc.assert(
+    fc.property(fc.array(fc.tuple(level, level), { minLength: 1, maxLength: 200 }), fc.integer({ min: 8, max: 64 }), (rows, size) => {
+      const bytes = encode(`u,v\n${rows.map(([u, v]) => `${u},${v}`).join('\n')}\n`);
+      const parser = new CsvParser({ source: 's', columnTypes: { u: 'categorical', v: 'categorical' } });
+      // One buffer, overwritten by each read (streamFile's way): what the parser keeps must not point into it.
+      let buffer = Buffer.alloc(size);
+      let filled = 0;
+      let offset = 0;
+      while (offset < bytes.length || filled > 0) {
+        if (filled === buffer.length) {
+          const bigger = Buffer.alloc(buffer.length * 2);
+          bigger.set(buffer);
+          buffer = bigger;
+        }
+        const take = Math.min(buffer.length - filled, bytes.length - offset);
+        buffer.set(bytes.subarray(offset, offset + take), filled);
+        filled += take;
+        offset += take;
+        const final = offset === bytes.length;
+        const consumed = parser.consume(buffer, 0, filled, final);
+        buffer.copyWithin(0, consumed, filled);
+        buffer.fill(0x41, filled - consumed); // scribble over the bytes just consumed
+        filled -= consumed;
+        if (final) break;
+      }
+      assert.deepEqual(plain(parser.finish()), plain(parseCsv(bytes, { source: 's', columnTypes: { u: 'categorical', v: 'categorical' } })));
+    }),
+    { seed: 30, numRuns: 300 },
+  );
+});
+
+test('guessColumnTypes gives the answer of a whole inferring pass, reading only the header when every column is declared', () => {
+  // The reference: the sample parsed whole by an inferring parser (what guessColumnTypes did for every file).
+  const reference = (sample: Uint8Array, options: CsvOptions, whole: boolean): unknown => {
+    const parser = new CsvParser(options);
+    parser.consume(sample, 0, sample.length, whole);
+    if (!parser.hasColumns()) return undefined;
+    return { types: parser.inferredTypes(), guessed: whole ? parser.inferredTypes().map(() => false) : parser.numericGuesses() };
+  };
+  const cell = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map(String), fc.constantFrom('?', '', 'a', '"b, c"', '7'));
+  const type = fc.constantFrom<CsvColumnType | undefined>('numeric', 'categorical', 'skip', undefined);
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 4 }).chain((cols) => fc.tuple(fc.array(fc.array(cell, { minLength: cols, maxLength: cols }), { maxLength: 6 }), fc.array(type, { minLength: cols, maxLength: cols }), fc.boolean(), fc.boolean(), fc.nat(200))), ([rows, types, header, whole, cut]) => {
+      const cols = types.length;
+      const names = Array.from({ length: cols }, (_, j) => `c${j}`);
+      const text = [...(header ? [names.join(',')] : []), ...rows.map((r) => r.join(','))].join('\n') + '\n';
+      const bytes = encode(text);
+      const sample = whole ? bytes : bytes.subarray(0, Math.min(cut, bytes.length));
+      const columnTypes = Object.fromEntries(names.flatMap((name, j) => (types[j] === undefined ? [] : [[name, types[j]]])));
+      const options: CsvOptions = { source: 's', header, columnTypes, ...(header ? {} : { columnNames: names }) };
+      const outcome = (run: () => unknown): unknown => {
+        try {
+          return run();
+        } catch (error) {
+          return { error: (error as Error).message };
+        }
+      };
+      const expected = outcome(() => reference(sample, options, whole));
+      const got = outcome(() => guessColumnTypes(sample, options, whole));
+      if (expected !== undefined && 'error' in (expected as object) && !(got !== undefined && 'error' in (got as object))) {
+        // The whole pass met a bad record in the sample; reading the header alone did not: the
+        // reader's real pass (these types, from the first byte) meets it first, the same error.
+        const { types: guessedTypes } = got as { types: CsvColumnType[] };
+        assert.deepEqual(outcome(() => new CsvParser(options, guessedTypes).consume(sample, 0, sample.length, whole)), expected);
+      } else assert.deepEqual(got, expected);
+    }),
+    { seed: 31, numRuns: 1000 },
+  );
 });

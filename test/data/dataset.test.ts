@@ -7,6 +7,7 @@ import { addIntercept, clipRows, clipRowsMahalanobis, normalizeRows, scaleRows }
 import { DataFormatError, InvalidParameterError } from '../../src/errors.js';
 import { seededRng } from '../../src/random/rng.js';
 import { ALPHA, normalCdf } from '../helpers/stats.js';
+import { referenceClip, referenceNormalize } from '../helpers/reference-row-rescale.js';
 
 function small(): Dataset {
   return createDataset({ x: Float64Array.of(3, 4, 0, 0, 1, 1), y: Float64Array.of(1, 0, 1), d: 2, featureNames: ['a', 'b'] });
@@ -165,4 +166,30 @@ test('two-party splits as in 000 Sec. 6: random, label (50 random points each, t
   assert.throws(() => twoPartySplit(data, { kind: 'bias', rng: seededRng(1) }), /bias must be a vector of length d = 3/);
   assert.throws(() => twoPartySplit(data, { kind: 'label', seedPoints: 600, rng: seededRng(1) }), /seedPoints must be at most n \/ 2/);
   assert.throws(() => twoPartySplit(data, { kind: 'other' as never, rng: seededRng(1) }), /kind must be/);
+});
+
+test('normalizeRows and clipRows give the rows of the unfused rescaling bit for bit (property: random rows, tiny, huge, zero, non-finite entries)', () => {
+  const entry = fc.oneof(
+    fc.double({ min: -10, max: 10, noNaN: true }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom(0, -0, 5e-324, -2.2250738585072014e-308, 1e-160, 1e154, -1e200, 1.7976931348623157e308, 1, -1, 0.1),
+  );
+  const special = fc.constantFrom(NaN, Infinity, -Infinity);
+  const rows = fc.integer({ min: 1, max: 25 }).chain((d) =>
+    fc.tuple(fc.constant(d), fc.array(fc.array(fc.oneof({ weight: 30, arbitrary: entry }, { weight: 1, arbitrary: special }), { minLength: d, maxLength: d }), { minLength: 1, maxLength: 8 })),
+  );
+  const bits = (x: Float64Array): string => Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('hex');
+  fc.assert(
+    fc.property(rows, fc.double({ min: 1e-3, max: 1e3, noNaN: true }), ([d, table], clipNorm) => {
+      const x = Float64Array.from(table.flat());
+      const data = { x, y: new Float64Array(table.length), n: table.length, d, featureNames: Array.from({ length: d }, (_, j) => `f${j}`) };
+      const normalized = x.slice();
+      referenceNormalize(normalized, d);
+      assert.equal(bits(normalizeRows(data).x), bits(normalized));
+      const clipped = x.slice();
+      referenceClip(clipped, d, clipNorm);
+      assert.equal(bits(clipRows(data, clipNorm).x), bits(clipped));
+    }),
+    { seed: 281, numRuns: 3000 },
+  );
 });
