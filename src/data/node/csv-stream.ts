@@ -3,10 +3,9 @@
  * range of it, in chunks that end at a line break (a record longer than half the buffer grows it);
  * `readPrefix` reads the first bytes for guessing column types.
  */
-import { open } from 'node:fs/promises';
 import { DataFormatError } from '../../errors.js';
 import type { CsvParser } from '../csv.js';
-import { openError } from './files.js';
+import { openError, openForReading } from './files.js';
 
 /** Bytes read per chunk by the built-in CSV reader. */
 export const CHUNK_BYTES = 16 * 1024 * 1024;
@@ -19,12 +18,7 @@ export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
  * `chunkBytes` at a time (`afterChunk` after each chunk is parsed).
  */
 export async function streamFile(path: string, parser: CsvParser, chunkBytes: number, afterChunk?: () => void, range?: { readonly start: number; readonly end: number }): Promise<void> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw openError(path, error);
-  }
+  const handle = await openForReading(path);
   try {
     let buffer = Buffer.allocUnsafe(chunkBytes);
     let filled = 0;
@@ -68,12 +62,7 @@ export async function streamFile(path: string, parser: CsvParser, chunkBytes: nu
 
 /** The first `bytes` bytes of a file (fewer if it is shorter). */
 export async function readPrefix(path: string, bytes: number): Promise<Buffer> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw openError(path, error);
-  }
+  const handle = await openForReading(path);
   try {
     const buffer = Buffer.alloc(bytes);
     let filled = 0;

@@ -3,7 +3,7 @@
  * and what the file system said, in words a user understands. Every refusal is one line naming
  * the path.
  */
-import { stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { DataFormatError } from '../../errors.js';
 
@@ -70,6 +70,15 @@ export function openError(path: string, error: unknown): DataFormatError {
   if (code === 'EISDIR') return new DataFormatError(path, 'is a directory, not a data file');
   if (code === 'EACCES' || code === 'EPERM') return new DataFormatError(path, 'permission denied');
   return new DataFormatError(path, `cannot be read (${error instanceof Error ? error.message : String(error)})`);
+}
+
+/** Opens `path` for reading; a refusal is `openError`'s one line naming the path. */
+export async function openForReading(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r');
+  } catch (error) {
+    throw openError(path, error);
+  }
 }
 
 /**

@@ -18,7 +18,6 @@
  *
  * Node only. Worker threads: `parallel-csv-worker.ts`.
  */
-import { open } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
 import { DataFormatError } from '../../errors.js';
 import { startModuleWorker } from '../../worker-threads.js';
@@ -28,7 +27,7 @@ import { addEncodedRows, schemaEncoder, type EncodedRows } from '../schema/encod
 import type { Schema } from '../schema/types.js';
 import { readPrefix, streamFile } from './csv-stream.js';
 import type { ParallelCsvReader, ParallelOutcome } from './read.js';
-import { openError } from './files.js';
+import { openError, openForReading } from './files.js';
 
 /** Bytes scanned per read when counting a range. */
 const COUNT_BYTES = 16 * 2 ** 20;
@@ -44,12 +43,7 @@ export interface RangeCount {
 
 /** Counts the line feeds of bytes [start, end) and whether a quote or a carriage return occurs there. */
 export async function countCsvRange(path: string, start: number, end: number): Promise<RangeCount> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw openError(path, error);
-  }
+  const handle = await openForReading(path);
   try {
     const buffer = Buffer.allocUnsafe(Math.min(COUNT_BYTES, Math.max(1, end - start)));
     let lineFeeds = 0;
@@ -207,7 +201,7 @@ export const encodeCsvParallel: ParallelCsvReader = async (
   const starts = [dataStart];
   for (let k = 1; k < ranges; k++) {
     const target = dataStart + Math.floor((k * (size - dataStart)) / ranges);
-    const handle = await open(path, 'r');
+    const handle = await openForReading(path);
     try {
       const window = Buffer.alloc(2 ** 20);
       const { bytesRead } = await handle.read(window, 0, window.length, target);
