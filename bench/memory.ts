@@ -10,37 +10,14 @@
  * `npm run bench -- memory`, or `node --import tsx bench/memory.ts [ROWS]`.
  */
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { seededRng } from '../src/random/rng.js';
+import { SYNTHETIC_FEATURES, writeSyntheticCsv } from './synthetic-csv.js';
 
-const D = 20;
+const D = SYNTHETIC_FEATURES;
 const CACHE = join(process.cwd(), '.bench-cache');
 
-async function writeCsv(path: string, n: number): Promise<void> {
-  const rng = seededRng(16);
-  const out = createWriteStream(path);
-  const header = [...Array.from({ length: D }, (_, j) => `x${j}`), 'y'].join(',');
-  let batch: string[] = [header];
-  for (let i = 0; i < n; i++) {
-    const fields: string[] = [];
-    let s = 0;
-    for (let j = 0; j < D; j++) {
-      const v = rng.nextDouble() * 2 - 1;
-      s += v * (j % 3 === 0 ? 1 : -0.5);
-      fields.push(v.toFixed(6));
-    }
-    fields.push(s + 0.3 * (rng.nextDouble() - 0.5) > 0 ? 'yes' : 'no');
-    batch.push(fields.join(','));
-    if (batch.length >= 10_000) {
-      if (!out.write(`${batch.join('\n')}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-      batch = [];
-    }
-  }
-  out.write(batch.length > 0 ? `${batch.join('\n')}\n` : '');
-  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-}
 
 /** Peak RSS in bytes of `node COMMAND ARGS`, or undefined without /usr/bin/time. */
 function peakRss(command: string[], args: string[]): { bytes: number; status: number | null; stderr: string } | undefined {
@@ -59,7 +36,7 @@ export async function runMemoryBench(rows = 2_000_000): Promise<void> {
   const schema = join(CACHE, `train-${D}.schema.json`);
   if (!existsSync(csv)) {
     process.stdout.write(`generating ${csv} (once)...\n`);
-    await writeCsv(`${csv}.tmp`, rows);
+    await writeSyntheticCsv(`${csv}.tmp`, rows);
     const { renameSync } = await import('node:fs');
     renameSync(`${csv}.tmp`, csv);
   }

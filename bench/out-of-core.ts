@@ -19,14 +19,15 @@
  * `node --import tsx bench/out-of-core.ts [ROWS]`.
  */
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { seededRng } from '../src/random/rng.js';
+import { SYNTHETIC_FEATURES, writeSyntheticCsv } from './synthetic-csv.js';
 
-const D = 20;
+const D = SYNTHETIC_FEATURES;
 const CACHE = join(process.cwd(), '.bench-cache');
 const ROUNDS = 3;
 /** Rounds of the loaders (a few seconds each; their ratios move by 10-20 % from round to round on a shared machine). */
@@ -37,28 +38,6 @@ const RUNS = 3;
 /** The forced cap of the out-of-core runs. */
 const MAX_MEMORY = '512MB';
 
-async function writeCsv(path: string, n: number): Promise<void> {
-  const rng = seededRng(16);
-  const out = createWriteStream(path);
-  let batch: string[] = [[...Array.from({ length: D }, (_, j) => `x${j}`), 'y'].join(',')];
-  for (let i = 0; i < n; i++) {
-    const fields: string[] = [];
-    let s = 0;
-    for (let j = 0; j < D; j++) {
-      const v = rng.nextDouble() * 2 - 1;
-      s += v * (j % 3 === 0 ? 1 : -0.5);
-      fields.push(v.toFixed(6));
-    }
-    fields.push(s + 0.3 * (rng.nextDouble() - 0.5) > 0 ? 'yes' : 'no');
-    batch.push(fields.join(','));
-    if (batch.length >= 10_000) {
-      if (!out.write(`${batch.join('\n')}\n`)) await new Promise<void>((done) => out.once('drain', () => done()));
-      batch = [];
-    }
-  }
-  out.write(batch.length > 0 ? `${batch.join('\n')}\n` : '');
-  await new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done())));
-}
 
 const SCHEMA = {
   version: 1,
@@ -203,7 +182,7 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
   const schemaPath = join(CACHE, `ooc-${D}.schema.json`);
   if (!existsSync(csv)) {
     process.stdout.write(`generating ${csv} (once)...\n`);
-    await writeCsv(`${csv}.tmp`, rows);
+    await writeSyntheticCsv(`${csv}.tmp`, rows);
     renameSync(`${csv}.tmp`, csv);
   }
   writeFileSync(schemaPath, JSON.stringify(SCHEMA));
