@@ -15,6 +15,9 @@ import { progressBar } from '../progress.js';
 import { deltaOption } from '../delta-option.js';
 import { checkGradientLimit, checkStepLimit, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, sci } from '../limits.js';
 import { MAX_RELEASED_VALUES } from '../../audit/audit-options.js';
+import { writeOutputFiles, type CheckedOutput } from '../../data/node/atomic-write.js';
+import { auditTradeOffFigure } from '../audit-figure.js';
+import { checkOutputPaths } from '../output-files.js';
 
 interface AuditFlags {
   method: string;
@@ -40,11 +43,18 @@ interface AuditFlags {
   canaries?: number;
   guesses?: number;
   loss?: string;
+  plot?: string;
+  ledger?: string;
+  budgetEpsilon?: number;
+  budgetDelta?: number;
+  datasetSize?: number;
 }
 
 /** The flags of the many-run audit that a one-run audit does not take, and the reverse. */
-const MANY_RUN_ONLY = ['runs', 'rows', 'threads'] as const;
+const MANY_RUN_ONLY = ['runs', 'rows', 'threads', 'plot'] as const;
 const ONE_RUN_ONLY = ['data', 'schema', 'canaries', 'guesses', 'loss'] as const;
+/** One-run flags whose names are not their keys (the budget of --ledger, the declared n). */
+const ONE_RUN_ONLY_NAMED = [['ledger', '--ledger'], ['budgetEpsilon', '--budget-epsilon'], ['budgetDelta', '--budget-delta'], ['datasetSize', '--dataset-size']] as const;
 /** Training flags passed to a one-run audit when given (the rest: the public rules of dpfit train). */
 const ONE_RUN_TRAINING = [['steps', 'steps'], ['epochs', 'epochs'], ['batchSize', 'batchSize'], ['clipNorm', 'clipNorm'], ['learningRate', 'learningRate'], ['loss', 'loss']] as const;
 
@@ -92,6 +102,12 @@ async function oneRun(flags: AuditFlags, command: Command, io: CliIo, threatMode
     ].join('\n'),
   );
   if (r.violated) throw new BudgetExceededError(`the audit refutes the claim: epsilon >= ${formatNumber(r.epsilonLower, 4)} > claimed ${formatNumber(r.epsilonClaimed, 6)} (confidence ${r.confidence})`);
+}
+
+/** --plot's path: .svg or .png, checked as every output is before any work. */
+function checkPlotPath(path: string): CheckedOutput {
+  if (!/\.(svg|png)$/i.test(path)) throw new InvalidParameterError('--plot', path, 'a file name ending in .svg or .png');
+  return checkOutputPaths([{ flag: '--plot', path }])[0];
 }
 
 /** The --threat-model values and the library's names for them. */
@@ -157,6 +173,7 @@ export function registerAudit(program: Command, io: CliIo): void {
     .option('--canaries <M>', 'one-run: canaries inserted, each in the data with probability 1/2', parseIntegerFlag('--canaries'))
     .option('--guesses <R>', 'one-run: canaries guessed (R/2 in, R/2 out), fixed before the run (default M/5)', parseIntegerFlag('--guesses'))
     .option('--loss <L>', "one-run: the model's loss, logistic | squared (default logistic, as dpfit train)")
+    .option('--plot <FILE>', 'write the trade-off figure: the test against the accountant\'s curve and the lower bound\'s (SVG, or PNG for .png)')
     .option('--json', 'print one JSON object')
     .addHelpText(
       'after',
@@ -182,6 +199,14 @@ Two threat models (--threat-model), two adversaries:
               threshold test on the likelihood ratio (threshold chosen on half the runs, evaluated
               on the other half) is reported beside.
 
+The figure (--plot FILE.svg or .png): false negative rate against false positive rate of tests
+"the canary is in". The accountant's curve (the edge of its (epsilon, delta) region; for dpgd also
+the Gaussian trade-off whose epsilon at delta is the accountant's), the threshold test's observed
+rates (a dot) with their upper confidence bounds (a cross; the shaded box between), and the curve
+of the lower bound found (dashed). The true curve lies above the accountant's and, with
+probability >= --confidence, below the cross. Written whole after the runs, also when the claim
+is refuted (exit 4); its path is checked before any run.
+
 epsilon_lower holds with probability >= --confidence. A claim below it is refuted: exit 4. These
 audits use their own synthetic data (no private data are read), so they spend no privacy budget
 and take no --ledger. Measured (README, docs/audit.md):
@@ -202,7 +227,7 @@ Adult (32,561 rows), DP-SGD at epsilon 8, 1,000 canaries: epsilon >= 0.5-0.65 (l
 
 With --json: {method, epsilonLower, epsilonClaimed, epsilonAccounted, delta, runs, confidence,
 violated, test: {threshold, falsePositives, falseNegatives, evaluated}, threatModel, statistic,
-bounds: {<statistic>: epsilon lower bound}, gaussian?: {muEstimate, muLower, muNominal}}; with
+bounds: {<statistic>: epsilon lower bound}, gaussian?: {muEstimate, muLower, muNominal}, plot?: FILE}; with
 --one-run: {oneRun: true, method, threatModel, epsilonLower, epsilonClaimed, epsilonAccounted,
 delta, confidence, violated, canaries, guesses, correct}.
 
@@ -213,6 +238,7 @@ steps x (rows + 1) for dpgd, x batch size for dpsgd); accountant: runs x steps <
 Examples:
   $ dpfit audit --method dpgd --epsilon 4 --delta 1e-5 --runs 1000 --claimed-epsilon 0.1     # a false claim is refuted
   $ dpfit audit --method dpsgd --epsilon 4 --delta 1e-5 --runs 2000 --threat-model accountant
+  $ dpfit audit --method dpgd --epsilon 2 --delta 1e-5 --runs 2000 --threat-model accountant --plot curves.svg
   $ dpfit audit --one-run --method dpsgd --epsilon 8 --delta 1e-5 --data adult.data --schema adult.schema.json --canaries 1000`,
     )
     .action(async (flags: AuditFlags, command: Command) => {
@@ -222,6 +248,7 @@ Examples:
       if (threatModel === undefined || !Object.hasOwn(THREAT_MODELS, flags.threatModel)) throw new InvalidParameterError('--threat-model', flags.threatModel, 'last-model or accountant');
       if (flags.oneRun) return oneRun(flags, command, io, threatModel);
       for (const name of ONE_RUN_ONLY) if (flags[name] !== undefined) throw new InvalidParameterError(`--${name}`, flags[name], 'given only with --one-run');
+      for (const [key, flag] of ONE_RUN_ONLY_NAMED) if (flags[key] !== undefined) throw new InvalidParameterError(flag, flags[key], 'given only with --one-run (these runs use the audit\'s own synthetic data and spend no budget)');
       const steps = auditSteps(flags, command.getOptionValueSource('steps') === 'cli');
       // The limits of dpfit train (limits.ts), before any work: the steps of one run, and the gradients of all 2 x --runs trainings.
       const batch = flags.batchSize ?? Math.max(1, Math.floor(flags.rows / 10));
@@ -234,6 +261,8 @@ Examples:
       // The accountant model's runs take about a second on one thread: starting workers would cost more (measured 1 s against 3-5 s on 2 threads).
       const threads = flags.threads ?? (threatModel === 'accountant' ? 1 : availableParallelism());
       if (!(threads >= 1 && threads <= 256)) throw new InvalidParameterError('--threads', threads, 'an integer in [1, 256]');
+      // The figure's path, checked before any run (cli/output-files.ts); written whole after the verdict.
+      const plot = flags.plot === undefined ? undefined : checkPlotPath(flags.plot);
       const bar = progressBar(`auditing ${flags.method}, ${flags.threatModel} (${flags.runs} runs on each neighbour)`, { enabled: !flags.json });
       let result;
       try {
@@ -257,7 +286,11 @@ Examples:
         bar?.end(false);
         throw error;
       }
-      printResult(io, Boolean(flags.json), result, () => describe(result));
+      if (plot !== undefined) {
+        const figure = await auditTradeOffFigure(result);
+        writeOutputFiles([{ output: plot, data: plot.path.toLowerCase().endsWith('.png') ? figure.png : figure.svg }]);
+      }
+      printResult(io, Boolean(flags.json), plot === undefined ? result : { ...result, plot: plot.path }, () => `${describe(result)}${plot === undefined ? '' : `\n  figure     ${plot.path}`}`);
       if (result.violated) throw new BudgetExceededError(`the audit refutes the claim: epsilon >= ${formatNumber(result.epsilonLower, 4)} > claimed ${formatNumber(result.epsilonClaimed, 6)} (confidence ${result.confidence})`);
     });
 }
