@@ -12,7 +12,9 @@
  * - DP-GD's releases are Gaussian, so its curve is a Gaussian trade-off G_mu
  *   (`gaussian-dp-bound.ts`, DRS Def. 2.7). The accountant's mu is the one whose epsilon at delta
  *   is the accountant's epsilon (DRS Cor. 2.13), rounded UP (a lower curve: what the accountant
- *   claims, never more).
+ *   claims, never more). T Gaussian releases are mu-GDP exactly for the mu of their composition
+ *   (DRS Cor. 3.3), and any accountant's epsilon is at least that mu's epsilon, so this mu is at
+ *   least the run's: the true curve lies above the drawn one.
  * - The audit's test (`AuditResult.test`): its observed rates and their Clopper-Pearson upper
  *   bounds at the level each rate had in the bound (last model: (1 - confidence) / (2 x 41), the
  *   union over both rates and `canary-audit.ts`' 41 fixed thresholds; accountant model: the split
