@@ -56,6 +56,7 @@ import * as learnersEntry from '../src/entries/learners.js';
 import * as mathEntry from '../src/entries/math.js';
 import * as mechanismsEntry from '../src/entries/mechanisms.js';
 import * as nodeEntry from '../src/entries/node.js';
+import * as auditEntry from '../src/entries/audit.js';
 import * as root from '../src/index.js';
 import { trainAmp } from '../src/learners/perturbation/approximate-minima-perturbation.js';
 import { trainDpGd } from '../src/learners/gradient/dp-gd.js';
@@ -234,6 +235,10 @@ const ROWS: readonly Row[] = [
   row('auditLearner', 'run', 'runs', (o) => auditLearner({ ...auditOptions, ...o })),
   row('auditLearnerParallel', 'claimedEpsilion', 'claimedEpsilon', (o) => auditLearnerParallel({ ...auditOptions, rng: undefined, ...o }, 2)),
   row('canaryScores', 'confidance', 'confidence', (o) => canaryScores({ ...auditOptions, ...o }, 20, noDraws)),
+  row('oneRunAudit', 'canaris', 'canaries', (o) => auditEntry.oneRunAudit(untouchable as never, { method: 'dpsgd', epsilon: 1, delta: 1e-5, canaries: 10, rng: noDraws, ...o })),
+  row('planOneRunAudit', 'gueses', 'guesses', (o) => auditEntry.planOneRunAudit(untouchable as never, { method: 'dpsgd', epsilon: 1, delta: 1e-5, canaries: 10, ...o })),
+  row('auditTradeOffCurves', 'point', 'points', (o) => auditEntry.auditTradeOffCurves(untouchable as never, { ...o })),
+  row('auditTradeOffFigure', 'points_', 'points', (o) => auditEntry.auditTradeOffFigure(untouchable as never, { ...o }), 'auditTradeOffCurves'),
   row('lineBandChart', 'logy', 'logY', (o) => lineBandChart([], { title: 't', xTitle: 'x', yTitle: 'y', ...o })),
   row('privacyCurveChart', 'subTitle', 'subtitle', (o) => privacyCurveChart([], { title: 't', ...o })),
   row('errorBarChart', 'refrence', 'reference', (o) => errorBarChart([], { title: 't', xTitle: 'x', yTitle: 'y', ...o })),
@@ -293,7 +298,7 @@ test('a key close to no option is refused without a suggestion, in every options
 });
 
 /** Every value dpfit exports: the root and its subpaths (package.json's exports). */
-const api = { ...root, ...accountingEntry, ...mechanismsEntry, ...mathEntry, ...dataEntry, ...learnersEntry, ...nodeEntry };
+const api = { ...root, ...accountingEntry, ...mechanismsEntry, ...mathEntry, ...dataEntry, ...learnersEntry, ...nodeEntry, ...auditEntry };
 
 test('the table covers every export of the package (its root and subpaths) with an options-like parameter, or says why not', () => {
   /** Exports deliberately not in the table, and why. */

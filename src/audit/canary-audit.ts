@@ -46,8 +46,8 @@ export { epsilonLowerBound };
 export type { AuditMethod, AuditOptions, AuditResult, ThreatModel } from './audit-options.js';
 
 const LABEL = 1e9;
-/** Thresholds of the test: 0, s0/4, ..., 10 s0. */
-const THRESHOLDS = 41;
+/** Thresholds of the test: 0, s0/4, ..., 10 s0 (the union bound covers all of them: `trade-off-curves.ts` reads the count). */
+export const FIXED_THRESHOLDS = 41;
 const RADIUS = 1e3;
 
 /** The auditor's rows (fixed seed: public) plus the canary (label +Y), the anti-canary (-Y) or nothing. */
@@ -109,7 +109,7 @@ function lastModelVerdict(options: AuditOptions, scores: { inside: readonly numb
   // s0 = T lr C / n (DP-SGD divides by the expected batch, so its mean effect is the same). Every run
   // is evaluated; the bound holds for all GRID thresholds at once by a union bound (Bonferroni).
   const s0 = (a.steps * a.learningRate * a.clipNorm) / (a.rows + 1);
-  const grid = Array.from({ length: THRESHOLDS }, (_, j) => (s0 * j) / 4);
+  const grid = Array.from({ length: FIXED_THRESHOLDS }, (_, j) => (s0 * j) / 4);
   const perThreshold = 1 - (1 - a.confidence) / grid.length;
   let best = { threshold: grid[0], falsePositives: 0, falseNegatives: 0, bound: -1 };
   for (const threshold of grid) {

@@ -33,12 +33,19 @@
  * canaries' count, the guesses, the right ones, the bounds): post-processing of the trained model
  * (W is a function of the model and the secret bits, which are independent of the data), whose
  * privacy the run's own report covers. No model, metric or diagnostic leaves this function.
+ *
+ * What it spends. The training is a release of the user's data (with the canaries, which are the
+ * auditor's): `planOneRunAudit` computes its event from public values before the data are read,
+ * by the same resolution (`auditedRun`), so that a budget reserves it as it reserves a `train()`
+ * run; given `reserved`, the run checks it released exactly that (`requirePlannedRelease`).
  */
 import type { GlmData } from '../learners/glm/types.js';
 import { InvalidParameterError } from '../errors.js';
 import { trainDpGd, type DpGdOptions } from '../learners/gradient/dp-gd.js';
 import { trainDpSgd, type DpSgdOptions } from '../learners/gradient/dp-sgd.js';
-import { resolveTraining, type SchemaBoundedData } from '../learners/train.js';
+import type { PlannedRelease } from '../learners/learner.js';
+import { learnerNamed } from '../learners/registry.js';
+import { requirePlannedRelease, resolvePlannedTraining, resolveTraining, type PublicTrainingShape, type ResolvedTraining, type SchemaBoundedData } from '../learners/train.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 import type { AuditMethod, ThreatModel } from './audit-options.js';
@@ -64,6 +71,12 @@ export interface OneRunOptions {
   /** The secret bits' and the training's randomness (default secure). */
   readonly rng?: Rng;
   readonly onStep?: (step: number, steps: number) => void;
+  /**
+   * The release reserved for this run in a budget before the data were read (`planOneRunAudit`,
+   * or a non-private charge): the run must release exactly it, else it throws and returns nothing
+   * (as `dpfit train --ledger` checks its run).
+   */
+  readonly reserved?: PlannedRelease;
 }
 
 export interface OneRunResult {
@@ -82,7 +95,7 @@ export interface OneRunResult {
   readonly correct: number;
 }
 
-const ONE_RUN_OPTIONS = optionNames<OneRunOptions>({ method: true, epsilon: true, delta: true, canaries: true, guesses: true, confidence: true, claimedEpsilon: true, threatModel: true, training: true, rng: true, onStep: true });
+const ONE_RUN_OPTIONS = optionNames<OneRunOptions>({ method: true, epsilon: true, delta: true, canaries: true, guesses: true, confidence: true, claimedEpsilon: true, threatModel: true, training: true, rng: true, onStep: true, reserved: true });
 /** Options the audit sets itself: the learner's own names for them are refused in `training`. */
 const OWN_TRAINING_KEYS = ['method', 'epsilon', 'delta', 'rng', 'onStep', 'featureNames'];
 const SQUARED_LABEL = 1e9;
@@ -116,9 +129,9 @@ function secretBits(m: number, rng: Rng): Int8Array {
   return bits;
 }
 
-/** Trains once with canaries and returns the audit's numbers only (file comment). */
-export function oneRunAudit(data: SchemaBoundedData, options: OneRunOptions): OneRunResult {
-  rejectUnknownOptions(options, ONE_RUN_OPTIONS, 'oneRunAudit');
+/** The options of a one-run audit, checked (every check before anything is read or trained). */
+function checkOneRun(options: OneRunOptions, where: string) {
+  rejectUnknownOptions(options, ONE_RUN_OPTIONS, where);
   const method = options.method;
   if (method !== 'dpgd' && method !== 'dpsgd') throw new InvalidParameterError('method', method, "'dpgd' or 'dpsgd'");
   const threatModel = options.threatModel ?? 'lastModel';
@@ -131,9 +144,45 @@ export function oneRunAudit(data: SchemaBoundedData, options: OneRunOptions): On
   const delta = requireOpenUnit('delta', options.delta);
   const training = options.training ?? {};
   for (const key of OWN_TRAINING_KEYS) if (key in training) throw new InvalidParameterError(`training.${key}`, training[key], `absent (the audit sets ${key} itself)`);
-  // The user's run, completed by the public rules on the user's data: what `dpfit train` would train.
-  const resolved = resolveTraining(data, { method, epsilon, delta, ...training } as Parameters<typeof resolveTraining>[1], 'oneRunAudit');
+  return { method, threatModel, m, guesses, confidence, epsilon, delta, trainOptions: { method, epsilon, delta, ...training } as Parameters<typeof resolveTraining>[1] };
+}
+
+/**
+ * The run the audit trains, from the user's run resolved by the public rules: its learner options
+ * (DP-SGD declares the public size n + ceil(m / 2), file comment) and its public shape (n + m rows
+ * for DP-GD, every canary in; d + m columns), what its event is computed from.
+ */
+function auditedRun(resolved: ResolvedTraining, method: AuditMethod, m: number): { complete: Record<string, unknown>; shape: { n: number; d: number } } {
   const { featureNames: _names, ...complete } = resolved.options as Record<string, unknown> & { featureNames?: unknown };
+  const n = resolved.size.value ?? resolved.dataset.n;
+  const d = resolved.dataset.d + m;
+  if (method === 'dpgd') return { complete, shape: { n: n + m, d } };
+  const datasetSize = ((complete.datasetSize as number | undefined) ?? n) + Math.ceil(m / 2);
+  return { complete: { ...complete, datasetSize }, shape: { n: datasetSize, d } };
+}
+
+/**
+ * What a one-run audit's training will release (its event, the delta outside RDP, the relation),
+ * computed BEFORE the data are read from their public shape (the declared `training.datasetSize`,
+ * the schema's d and bounds), exactly as `oneRunAudit` will resolve the run: what a budget
+ * reserves for it (`dpfit audit --one-run --ledger`), as `plannedTrainingRelease` does for
+ * `train()`. The canaries are part of the run: m more columns, and m more rows (DP-GD) or
+ * ceil(m / 2) more in the declared size (DP-SGD).
+ */
+export function planOneRunAudit(shape: PublicTrainingShape, options: OneRunOptions): PlannedRelease {
+  const c = checkOneRun(options, 'planOneRunAudit');
+  const resolved = resolvePlannedTraining(shape, c.trainOptions, 'planOneRunAudit');
+  const run = auditedRun(resolved, c.method, c.m);
+  const learner = learnerNamed(c.method);
+  return { ...learner.plan(run.shape, run.complete as never), relation: learner.relation };
+}
+
+/** Trains once with canaries and returns the audit's numbers only (file comment). */
+export function oneRunAudit(data: SchemaBoundedData, options: OneRunOptions): OneRunResult {
+  const { method, threatModel, m, guesses, confidence, delta, trainOptions } = checkOneRun(options, 'oneRunAudit');
+  // The user's run, completed by the public rules on the user's data: what `dpfit train` would train.
+  const resolved = resolveTraining(data, trainOptions, 'oneRunAudit');
+  const { complete } = auditedRun(resolved, method, m);
   const base = resolved.dataset;
   const loss = (complete.loss as string | undefined) ?? 'logistic';
   const squared = loss === 'squared';
@@ -160,7 +209,8 @@ export function oneRunAudit(data: SchemaBoundedData, options: OneRunOptions): On
   const result =
     method === 'dpgd'
       ? trainDpGd(augmented, { ...(complete as unknown as DpGdOptions), onStep, rng })
-      : trainDpSgd(augmented, { ...(complete as unknown as DpSgdOptions), datasetSize: ((complete.datasetSize as number | undefined) ?? base.n) + Math.ceil(m / 2), onStep, rng });
+      : trainDpSgd(augmented, { ...(complete as unknown as DpSgdOptions), onStep, rng });
+  if (options.reserved !== undefined) requirePlannedRelease(result.privacy, options.reserved);
   const theta = result.model.theta;
   let scores: Float64Array;
   if (threatModel === 'lastModel') scores = Float64Array.from({ length: m }, (_, j) => theta[base.d + j]);

@@ -1,9 +1,10 @@
 /**
  * `--ledger FILE` (or `$DPFIT_LEDGER`) with `--budget-epsilon E --budget-delta D`: a privacy budget
  * across runs, on the command that releases something computed from a data owner's private data,
- * `train` (every method, one-vs-rest, `--tune`, out of core, in a database). `audit` trains on
- * data it generates and `federate`'s coordinator holds no data (each node accounts its own in its
- * own ledger, `node serve --ledger`): neither takes `--ledger`. The ledger is the nodes'
+ * `train` (every method, one-vs-rest, `--tune`, out of core, in a database), and `audit --one-run`
+ * (one training on the user's data with canaries: its run reserved the same way). The many-run
+ * `audit` trains on data it generates and `federate`'s coordinator holds no data (each node
+ * accounts its own in its own ledger, `node serve --ledger`): neither takes `--ledger`. The ledger is the nodes'
  * (`federated/ledger.ts`): the same file format, the same rule, usable while other processes use it.
  *
  * The budget flags. A new ledger needs both; they are stored in it and can never be raised. On an

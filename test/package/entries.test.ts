@@ -20,7 +20,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The subpaths a browser bundle may import (`dpfit/<name>` is src/entries/<name>.ts). */
 const BROWSER_SAFE = ['accounting', 'mechanisms', 'math', 'data', 'learners'] as const;
-const SUBPATHS = [...BROWSER_SAFE, 'node'] as const;
+const SUBPATHS = [...BROWSER_SAFE, 'node', 'audit'] as const;
 type Subpath = (typeof SUBPATHS)[number];
 
 /** Modules only Node can run: files, processes, HTTP, worker threads, the CLI, the charts. */
@@ -53,6 +53,7 @@ const MOVED: Record<Subpath, { values: string[]; types: string[] }> = {
     values: 'accuracy calibrateCompositeNoise certifiedMinimum DEFAULT_DELTA describeVerification evaluate evaluateOneVsRest gaussianFeatureRho gradientRunEvent gradientRunNoise gridSearchNotPrivate huberLoss logisticLoss logLoss meanSquaredError minimizePerturbedObjective nonPrivateReport parseModel parseOneVsRestModel parsePrivacyReport poissonMeanForGrid predict predictClasses predictMargins PrivateLinearRegression PrivateLogisticRegression proposeTestRelease ptrStatistic publicRandomness rgmRidgeSensitivity rocAuc rSquared schemaClipNorm smoothedHingeLoss squaredLoss train TRAIN_METHODS trainAmp trainDpGd trainDpSgd trainGradientMethod trainObjectivePerturbation trainOneVsRest trainOutputPerturbation trainOutputPerturbationSgd trainRgmGd trainShuffledSgd tuneGradientMethodHonestly tuneHonestly verifyModel weakerGuarantee withConditions'.split(' '),
     types: 'AmpOptions CertifiedMinimum CertifiedMinimumOptions DpGdOptions DpSgdOptions EstimatorOptions GlmLoss GradientMethod GradientMethodOptions GuaranteeCondition GuaranteeSummary LinearModel Metrics ModelVerification ObjectivePerturbationOptions OneVsRestModel OneVsRestOptions OutputPerturbationOptions OutputPerturbationSgdOptions PrivacyReport RgmGdOptions RgmGdResult SchemaBoundedData TrainData TrainMethod TrainOptions TrainOutcome TrainResult TuneGradientMethodOptions VerifyModelOptions'.split(' '),
   },
+  audit: { values: [], types: [] },
   node: {
     values: 'convertCsvToParquet detectFormat downloadVerified fetchAdult FETCHERS FetchFailedError installFiles loadDataset readCsvFile readCsvWithDuckDb readLibsvmFile readParquetFile readSchemaFile readTable sha256Hex verifyBytes'.split(' '),
     types: 'CsvEngine DataFormat DuckDbOptions FetchAdultOptions FetchFunction FetchReport InstalledFile InstallOptions ReadTableOptions'.split(' '),
@@ -68,6 +69,11 @@ const ADDED: Partial<Record<Subpath, { values: string[]; types: string[] }>> = {
   learners: {
     values: ['plannedTrainingRelease'],
     types: ['PlannedRelease', 'PublicTrainingShape'],
+  },
+  // The audit (issue 26): what `dpfit audit` runs, shared by the library and the CLI.
+  audit: {
+    values: 'auditLearner auditLearnerParallel oneRunAudit planOneRunAudit auditTradeOffCurves auditTradeOffFigure epsilonDeltaTradeOff gaussianMuOfEpsilon clopperPearsonLower clopperPearsonUpper epsilonLowerBound gaussianDpEpsilonLower gaussianShiftMuLower gaussianTradeOff splitThresholdBound perStepBound composedEpsilonLower tradeOffMinorant oneRunEpsilonLower oneRunPValue'.split(' '),
+    types: 'AuditMethod AuditOptions AuditResult AuditStatistic ThreatModel OneRunOptions OneRunResult AuditTradeOffCurves TradeOffCurve TradeOffCurveOptions TradeOffTestPoint AuditTradeOffFigure GaussianShiftBound SplitThresholdBound PerStepBound TradeOffPoint'.split(' '),
   },
 };
 
@@ -161,6 +167,26 @@ describe('package entries', () => {
     const old = SUBPATHS.flatMap((s) => [...MOVED[s].values, ...MOVED[s].types]);
     const added = Object.values(ADDED).flatMap((n) => [...n.values, ...n.types]);
     assert.ok(added.every((name) => !old.includes(name)), 'an added name is not also in the old map');
+  });
+
+  it("dpfit/audit exports every audit function `dpfit audit` calls (the library and the CLI share them), each name in no other entry", () => {
+    const exported = entryExports();
+    const audit = exported.get('audit');
+    assert.ok(audit);
+    const source = readFileSync(join(ROOT, 'src/cli/commands/audit.ts'), 'utf8');
+    // Static and dynamic imports of the audit's modules and of the figure: the names the command uses.
+    const used = [
+      ...[...source.matchAll(/import \{([^}]*)\} from '(?:\.\.\/\.\.\/audit\/[\w-]+|\.\.\/audit-figure)\.js'/g)].flatMap((m) => m[1].split(',')),
+      ...[...source.matchAll(/const \{([^}]*)\} = await import\('\.\.\/\.\.\/audit\/[\w-]+\.js'\)/g)].flatMap((m) => m[1].split(',')),
+      ...[...source.matchAll(/\{ (planOneRunAudit|oneRunAudit) \}/g)].map((m) => m[1]),
+    ]
+      .map((n) => n.trim())
+      .filter((n) => n.length > 0 && !n.startsWith('type ') && !/^[A-Z_]+$/.test(n));
+    for (const name of ['auditLearnerParallel', 'oneRunAudit', 'planOneRunAudit', 'auditTradeOffFigure']) assert.ok(used.includes(name), `dpfit audit uses ${name} (${used.join(', ')})`);
+    for (const name of used) assert.ok(audit.values.has(name), `dpfit/audit exports ${name}, which dpfit audit calls`);
+    for (const name of [...audit.values, ...audit.types].filter((n) => !ERRORS.includes(n))) {
+      for (const [entry, names] of exported) if (entry !== 'audit') assert.ok(!names.values.has(name) && !names.types.has(name), `${name} has one home: dpfit/audit, not ${entry}`);
+    }
   });
 
   it('the root exports exactly the newcomer names, each also exported by a subpath as the same object', async () => {

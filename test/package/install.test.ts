@@ -35,7 +35,7 @@ import { installPacked, packDpfit } from '../../scripts/pack.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const BROWSER_SAFE = ['accounting', 'mechanisms', 'math', 'data', 'learners'];
-const SUBPATHS = [...BROWSER_SAFE, 'node'];
+const SUBPATHS = [...BROWSER_SAFE, 'node', 'audit'];
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const requireEsm = major > 20 || (major === 20 && minor >= 19);

@@ -15,6 +15,12 @@ import { progressBar } from '../progress.js';
 import { deltaOption } from '../delta-option.js';
 import { checkGradientLimit, checkStepLimit, MAX_EPOCHS, MAX_GRADIENT_EVALUATIONS, MAX_STEPS, sci } from '../limits.js';
 import { MAX_RELEASED_VALUES } from '../../audit/audit-options.js';
+import type { OneRunOptions } from '../../audit/one-run.js';
+import type { PlannedRelease } from '../../learners/learner.js';
+import { ledgerPath, openRunLedger, reserveRun, withLedgerOptions } from '../ledger-flags.js';
+import { writeOutputFiles, type CheckedOutput } from '../../data/node/atomic-write.js';
+import { auditTradeOffFigure } from '../audit-figure.js';
+import { checkOutputPaths } from '../output-files.js';
 
 interface AuditFlags {
   method: string;
@@ -40,13 +46,57 @@ interface AuditFlags {
   canaries?: number;
   guesses?: number;
   loss?: string;
+  plot?: string;
+  ledger?: string;
+  budgetEpsilon?: number;
+  budgetDelta?: number;
+  datasetSize?: number;
 }
 
 /** The flags of the many-run audit that a one-run audit does not take, and the reverse. */
-const MANY_RUN_ONLY = ['runs', 'rows', 'threads'] as const;
+const MANY_RUN_ONLY = ['runs', 'rows', 'threads', 'plot'] as const;
 const ONE_RUN_ONLY = ['data', 'schema', 'canaries', 'guesses', 'loss'] as const;
+/** One-run flags whose names are not their keys (the budget of --ledger, the declared n). */
+const ONE_RUN_ONLY_NAMED = [['ledger', '--ledger'], ['budgetEpsilon', '--budget-epsilon'], ['budgetDelta', '--budget-delta'], ['datasetSize', '--dataset-size']] as const;
 /** Training flags passed to a one-run audit when given (the rest: the public rules of dpfit train). */
-const ONE_RUN_TRAINING = [['steps', 'steps'], ['epochs', 'epochs'], ['batchSize', 'batchSize'], ['clipNorm', 'clipNorm'], ['learningRate', 'learningRate'], ['loss', 'loss']] as const;
+const ONE_RUN_TRAINING = [['steps', 'steps'], ['epochs', 'epochs'], ['batchSize', 'batchSize'], ['clipNorm', 'clipNorm'], ['learningRate', 'learningRate'], ['loss', 'loss'], ['datasetSize', 'datasetSize']] as const;
+
+/**
+ * `--ledger` (or $DPFIT_LEDGER) with --one-run: the training spends --epsilon on the user's data,
+ * so its release is reserved as `dpfit train --ledger` reserves a run (cli/ledger-flags.ts): computed
+ * from public values (the flags, the schema, the declared --dataset-size, the canaries) by
+ * `planOneRunAudit`, the same resolution `oneRunAudit` runs, and reserved BEFORE the data are read;
+ * refused with exit 4 when it does not fit. A schema suggested from the data is charged as a
+ * non-private release, as train charges it. Undefined without a ledger.
+ */
+async function reserveOneRun(flags: AuditFlags, schemaPath: string, options: OneRunOptions): Promise<PlannedRelease | undefined> {
+  const path = ledgerPath(flags); // refuses budget flags without a ledger
+  if (path === undefined) return undefined;
+  if (flags.datasetSize === undefined) {
+    throw new InvalidParameterError('--dataset-size', undefined, `given with --ledger: the number of records, declared, so that the run's release is known before the data are read (--method ${flags.method} uses n)`);
+  }
+  const [{ readSchemaFile }, { planOneRunAudit }, { isSuggestedSchema }, bounds, { chargedRelease }] = await Promise.all([
+    import('../../data/node/read.js'),
+    import('../../audit/one-run.js'),
+    import('../../data/schema/parse.js'),
+    import('../../data/schema/bounds.js'),
+    import('../../learners/train.js'),
+  ]);
+  const schema = await readSchemaFile(schemaPath);
+  const featureNames = bounds.schemaFeatureNames(schema);
+  const shape = { d: featureNames.length, featureNames, bounds: { rowNormBound: bounds.schemaRowNormBound(schema), labelBound: bounds.schemaLabelBound(schema) } };
+  const noGuarantee = isSuggestedSchema(schema) ? 'the schema was suggested from the private data' : undefined;
+  const charged = chargedRelease(planOneRunAudit(shape, options), noGuarantee);
+  const ledger = await openRunLedger(flags);
+  if (ledger === undefined) return undefined;
+  const what = `audit --one-run --method ${flags.method} --canaries ${flags.canaries}`;
+  try {
+    await reserveRun(ledger, 'audit', noGuarantee === undefined ? what : `${what} (charged as non-private: ${noGuarantee})`, charged, noGuarantee);
+  } finally {
+    await ledger.close();
+  }
+  return charged;
+}
 
 /** `dpfit audit --one-run`: loads the data as dpfit train does, trains once with canaries, prints the audit's numbers only. */
 async function oneRun(flags: AuditFlags, command: Command, io: CliIo, threatModel: 'lastModel' | 'accountant'): Promise<void> {
@@ -59,6 +109,19 @@ async function oneRun(flags: AuditFlags, command: Command, io: CliIo, threatMode
   for (const [flag, option] of ONE_RUN_TRAINING) if (given(flag) || (flag === 'clipNorm' && given('clip'))) training[option] = flags[flag];
   if (training.steps !== undefined && training.epochs !== undefined) throw new InvalidParameterError('--epochs', flags.epochs, 'absent when --steps is given (one form of the schedule at a time)');
   if (training.steps !== undefined) checkStepLimit('--steps', flags.steps, flags.steps);
+  const options: OneRunOptions = {
+    method: flags.method as AuditMethod,
+    epsilon: flags.epsilon,
+    delta: flags.delta,
+    canaries: flags.canaries,
+    confidence: flags.confidence,
+    threatModel,
+    training,
+    ...(flags.guesses === undefined ? {} : { guesses: flags.guesses }),
+    ...(flags.claimedEpsilon === undefined ? {} : { claimedEpsilon: flags.claimedEpsilon }),
+  };
+  // A budget across runs: the training's release, from public values, reserved before any data are read.
+  const reserved = await reserveOneRun(flags, flags.schema, options);
   const { loadDataset, readSchemaFile } = await import('../../data/node/read.js');
   const { oneRunAudit } = await import('../../audit/one-run.js');
   const prepared = await loadDataset(flags.data, await readSchemaFile(flags.schema), { droppedRows: 'zeroRows' });
@@ -66,15 +129,8 @@ async function oneRun(flags: AuditFlags, command: Command, io: CliIo, threatMode
   let result;
   try {
     result = oneRunAudit(prepared, {
-      method: flags.method as AuditMethod,
-      epsilon: flags.epsilon,
-      delta: flags.delta,
-      canaries: flags.canaries,
-      confidence: flags.confidence,
-      threatModel,
-      training,
-      ...(flags.guesses === undefined ? {} : { guesses: flags.guesses }),
-      ...(flags.claimedEpsilon === undefined ? {} : { claimedEpsilon: flags.claimedEpsilon }),
+      ...options,
+      ...(reserved === undefined ? {} : { reserved }),
       ...(bar === undefined ? {} : { onStep: bar.onStep }),
     });
     bar?.end(true);
@@ -92,6 +148,12 @@ async function oneRun(flags: AuditFlags, command: Command, io: CliIo, threatMode
     ].join('\n'),
   );
   if (r.violated) throw new BudgetExceededError(`the audit refutes the claim: epsilon >= ${formatNumber(r.epsilonLower, 4)} > claimed ${formatNumber(r.epsilonClaimed, 6)} (confidence ${r.confidence})`);
+}
+
+/** --plot's path: .svg or .png, checked as every output is before any work. */
+function checkPlotPath(path: string): CheckedOutput {
+  if (!/\.(svg|png)$/i.test(path)) throw new InvalidParameterError('--plot', path, 'a file name ending in .svg or .png');
+  return checkOutputPaths([{ flag: '--plot', path }])[0];
 }
 
 /** The --threat-model values and the library's names for them. */
@@ -133,8 +195,7 @@ export function auditSteps(flags: Pick<AuditFlags, 'method' | 'steps' | 'epochs'
 }
 
 export function registerAudit(program: Command, io: CliIo): void {
-  program
-    .command('audit')
+  withLedgerOptions(program.command('audit'))
     .description("measure a learner's privacy by attacking it: an empirical lower bound on epsilon against the claimed upper bound")
     .requiredOption('--method <M>', 'dpgd | dpsgd')
     .requiredOption('--epsilon <E>', 'the training target (the learner calibrates its noise for it)', parseNumberFlag('--epsilon'))
@@ -157,6 +218,8 @@ export function registerAudit(program: Command, io: CliIo): void {
     .option('--canaries <M>', 'one-run: canaries inserted, each in the data with probability 1/2', parseIntegerFlag('--canaries'))
     .option('--guesses <R>', 'one-run: canaries guessed (R/2 in, R/2 out), fixed before the run (default M/5)', parseIntegerFlag('--guesses'))
     .option('--loss <L>', "one-run: the model's loss, logistic | squared (default logistic, as dpfit train)")
+    .option('--dataset-size <N>', 'one-run: the number of records of --data, declared (required with --ledger; dpsgd: keeps the count private, as dpfit train)', parseIntegerFlag('--dataset-size'))
+    .option('--plot <FILE>', 'write the trade-off figure: the test against the accountant\'s curve and the lower bound\'s (SVG, or PNG for .png)')
     .option('--json', 'print one JSON object')
     .addHelpText(
       'after',
@@ -182,9 +245,17 @@ Two threat models (--threat-model), two adversaries:
               threshold test on the likelihood ratio (threshold chosen on half the runs, evaluated
               on the other half) is reported beside.
 
-epsilon_lower holds with probability >= --confidence. A claim below it is refuted: exit 4. These
-audits use their own synthetic data (no private data are read), so they spend no privacy budget
-and take no --ledger. Measured (README, docs/audit.md):
+The figure (--plot FILE.svg or .png): false negative rate against false positive rate of tests
+"the canary is in". The accountant's curve (the edge of its (epsilon, delta) region; for dpgd also
+the Gaussian trade-off whose epsilon at delta is the accountant's), the threshold test's observed
+rates (a dot) with their upper confidence bounds (a cross; the shaded box between), and the curve
+of the lower bound found (dashed). The true curve lies above the accountant's and, with
+probability >= --confidence, below the cross. Written whole after the runs, also when the claim
+is refuted (exit 4); its path is checked before any run.
+
+epsilon_lower holds with probability >= --confidence. A claim below it is refuted: exit 4. The
+many-run audits use their own synthetic data (no private data are read), so they spend no privacy
+budget and take no --ledger. Measured (README, docs/audit.md):
 accountant model, 2000 runs, DP-GD reaches 0.86-0.92 of the accountant's epsilon at epsilon 2-4
 (median of 100 audits), DP-SGD 0.24-0.33.
 
@@ -196,13 +267,18 @@ drawn instead). The M/5 canaries whose weights (last-model) or per-step likeliho
 (accountant: every iterate read back) are highest are guessed in, as many of the lowest out; the
 number of right guesses gives epsilon_lower by Steinke, Nasr & Jagielski's theorem. It prints
 the audit's numbers only (post-processing of the trained model, which is discarded); the training
-spends the --epsilon it is given on your data, which --ledger does not record yet: count it. Measured:
+spends the --epsilon it is given on your data. With --ledger FILE (or $DPFIT_LEDGER) and
+--dataset-size N that spending is reserved exactly as dpfit train --ledger reserves the same
+DP-SGD/DP-GD run (the run's event, your rows plus the canaries, computed from the flags, the
+schema and N), before any data are read: a run that does not fit the budget is refused with exit
+4 and nothing is read; a ledger holds one neighbouring relation (dpsgd add/remove-one, dpgd
+replace-one), so a run of the other is refused. dpfit ledger show FILE prints it. Measured:
 Adult (32,561 rows), DP-SGD at epsilon 8, 1,000 canaries: epsilon >= 0.5-0.65 (last-model),
 1.1-1.5 (accountant), about 5 s per training.
 
 With --json: {method, epsilonLower, epsilonClaimed, epsilonAccounted, delta, runs, confidence,
 violated, test: {threshold, falsePositives, falseNegatives, evaluated}, threatModel, statistic,
-bounds: {<statistic>: epsilon lower bound}, gaussian?: {muEstimate, muLower, muNominal}}; with
+bounds: {<statistic>: epsilon lower bound}, gaussian?: {muEstimate, muLower, muNominal}, plot?: FILE}; with
 --one-run: {oneRun: true, method, threatModel, epsilonLower, epsilonClaimed, epsilonAccounted,
 delta, confidence, violated, canaries, guesses, correct}.
 
@@ -213,7 +289,10 @@ steps x (rows + 1) for dpgd, x batch size for dpsgd); accountant: runs x steps <
 Examples:
   $ dpfit audit --method dpgd --epsilon 4 --delta 1e-5 --runs 1000 --claimed-epsilon 0.1     # a false claim is refuted
   $ dpfit audit --method dpsgd --epsilon 4 --delta 1e-5 --runs 2000 --threat-model accountant
-  $ dpfit audit --one-run --method dpsgd --epsilon 8 --delta 1e-5 --data adult.data --schema adult.schema.json --canaries 1000`,
+  $ dpfit audit --method dpgd --epsilon 2 --delta 1e-5 --runs 2000 --threat-model accountant --plot curves.svg
+  $ dpfit audit --one-run --method dpsgd --epsilon 8 --delta 1e-5 --data adult.data --schema adult.schema.json --canaries 1000
+  $ dpfit audit --one-run --method dpsgd --epsilon 8 --delta 1e-5 --data adult.data --schema adult.schema.json --canaries 1000 \\
+      --dataset-size 32561 --ledger owner.ledger --budget-epsilon 10 --budget-delta 1e-4`,
     )
     .action(async (flags: AuditFlags, command: Command) => {
       takeDeprecatedFlag(flags as unknown as Record<string, unknown>, { key: 'clip', flag: '--clip' }, { key: 'clipNorm', flag: '--clip-norm' }, command, io, "train's name for the clipping norm");
@@ -222,6 +301,7 @@ Examples:
       if (threatModel === undefined || !Object.hasOwn(THREAT_MODELS, flags.threatModel)) throw new InvalidParameterError('--threat-model', flags.threatModel, 'last-model or accountant');
       if (flags.oneRun) return oneRun(flags, command, io, threatModel);
       for (const name of ONE_RUN_ONLY) if (flags[name] !== undefined) throw new InvalidParameterError(`--${name}`, flags[name], 'given only with --one-run');
+      for (const [key, flag] of ONE_RUN_ONLY_NAMED) if (flags[key] !== undefined) throw new InvalidParameterError(flag, flags[key], 'given only with --one-run (these runs use the audit\'s own synthetic data and spend no budget)');
       const steps = auditSteps(flags, command.getOptionValueSource('steps') === 'cli');
       // The limits of dpfit train (limits.ts), before any work: the steps of one run, and the gradients of all 2 x --runs trainings.
       const batch = flags.batchSize ?? Math.max(1, Math.floor(flags.rows / 10));
@@ -234,6 +314,8 @@ Examples:
       // The accountant model's runs take about a second on one thread: starting workers would cost more (measured 1 s against 3-5 s on 2 threads).
       const threads = flags.threads ?? (threatModel === 'accountant' ? 1 : availableParallelism());
       if (!(threads >= 1 && threads <= 256)) throw new InvalidParameterError('--threads', threads, 'an integer in [1, 256]');
+      // The figure's path, checked before any run (cli/output-files.ts); written whole after the verdict.
+      const plot = flags.plot === undefined ? undefined : checkPlotPath(flags.plot);
       const bar = progressBar(`auditing ${flags.method}, ${flags.threatModel} (${flags.runs} runs on each neighbour)`, { enabled: !flags.json });
       let result;
       try {
@@ -257,7 +339,11 @@ Examples:
         bar?.end(false);
         throw error;
       }
-      printResult(io, Boolean(flags.json), result, () => describe(result));
+      if (plot !== undefined) {
+        const figure = await auditTradeOffFigure(result);
+        writeOutputFiles([{ output: plot, data: plot.path.toLowerCase().endsWith('.png') ? figure.png : figure.svg }]);
+      }
+      printResult(io, Boolean(flags.json), plot === undefined ? result : { ...result, plot: plot.path }, () => `${describe(result)}${plot === undefined ? '' : `\n  figure     ${plot.path}`}`);
       if (result.violated) throw new BudgetExceededError(`the audit refutes the claim: epsilon >= ${formatNumber(result.epsilonLower, 4)} > claimed ${formatNumber(result.epsilonClaimed, 6)} (confidence ${result.confidence})`);
     });
 }
