@@ -116,9 +116,14 @@ export const CHUNK_ROWS = 32768;
  * other, float32 rows widened once into a scratch); the worker pool (chunk sums added in chunk order); DP-SGD's batches with cached
  * thresholds (`sumBatchClippedGradients`), on the dense rows or on their nonzero entries
  * (`kernels/sparse-rows.ts`, which proves that skipping the zero terms changes no bit). Float32 storage: a stored
- * value widens to float64 exactly, so the pass is the float64 pass on the widened rows; t and the
- * clamp use those rows, so B still bounds every computed term and the same D applies
- * (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
+ * value widens to float64 exactly, so the sum is the float64 pass's on the widened rows; t and the
+ * clamp use those rows, so B still bounds every computed term and the same D applies. With the
+ * logistic loss, float32 rows take their coefficients from float32 margins and a degree-7 exp
+ * (`kernels/float32-logistic.ts`): that changes which c_i in [-t_i, t_i] a row gets, not the clamp,
+ * the products c_i x_ij or the order of the additions, so this bound and the sensitivity are
+ * unchanged (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the
+ * per-step-norm sum, for float32 logistic rows with independently computed coefficients;
+ * `relaxed-kernel.test.ts` checks the float32 pass against an exact rational sum within this bound).
  *
  * The relaxed-SIMD variant of the fused pass (`logisticStepFor(..., 'fused')`: f64x2.relaxed_madd,
  * fused or not as the engine chooses) is not used by these sums (measured 6 to 16 % faster on

@@ -4,17 +4,21 @@
  * for float32: measured best on 1e6 x 20, `bench/kernel.ts`), and each block goes through three
  * short loops while its rows are in L1:
  *
- *   1. margins, four rows per sweep of theta: z = x . theta as `margins` of `kernels.ts` (z = E + O,
- *      the even and odd halves of the sum in the two lanes), into the block scratch; float32 rows
- *      are widened to float64 once here and kept in a row scratch for step 3;
+ *   1. margins, four rows per sweep of theta: for float64 rows z = x . theta as `margins` of
+ *      `kernels.ts` (z = E + O, the even and odd halves of the sum in the two lanes); for float32
+ *      rows the float32 margin of `float32-logistic.ts` (four f32x4 lanes from theta32, which the
+ *      pass writes after the block scratch first, reduced as (a0 + a2) + (a1 + a3), widened); into
+ *      the block scratch;
  *   2. derivatives, four rows per iteration: c = clamp(-y / (1 + exp(y z)), -t, t) (as
- *      `logisticLoss.derivatives` with `deterministicExp`, then `clamp`: pmax / pmin, the clip
- *      count in i64 lanes), in place of z;
+ *      `logisticLoss.derivatives` with `deterministicExp`, or for float32 rows `shortExp`, the same
+ *      tree cut at degree 7; then `clamp`: pmax / pmin, the clip count in i64 lanes), in place of z;
  *   3. the update, one sweep of out per four-row group in row order:
  *      out_j <- out_j + (((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j) (as `accumulate`'s four-row groups).
  *
- * Every number is the scalar kernels' (`per-example.ts` states the rounding bound these orders
- * satisfy). Loops, not straight-line code: V8 schedules a block's loads in program order and its
+ * Every number is the scalar kernels' (float32 rows: `float32-logistic.ts`'s JavaScript), and
+ * `per-example.ts` states the rounding bound these orders satisfy. Float32 rows, measured on 1e6 x 20
+ * (`bench/kernel.ts`, before/after in the commit): float32 margins and the degree-7 exp made the
+ * pass 1.19x faster than float64 margins on rows widened into a scratch with the degree-13 exp. Loops, not straight-line code: V8 schedules a block's loads in program order and its
  * arithmetic next to its uses, so the previous straight-line body (eight rows, fully unrolled over
  * j) kept every loaded row element alive across the exp and spilled it to the stack: it was 1.4 to
  * 1.9 times slower on 1e6 x 20, float64 and float32 (`bench/kernel.ts`; before/after in the commit).
@@ -50,7 +54,7 @@ export const FUSED_MAX_BLOCK_ROWS = 16;
  * step(x, theta, y, t, count, out, scratch): the pass over the first B floor(count / B) rows from
  * byte `x` (B = `fusedBlockRows`); `theta` holds d float64, `y` and `t` float64 labels and
  * thresholds of the same rows, `out` d float64 sums, `scratch` 8 B bytes (the block's margins,
- * then its coefficients) followed, for float32 rows, by 8 B d bytes (the block's rows widened);
+ * then its coefficients) followed, for float32 rows, by 16 ceil(d / 4) bytes (theta32);
  * returns how many derivatives were clipped.
  */
 export type LogisticStep = (x: number, theta: number, y: number, t: number, count: number, out: number, scratch: number) => number;
