@@ -244,7 +244,15 @@ function wasmRange(
   const tInPlace = thresholds.buffer === buffer;
   // Float32 rows with the logistic loss: the remaining rows' margins and derivatives as the fused pass computes them.
   const theta32 = !f64 && loss === logisticLoss ? theta32Of(s, theta, d) : undefined;
-  for (let block = start; block < end; block += WASM_BLOCK) {
+  let first = start;
+  if (fused !== null && yInPlace && tInPlace) {
+    // Labels and thresholds in place: one call for the range's whole blocks (the kernel takes them
+    // one after the other, as the calls below would: the same sums), the rest below.
+    const groups = (end - start) - ((end - start) % group);
+    clipped += fused(info.xOffset + start * rowBytes, thetaPtr, y.byteOffset + 8 * start, thresholds.byteOffset + 8 * start, groups, partPtr, fusedPtr);
+    first = start + groups;
+  }
+  for (let block = first; block < end; block += WASM_BLOCK) {
     let b = block;
     let m = Math.min(WASM_BLOCK, end - b);
     if (fused !== null) {
