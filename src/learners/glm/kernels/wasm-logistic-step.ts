@@ -16,9 +16,9 @@
  *      out_j <- out_j + (((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j) (as `accumulate`'s four-row groups).
  *
  * Every number is the scalar kernels' (float32 rows: `float32-logistic.ts`'s JavaScript), and
- * `per-example.ts` states the rounding bound these orders satisfy. Float32 rows, measured on 1e6 x 20
- * (`bench/kernel.ts`, before/after in the commit): float32 margins and the degree-7 exp made the
- * pass 1.19x faster than float64 margins on rows widened into a scratch with the degree-13 exp. Loops, not straight-line code: V8 schedules a block's loads in program order and its
+ * `per-example.ts` states the rounding bound these orders satisfy. Float32 rows, 1e6 x 20, one
+ * thread: float32 margins and the degree-7 exp made the step 1.22-1.34x faster than float64 margins
+ * on rows widened into a scratch with the degree-13 exp (before/after interleaved, docs/performance.md). Loops, not straight-line code: V8 schedules a block's loads in program order and its
  * arithmetic next to its uses, so the previous straight-line body (eight rows, fully unrolled over
  * j) kept every loaded row element alive across the exp and spilled it to the stack: it was 1.4 to
  * 1.9 times slower on 1e6 x 20, float64 and float32 (`bench/kernel.ts`; before/after in the commit).
