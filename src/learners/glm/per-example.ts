@@ -118,7 +118,7 @@ export const CHUNK_ROWS = 32768;
  * (`kernels/sparse-rows.ts`, which proves that skipping the zero terms changes no bit). Float32 storage: a stored
  * value widens to float64 exactly, so the sum is the float64 pass's on the widened rows; t and the
  * clamp use those rows, so B still bounds every computed term and the same D applies. With the
- * logistic loss, float32 rows take their coefficients from float32 margins and a degree-7 exp
+ * logistic loss, float32 rows take their coefficients from float32 margins and a float32 derivative
  * (`kernels/float32-logistic.ts`): that changes which c_i in [-t_i, t_i] a row gets, not the clamp,
  * the products c_i x_ij or the order of the additions, so this bound and the sensitivity are
  * unchanged (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the

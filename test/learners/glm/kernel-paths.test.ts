@@ -25,7 +25,7 @@ import { dpSgdUpdate, finishDpSgd, setUpDpSgd, trainDpSgd } from '../../../src/l
 import { poissonSubsampleIndices } from '../../../src/random/discrete.js';
 import type { FeatureArray, GlmData, GlmLoss } from '../../../src/learners/glm/types.js';
 import { kernelModule } from '../../../src/learners/glm/kernels/wasm-kernels.js';
-import { shortExp } from '../../../src/learners/glm/kernels/float32-logistic.js';
+import { exp32 } from '../../../src/learners/glm/kernels/float32-logistic.js';
 import { fillGaussian } from '../../../src/random/continuous.js';
 import { seededRng } from '../../../src/random/rng.js';
 
@@ -48,7 +48,8 @@ function inMemory(x: FeatureArray, n: number, d: number): FeatureArray {
 /**
  * The unclipped coefficients -y_i / (1 + e(y_i z_i)) of float32 rows as `float32-logistic.ts` defines
  * them, written out directly: theta rounded to float32 (saturated), lane l = j mod 4 summing its
- * products in float32 in order, the padded lanes adding +0, z = (l0 + l2) + (l1 + l3), e = shortExp.
+ * products in float32 in order, the padded lanes adding +0, z = (l0 + l2) + (l1 + l3), then
+ * -y / (1 + exp32(y z)) in float32.
  */
 function float32Coefficients(x: Float32Array, y: Float64Array, n: number, d: number, theta: Float64Array): Float64Array {
   const f = Math.fround;
@@ -59,7 +60,8 @@ function float32Coefficients(x: Float32Array, y: Float64Array, n: number, d: num
     const lanes = [0, 0, 0, 0];
     for (let j = 0; j < 4 * Math.ceil(d / 4); j++) lanes[j % 4] = f(lanes[j % 4] + (j < d ? f(x[i * d + j] * th[j]) : 0));
     const z = f(f(lanes[0] + lanes[2]) + f(lanes[1] + lanes[3]));
-    c[i] = -y[i] / (1 + shortExp(y[i] * z));
+    const yi = f(y[i]);
+    c[i] = f(f(-yi) / f(1 + exp32(f(yi * z))));
   }
   return c;
 }

@@ -8,7 +8,8 @@
  *      that a finite theta never becomes infinite), rows and theta32 padded with zeros to 4 ceil(d / 4);
  *      lane l sums the products of j = l, l + 4, l + 8, ... in that order, each product and sum
  *      rounded to float32; z = (a_0 + a_2) + (a_1 + a_3) in float32, widened exactly to float64;
- *   2. c = -y / (1 + e(y z)) in float64, e = `shortExp` (degree 7 where `deterministicExp` has 13);
+ *   2. c = -y / (1 + e(y z)) in float32 arithmetic, e = `exp32` (float32 Cody-Waite reduction, Taylor
+ *      polynomial of degree 6), widened exactly to float64;
  *   3. c clamped to [-t, t] with the row's cached threshold and the update out += sum c_i x_i, both
  *      exactly as for float64 rows (the products c_i x_ij in float64, the same order of additions).
  *
@@ -18,9 +19,10 @@
  * they are (any c_i in [-t_i, t_i] is a valid clipped gradient of `003` App. F.2's construction; the
  * analysis of `002` Sec. 2.2 needs only the norm bound). What changes is the gradient's accuracy:
  * the margin carries float32 rounding (relative error of the products' sum <= gamma_{ceil(d/4)+2}
- * with u = 2^-24, plus theta's rounding, as numpy's float32 step has), and e(s) is within 1e-8 of
- * e^s relative (Taylor remainder |r|^8 / 8! e^|r| < 7.5e-9 for |r| <= ln 2 / 2, plus roundings;
- * `test/learners/glm/float32-logistic.test.ts`), far below the margin's error. So float32 storage no
+ * with u = 2^-24, plus theta's rounding, as numpy's float32 step has), and c is within a few float32
+ * roundings of -y / (1 + e^{yz}) for that z (e(s) within 1e-6 of e^s relative: Taylor remainder
+ * |r|^7 / 7! e^|r| < 1.7e-7 for |r| <= ln 2 / 2, plus float32 roundings;
+ * `test/learners/glm/kernels/float32-logistic.test.ts`). So float32 storage no
  * longer trains the model of float64 training on the rounded rows; it trains a model as accurate as
  * float32 arithmetic allows, deterministically (same rows, same theta: the same bits, on any thread).
  *
@@ -30,32 +32,8 @@
  * innocuous?", SIGNUM Newsletter 30(3), 1995), and WebAssembly's f32x4 operations are IEEE
  * round-to-nearest (Core Specification 2.0, Sec. 4.3.3).
  */
-import { EXP_LN2_HI, EXP_LN2_LO, EXP_LOG2E, EXP_MAX, EXP_MIN, EXP_SHIFTER, EXP_TAYLOR } from '../../../math/exp.js';
-
 /** The largest finite float32, (2 - 2^-23) 2^127. */
 export const FLOAT32_MAX = 3.4028234663852886e38;
-
-const [, , , , , , c7, c6, c5, c4, c3, c2] = EXP_TAYLOR;
-
-/** 2^n for n in [-1022, 1023], at index n + 1022. */
-const POW2 = new Float64Array(2046);
-for (let n = -1022; n <= 1023; n++) POW2[n + 1022] = 2 ** n;
-
-/**
- * e^x by `deterministicExp`'s method (the same reduction, range ends and 2^n) with the Taylor
- * polynomial of degree 7 in Estrin's tree (its first two levels), operation for operation what
- * `simdExp(..., short = true)` evaluates: relative error < 1e-8 (see the module comment).
- */
-export function shortExp(x: number): number {
-  if (x > EXP_MAX) return Infinity;
-  if (x < EXP_MIN) return 0;
-  const n = x * EXP_LOG2E + EXP_SHIFTER - EXP_SHIFTER;
-  const r = x - n * EXP_LN2_HI - n * EXP_LN2_LO;
-  const r2 = r * r;
-  const r4 = r2 * r2;
-  const p = 1 + r + r2 * (c2 + c3 * r) + r4 * (c4 + c5 * r + r2 * (c6 + c7 * r));
-  return p * POW2[(n + 1022) | 0];
-}
 
 /** theta rounded to float32 (saturated at +-FLOAT32_MAX), zero-padded to 4 ceil(d / 4) (step 1). */
 export function float32Theta(theta: Float64Array, d: number, out: Float32Array = new Float32Array(4 * Math.ceil(d / 4))): Float32Array {
@@ -85,10 +63,44 @@ export function float32Margins(x: Float32Array, d: number, theta32: Float32Array
   }
 }
 
-/** out[k] = -y_k / (1 + shortExp(y_k z_k)) (step 2). */
+/** Float32 constants of `exp32` (Cody and Waite's split of ln 2 as in Cephes' expf: C1 has 9 significant bits). */
+export const EXP32 = {
+  max: 88,
+  min: -87,
+  log2e: Math.fround(Math.LOG2E),
+  shifter: 12582912, // 1.5 2^23
+  c1: 0.693359375,
+  c2: Math.fround(-2.12194440e-4),
+  taylor: [2, 3, 4, 5, 6].map((k) => Math.fround(1 / [1, 1, 2, 6, 24, 120, 720][k])),
+} as const;
+
+/**
+ * e^x in float32 arithmetic, every operation rounded to float32 (the f32x4 lanes of the fused pass
+ * do the same operations): n = round(x log2 e) by the shifter, r = (x - n C1) - n C2, the Taylor
+ * polynomial of degree 6 in Estrin's tree, times 2^n; Infinity above 88, and x clamped to -87 below
+ * (e^-87 ~ 1.6e-38, a normal float32; 1 + that is 1 in float32, which is all the derivative uses).
+ * Relative error < 1e-6 (`test/learners/glm/kernels/float32-logistic.test.ts`).
+ */
+export function exp32(x: number): number {
+  const f = Math.fround;
+  if (Number.isNaN(x)) return NaN;
+  if (x > EXP32.max) return Infinity;
+  const s = x < EXP32.min ? EXP32.min : x;
+  const k = f(f(s * EXP32.log2e) + EXP32.shifter);
+  const n = f(k - EXP32.shifter);
+  const r = f(f(s - f(n * EXP32.c1)) - f(n * EXP32.c2));
+  const [c2, c3, c4, c5, c6] = EXP32.taylor;
+  const r2 = f(r * r);
+  const r4 = f(r2 * r2);
+  const p = f(f(f(1 + r) + f(r2 * f(c2 + f(c3 * r)))) + f(r4 * f(f(c4 + f(c5 * r)) + f(r2 * c6))));
+  return f(p * 2 ** n);
+}
+
+/** out[k] = -y_k / (1 + exp32(y_k z_k)) in float32 (step 2; z_k a float32 margin, y_k = +-1: exact in float32). */
 export function float32LogisticDerivatives(z: Float64Array, y: Float64Array, out: Float64Array, count: number): void {
+  const f = Math.fround;
   for (let k = 0; k < count; k++) {
-    const yk = y[k];
-    out[k] = -yk / (1 + shortExp(yk * z[k]));
+    const yk = f(y[k]);
+    out[k] = f(f(-yk) / f(1 + exp32(f(yk * f(z[k])))));
   }
 }

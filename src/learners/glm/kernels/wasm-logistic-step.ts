@@ -7,18 +7,19 @@
  *   1. margins, four rows per sweep of theta: for float64 rows z = x . theta as `margins` of
  *      `kernels.ts` (z = E + O, the even and odd halves of the sum in the two lanes); for float32
  *      rows the float32 margin of `float32-logistic.ts` (four f32x4 lanes from theta32, which the
- *      pass writes after the block scratch first, reduced as (a0 + a2) + (a1 + a3), widened); into
- *      the block scratch;
+ *      pass writes after the block scratch first, reduced as (a0 + a2) + (a1 + a3), four margins in
+ *      one f32x4); into the block scratch;
  *   2. derivatives, four rows per iteration: c = clamp(-y / (1 + exp(y z)), -t, t) (as
- *      `logisticLoss.derivatives` with `deterministicExp`, or for float32 rows `shortExp`, the same
- *      tree cut at degree 7; then `clamp`: pmax / pmin, the clip count in i64 lanes), in place of z;
+ *      `logisticLoss.derivatives` with `deterministicExp`; for float32 rows four rows per f32x4 as
+ *      `float32LogisticDerivatives` with `exp32`, widened; then `clamp` in float64: pmax / pmin,
+ *      the clip count in i64 lanes), in place of z;
  *   3. the update, one sweep of out per four-row group in row order:
  *      out_j <- out_j + (((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j) (as `accumulate`'s four-row groups).
  *
  * Every number is the scalar kernels' (float32 rows: `float32-logistic.ts`'s JavaScript), and
  * `per-example.ts` states the rounding bound these orders satisfy. Float32 rows, 1e6 x 20, one
- * thread: float32 margins and the degree-7 exp made the step 1.22-1.34x faster than float64 margins
- * on rows widened into a scratch with the degree-13 exp (before/after interleaved, docs/performance.md). Loops, not straight-line code: V8 schedules a block's loads in program order and its
+ * thread: float32 margins and the f32x4 derivative made the step 1.37x faster than float64 margins
+ * on rows widened into a scratch with the float64 exp (before/after interleaved, docs/performance.md). Loops, not straight-line code: V8 schedules a block's loads in program order and its
  * arithmetic next to its uses, so the previous straight-line body (eight rows, fully unrolled over
  * j) kept every loaded row element alive across the exp and spilled it to the stack: it was 1.4 to
  * 1.9 times slower on 1e6 x 20, float64 and float32 (`bench/kernel.ts`; before/after in the commit).
@@ -36,7 +37,7 @@
  */
 import { EXP_LN2_HI, EXP_LN2_LO, EXP_LOG2E, EXP_MAX, EXP_MIN, EXP_SHIFTER, EXP_TAYLOR } from '../../../math/exp.js';
 import { encodeModule, HIGH_LANES, I32, LOW_LANES, op, V128, wasmApi, type WasmFunction, type WasmMemory, type WasmModule } from './wasm-binary.js';
-import { FLOAT32_MAX } from './float32-logistic.js';
+import { EXP32, FLOAT32_MAX } from './float32-logistic.js';
 import { inc, loads, type Precision } from './wasm-kernels.js';
 
 /** Rows per block of the fused pass: 8 for float64 rows, 16 for float32 (a multiple of 4 dividing WASM_BLOCK). */
@@ -65,7 +66,7 @@ export type LogisticStep = (x: number, theta: number, y: number, t: number, coun
  * exponent bits of k = s' log2 e + SHIFTER, whose low 12 bits hold n), then Infinity where
  * s > EXP_MAX and 0 where s < EXP_MIN. `tmp` are seven v128 locals.
  */
-export function simdExp(s: number, tmp: readonly number[], short = false): number[] {
+export function simdExp(s: number, tmp: readonly number[]): number[] {
   const [sc, k, n, r, r2, r4, r8] = tmp;
   const [c13, c12, c11, c10, c9, c8, c7, c6, c5, c4, c3, c2] = EXP_TAYLOR;
   const c = op.f64x2Const;
@@ -78,17 +79,14 @@ export function simdExp(s: number, tmp: readonly number[], short = false): numbe
     ...op.get(sc), ...op.get(n), ...c(EXP_LN2_HI), ...op.f64x2Mul, ...op.f64x2Sub, ...op.get(n), ...c(EXP_LN2_LO), ...op.f64x2Mul, ...op.f64x2Sub, ...op.set(r),
     ...op.get(r), ...op.get(r), ...op.f64x2Mul, ...op.set(r2),
     ...op.get(r2), ...op.get(r2), ...op.f64x2Mul, ...op.set(r4),
-    ...(short ? [] : [...op.get(r4), ...op.get(r4), ...op.f64x2Mul, ...op.set(r8)]),
+    ...op.get(r4), ...op.get(r4), ...op.f64x2Mul, ...op.set(r8),
     // Infinity where s > EXP_MAX (bitselect's first operand), else p 2^n ...
     ...c(Infinity),
     ...c(1), ...op.get(r), ...op.f64x2Add,
     ...op.get(r2), ...lin(c2, c3), ...op.f64x2Mul, ...op.f64x2Add,
     ...op.get(r4), ...lin(c4, c5), ...op.get(r2), ...lin(c6, c7), ...op.f64x2Mul, ...op.f64x2Add, ...op.f64x2Mul, ...op.f64x2Add,
-    // Degree 13 (`deterministicExp`), or 7 (`shortExp`: the first two levels of the same tree).
-    ...(short ? [] : [
-      ...op.get(r8), ...lin(c8, c9), ...op.get(r2), ...lin(c10, c11), ...op.f64x2Mul, ...op.f64x2Add,
-      ...op.get(r4), ...lin(c12, c13), ...op.f64x2Mul, ...op.f64x2Add, ...op.f64x2Mul, ...op.f64x2Add,
-    ]),
+    ...op.get(r8), ...lin(c8, c9), ...op.get(r2), ...lin(c10, c11), ...op.f64x2Mul, ...op.f64x2Add,
+    ...op.get(r4), ...lin(c12, c13), ...op.f64x2Mul, ...op.f64x2Add, ...op.f64x2Mul, ...op.f64x2Add,
     ...op.get(k), ...op.i64x2Const(1023), ...op.i64x2Add, ...op.i32(52), ...op.i64x2Shl, ...op.f64x2Mul,
     ...op.get(s), ...c(EXP_MAX), ...op.f64x2Gt, ...op.v128Bitselect,
     // ... and 0 where s < EXP_MIN.
@@ -110,6 +108,38 @@ function float32ThetaPrologue(d: number, at: number): number[][] {
     ]);
   }
   return code;
+}
+
+/**
+ * `float32LogisticDerivatives` for four rows, left on the stack as f32x4: the labels at local `p`
+ * (four float64, narrowed), the float32 margins at `sp` (an f32x4); `exp32` operation for operation.
+ * `yv`, `sv`: v128 locals; `tmp`: five.
+ */
+function float32Derivatives(p: number, sp: number, yv: number, sv: number, tmp: readonly number[]): number[] {
+  const [sc, k, n, r, r2] = tmp;
+  const c = op.f32x4Const;
+  const [c2, c3, c4, c5, c6] = EXP32.taylor;
+  return [
+    ...op.get(p), ...op.v128Load(), ...op.f32x4DemoteF64x2Zero, ...op.get(p), ...op.v128Load(16), ...op.f32x4DemoteF64x2Zero,
+    ...op.shuffle([0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]), ...op.tee(yv),
+    ...op.get(sp), ...op.v128Load(), ...op.f32x4Mul, ...op.tee(sv),
+    ...c(EXP32.min), ...op.f32x4Pmax, ...c(EXP32.max), ...op.f32x4Pmin, ...op.set(sc),
+    ...op.get(sc), ...c(EXP32.log2e), ...op.f32x4Mul, ...c(EXP32.shifter), ...op.f32x4Add, ...op.tee(k),
+    ...c(EXP32.shifter), ...op.f32x4Sub, ...op.set(n),
+    ...op.get(sc), ...op.get(n), ...c(EXP32.c1), ...op.f32x4Mul, ...op.f32x4Sub, ...op.get(n), ...c(EXP32.c2), ...op.f32x4Mul, ...op.f32x4Sub, ...op.set(r),
+    ...op.get(r), ...op.get(r), ...op.f32x4Mul, ...op.set(r2),
+    // -y / (1 + e), e = Infinity where s > max (bitselect's first operand), else p 2^n.
+    ...op.get(yv), ...op.f32x4Neg, ...c(1),
+    ...c(Infinity),
+    ...c(1), ...op.get(r), ...op.f32x4Add,
+    ...op.get(r2), ...c(c2), ...c(c3), ...op.get(r), ...op.f32x4Mul, ...op.f32x4Add, ...op.f32x4Mul, ...op.f32x4Add,
+    ...op.get(r2), ...op.get(r2), ...op.f32x4Mul,
+    ...c(c4), ...c(c5), ...op.get(r), ...op.f32x4Mul, ...op.f32x4Add, ...op.get(r2), ...c(c6), ...op.f32x4Mul, ...op.f32x4Add,
+    ...op.f32x4Mul, ...op.f32x4Add,
+    ...op.get(k), ...op.i32x4Const(127), ...op.i32x4Add, ...op.i32(23), ...op.i32x4Shl, ...op.f32x4Mul,
+    ...op.get(sv), ...c(EXP32.max), ...op.f32x4Gt, ...op.v128Bitselect,
+    ...op.f32x4Add, ...op.f32x4Div,
+  ];
 }
 
 /** The fused pass for rows of d elements stored in `precision` (see the module comment); `fused`: the relaxed-SIMD variant. */
@@ -177,8 +207,7 @@ export function logisticStepFunction(precision: Precision, d: number, fused = fa
       halves(accs[0], accs[1]), op.set(accs[0]), halves(accs[2], accs[3]), op.set(accs[2]),
       op.get(accs[0]), op.get(accs[2]), op.shuffle([0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27]),
       op.get(accs[0]), op.get(accs[2]), op.shuffle([4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31]), op.f32x4Add, op.set(w),
-      op.get(sp), op.get(w), op.f64x2PromoteLowF32x4, op.v128Store(),
-      op.get(sp), op.get(w), op.get(w), op.shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]), op.f64x2PromoteLowF32x4, op.v128Store(16),
+      op.get(sp), op.get(w), op.v128Store(),
     );
   } else if (pairs > 0) {
     margins.push(
@@ -204,8 +233,14 @@ export function logisticStepFunction(precision: Precision, d: number, fused = fa
 
   // Two pairs of rows per iteration (two independent exps: the latency of one is hidden by the other).
   const derivatives: number[][] = [op.get(S), op.set(sp), op.get(Y), op.set(p), op.get(T), op.set(tp), op.loop];
-  lanes.forEach((l, e) => derivatives.push(op.get(p), op.v128Load(16 * e), op.tee(l.y), op.get(sp), op.v128Load(16 * e), op.f64x2Mul, op.set(l.s)));
-  lanes.forEach((l) => derivatives.push(op.get(l.y), op.f64x2Neg, op.f64x2Const(1), simdExp(l.s, l.tmp, f32), op.f64x2Add, op.f64x2Div, op.set(l.g)));
+  if (f32) {
+    derivatives.push(float32Derivatives(p, sp, lanes[0].y, lanes[0].s, lanes[0].tmp), op.set(w));
+    derivatives.push(op.get(w), op.f64x2PromoteLowF32x4, op.set(lanes[0].g));
+    derivatives.push(op.get(w), op.get(w), op.shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]), op.f64x2PromoteLowF32x4, op.set(lanes[1].g));
+  } else {
+    lanes.forEach((l, e) => derivatives.push(op.get(p), op.v128Load(16 * e), op.tee(l.y), op.get(sp), op.v128Load(16 * e), op.f64x2Mul, op.set(l.s)));
+    lanes.forEach((l) => derivatives.push(op.get(l.y), op.f64x2Neg, op.f64x2Const(1), simdExp(l.s, l.tmp), op.f64x2Add, op.f64x2Div, op.set(l.g)));
+  }
   lanes.forEach((l, e) => derivatives.push(
     op.get(tp), op.v128Load(16 * e), op.set(l.t),
     op.get(cnt), op.get(l.g), op.get(l.t), op.f64x2Gt, op.i64x2Sub, op.get(l.g), op.get(l.t), op.f64x2Neg, op.f64x2Lt, op.i64x2Sub, op.set(cnt),
