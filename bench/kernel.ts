@@ -11,7 +11,8 @@
  *    one-thread version of the same step on the SAME bytes (whole arrays, and 8192-row blocks that
  *    stay in cache; thresholds cached as dpfit caches them; OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE
  *    removed from its environment, one BLAS thread; numpy's float32 computes in float32; dpfit's
- *    float32 step computes its margins in float32 and its sums in float64, `float32-logistic.ts`),
+ *    float32 step computes its margins and derivatives in float32 and its sums in float64,
+ *    `float32-logistic.ts`),
  *    and one stream over the same bytes (the WebAssembly SIMD stream sum, and numpy's x.sum()).
  *    Targets: dpfit faster than numpy's best, and within 2x of the stream.
  * 2. AMP on UCI Adult in process (`trainAmp`, epsilon 1, delta 1e-5, `003` Sec. 5's settings), next
