@@ -10,9 +10,11 @@
  *    `--experimental-wasm-relaxed-simd`, Node 20 has it only behind that flag), numpy's best
  *    one-thread version of the same step on the SAME bytes (whole arrays, and 8192-row blocks that
  *    stay in cache; thresholds cached as dpfit caches them; OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE
- *    removed from its environment, one BLAS thread; numpy's float32 computes in float32, dpfit's
- *    in float64), and one stream over the same bytes (the WebAssembly SIMD stream sum, and numpy's
- *    x.sum()). Targets: dpfit faster than numpy's best, and within 2x of the stream.
+ *    removed from its environment, one BLAS thread; numpy's float32 computes in float32; dpfit's
+ *    float32 step computes its margins and derivatives in float32 and its sums in float64,
+ *    `float32-logistic.ts`),
+ *    and one stream over the same bytes (the WebAssembly SIMD stream sum, and numpy's x.sum()).
+ *    Targets: dpfit faster than numpy's best, and within 2x of the stream.
  * 2. AMP on UCI Adult in process (`trainAmp`, epsilon 1, delta 1e-5, `003` Sec. 5's settings), next
  *    to scipy's L-BFGS-B on the same objective (the same lambda, b drawn with the same sigma, the
  *    logistic loss on the same encoded rows, no row clipped: checked) stopped by the same test

@@ -17,6 +17,7 @@ import { accumulateBlock, BLOCK, marginsBlock, marginsContiguous } from './kerne
 import { newSparseScratch, sparseAccumulateGathered, sparseMarginsGathered, type SparseRows, type SparseScratch } from './kernels/sparse-rows.js';
 import { logisticLoss } from './losses/logistic.js';
 import { fusedBlockRows, logisticStepFor } from './kernels/wasm-logistic-step.js';
+import { float32LogisticDerivatives, float32Margins, float32Theta } from './kernels/float32-logistic.js';
 import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
 import type { WasmKernelExports } from './kernels/wasm-kernels.js';
 
@@ -115,9 +116,14 @@ export const CHUNK_ROWS = 32768;
  * other, float32 rows widened once into a scratch); the worker pool (chunk sums added in chunk order); DP-SGD's batches with cached
  * thresholds (`sumBatchClippedGradients`), on the dense rows or on their nonzero entries
  * (`kernels/sparse-rows.ts`, which proves that skipping the zero terms changes no bit). Float32 storage: a stored
- * value widens to float64 exactly, so the pass is the float64 pass on the widened rows; t and the
- * clamp use those rows, so B still bounds every computed term and the same D applies
- * (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the per-step-norm sum).
+ * value widens to float64 exactly, so the sum is the float64 pass's on the widened rows; t and the
+ * clamp use those rows, so B still bounds every computed term and the same D applies. With the
+ * logistic loss, float32 rows take their coefficients from float32 margins and a float32 derivative
+ * (`kernels/float32-logistic.ts`): that changes which c_i in [-t_i, t_i] a row gets, not the clamp,
+ * the products c_i x_ij or the order of the additions, so this bound and the sensitivity are
+ * unchanged (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the
+ * per-step-norm sum, for float32 logistic rows with independently computed coefficients;
+ * `relaxed-kernel.test.ts` checks the float32 pass against an exact rational sum within this bound).
  *
  * The relaxed-SIMD variant of the fused pass (`logisticStepFor(..., 'fused')`: f64x2.relaxed_madd,
  * fused or not as the engine chooses) is not used by these sums (measured 6 to 16 % faster on
@@ -143,6 +149,15 @@ export interface ClipScratch {
   c: Float64Array;
   /** A block of float32 rows widened to float64 (allocated when first needed). */
   wide?: Float64Array;
+  /** theta rounded for float32 rows (`float32Theta`, allocated when first needed). */
+  theta32?: Float32Array;
+}
+
+/** The scratch's theta32 for this theta (float32 rows with the logistic loss, `float32-logistic.ts`). */
+function theta32Of(s: ClipScratch, theta: Float64Array, d: number): Float32Array {
+  const length = 4 * Math.ceil(d / 4);
+  if (s.theta32 === undefined || s.theta32.length !== length) s.theta32 = new Float32Array(length);
+  return float32Theta(theta, d, s.theta32);
 }
 
 /** @internal */
@@ -167,7 +182,7 @@ export function accumulateClippedRangeCached(
       const slot = claimSlot(info);
       if (slot >= 0) {
         try {
-          return wasmRange(kernels, info, slot, loss, y, d, theta, thresholds, start, end, s, out);
+          return wasmRange(kernels, info, slot, loss, x, y, d, theta, thresholds, start, end, s, out);
         } finally {
           releaseSlot(info, slot);
         }
@@ -186,12 +201,18 @@ export function accumulateClippedRangeCached(
     return clipped;
   }
   const wide = s.wide !== undefined && s.wide.length === BLOCK * d ? s.wide : (s.wide = new Float64Array(BLOCK * d));
+  const theta32 = loss === logisticLoss ? theta32Of(s, theta, d) : undefined;
   for (let b = start; b < end; b += BLOCK) {
     const m = Math.min(BLOCK, end - b);
     for (let k = 0, base = b * d; k < m * d; k++) wide[k] = x[base + k];
     for (let k = 0; k < m; k++) s.y[k] = y[b + k];
-    marginsContiguous(wide, d, theta, 0, m, s.z);
-    loss.derivatives(s.z, s.y, s.c, m);
+    if (theta32 !== undefined) {
+      float32Margins(x, d, theta32, b, m, s.z);
+      float32LogisticDerivatives(s.z, s.y, s.c, m);
+    } else {
+      marginsContiguous(wide, d, theta, 0, m, s.z);
+      loss.derivatives(s.z, s.y, s.c, m);
+    }
     clipped += clampCached(s.c, thresholds, b, m);
     accumulateBlock(wide, d, 0, m, undefined, s.c, out);
   }
@@ -199,7 +220,7 @@ export function accumulateClippedRangeCached(
 }
 
 function wasmRange(
-  kernels: WasmKernelExports, info: FeatureMemory, slot: number, loss: GlmLoss, y: Float64Array, d: number, theta: Float64Array,
+  kernels: WasmKernelExports, info: FeatureMemory, slot: number, loss: GlmLoss, x: FeatureArray, y: Float64Array, d: number, theta: Float64Array,
   thresholds: Float64Array, start: number, end: number, s: ClipScratch, out: Float64Array,
 ): number {
   const buffer = info.memory.buffer;
@@ -221,7 +242,17 @@ function wasmRange(
   // in place; others are copied into the slot block by block.
   const yInPlace = y.buffer === buffer;
   const tInPlace = thresholds.buffer === buffer;
-  for (let block = start; block < end; block += WASM_BLOCK) {
+  // Float32 rows with the logistic loss: the remaining rows' margins and derivatives as the fused pass computes them.
+  const theta32 = !f64 && loss === logisticLoss ? theta32Of(s, theta, d) : undefined;
+  let first = start;
+  if (fused !== null && yInPlace && tInPlace) {
+    // Labels and thresholds in place: one call for the range's whole blocks (the kernel takes them
+    // one after the other, as the calls below would: the same sums), the rest below.
+    const groups = (end - start) - ((end - start) % group);
+    clipped += fused(info.xOffset + start * rowBytes, thetaPtr, y.byteOffset + 8 * start, thresholds.byteOffset + 8 * start, groups, partPtr, fusedPtr);
+    first = start + groups;
+  }
+  for (let block = first; block < end; block += WASM_BLOCK) {
     let b = block;
     let m = Math.min(WASM_BLOCK, end - b);
     if (fused !== null) {
@@ -234,9 +265,14 @@ function wasmRange(
       m -= groups;
     }
     const ptr = info.xOffset + b * rowBytes;
-    if (f64) kernels.margins64(ptr, d, thetaPtr, m, zPtr);
-    else kernels.margins32(ptr, d, thetaPtr, m, zPtr);
-    loss.derivatives(z, y.subarray(b, b + m), c, m);
+    if (theta32 !== undefined) {
+      float32Margins(x as Float32Array, d, theta32, b, m, z);
+      float32LogisticDerivatives(z, y.subarray(b, b + m), c, m);
+    } else {
+      if (f64) kernels.margins64(ptr, d, thetaPtr, m, zPtr);
+      else kernels.margins32(ptr, d, thetaPtr, m, zPtr);
+      loss.derivatives(z, y.subarray(b, b + m), c, m);
+    }
     t.set(thresholds.subarray(b, b + m));
     clipped += kernels.clamp(cPtr, tPtr, m);
     if (f64) kernels.accumulate64(ptr, d, m, cPtr, partPtr);

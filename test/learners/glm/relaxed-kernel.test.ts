@@ -16,6 +16,7 @@ import { allocateFeatures, featureMemoryOf, slotPointers, storeLabels } from '..
 import { fusedBlockRows, logisticStepFor, relaxedSimdAvailable } from '../../../src/learners/glm/kernels/wasm-logistic-step.js';
 import type { Precision } from '../../../src/learners/glm/kernels/wasm-kernels.js';
 import { logisticLoss } from '../../../src/learners/glm/losses/logistic.js';
+import { exp32 } from '../../../src/learners/glm/kernels/float32-logistic.js';
 import { clippedSumRoundingBound, sumClippedGradients, sumStoredClippedGradients } from '../../../src/learners/glm/per-example.js';
 import { fillGaussian } from '../../../src/random/continuous.js';
 import { seededRng } from '../../../src/random/rng.js';
@@ -131,8 +132,10 @@ test('the relaxed variant sums within clippedSumRoundingBound of the exact sum o
       const exactSum = new Array<bigint>(d).fill(0n);
       let clipped = 0;
       for (let i = 0; i < fused.rows; i++) {
-        const z = s.x[i * d + (d >> 1)] * 0.7;
-        let c = logisticLoss.derivative(z, s.y[i]);
+        // Float32 rows: the one product in float32 (`float32-logistic.ts`; the other lanes add +0), then the float32 derivative.
+        const z = precision === 'float64' ? s.x[i * d + (d >> 1)] * 0.7 : Math.fround(s.x[i * d + (d >> 1)] * Math.fround(0.7));
+        const f = Math.fround;
+        let c = precision === 'float64' ? logisticLoss.derivative(z, s.y[i]) : f(f(-s.y[i]) / f(1 + exp32(f(s.y[i] * z))));
         if (c > s.t[i]) [c, clipped] = [s.t[i], clipped + 1];
         else if (c < -s.t[i]) [c, clipped] = [-s.t[i], clipped + 1];
         for (let j = 0; j < d; j++) exactSum[j] += scaledProduct(c, s.x[i * d + j]);
@@ -149,13 +152,15 @@ test('the relaxed variant sums within clippedSumRoundingBound of the exact sum o
   }
 });
 
-test('with relaxed SIMD present, the released sums still take the exact variant: the scalar kernels\' numbers bit for bit', () => {
+test('with relaxed SIMD present, the released sums still take the exact variant: the scalar kernels\' numbers bit for bit (float32 rows: the JavaScript float32 path\'s)', () => {
   for (const precision of ['float64', 'float32'] as const) {
     const s = setUp(1100, 13, 21, precision, 1);
     const theta = fillGaussian(seededRng(22), new Float64Array(13), 0.5);
     const stored = sumStoredClippedGradients(logisticLoss, { x: s.x, y: s.y, n: s.n, d: s.d }, theta, { clipNorm: 1, thresholds: clipThresholds({ x: s.x, y: s.y, n: s.n, d: s.d }, 1) });
-    const wide = Float64Array.from(s.x);
-    const scalar = sumClippedGradients(logisticLoss, { x: wide, y: Float64Array.from(s.y), n: s.n, d: s.d }, theta, { clipNorm: 1 });
+    // Float32 rows: the JavaScript pass over a plain Float32Array (no feature memory), `float32-logistic.ts`.
+    const scalar = precision === 'float64'
+      ? sumClippedGradients(logisticLoss, { x: Float64Array.from(s.x), y: Float64Array.from(s.y), n: s.n, d: s.d }, theta, { clipNorm: 1 })
+      : sumStoredClippedGradients(logisticLoss, { x: Float32Array.from(s.x), y: Float64Array.from(s.y), n: s.n, d: s.d }, theta, { clipNorm: 1 });
     assert.equal(stored.clippedCount, scalar.clippedCount);
     sameBits(stored.sum, scalar.sum, precision);
   }

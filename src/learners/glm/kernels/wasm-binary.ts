@@ -93,6 +93,12 @@ export const op = {
   f32Load: (offset = 0) => mem([0x2a], offset),
   f64Load: (offset = 0) => mem([0x2b], offset),
   f64Store: (offset = 0) => mem([0x39], offset),
+  f32Store: (offset = 0) => mem([0x38], offset),
+  /** f64.const `value`. */
+  f64Const: (value: number) => [0x44, ...f64Bytes(value)],
+  f64Min: [0xa4],
+  f64Max: [0xa5],
+  f32DemoteF64: [0xb6],
   f64Ne: [0x62],
   f64Add: [0xa0],
   f64Mul: [0xa2],
@@ -100,6 +106,10 @@ export const op = {
   v128Load: (offset = 0) => mem(simd(0x00), offset),
   v128Store: (offset = 0) => mem(simd(0x0b), offset),
   v128Load64Zero: (offset = 0) => mem(simd(0x5d), offset),
+  /** v128.load32_zero: one 32-bit value into lane 0, the other lanes zero. */
+  v128Load32Zero: (offset = 0) => mem(simd(0x5c), offset),
+  /** v128.load32_lane: the 32-bit value at the address replaces lane `lane` of the v128 operand. */
+  v128Load32Lane: (offset: number, lane: number) => [...mem(simd(0x56), offset), lane],
   /** v128.load64_splat: one float64 in both lanes. */
   v128Load64Splat: (offset = 0) => mem(simd(0x0a), offset),
   /** i8x16.shuffle with 16 lane indices into the concatenation of its two operands. */
@@ -122,6 +132,20 @@ export const op = {
   i64x2Sub: simd(0xd1),
   i64x2ExtractLane: (lane: number) => [...simd(0x1d), lane],
   f32x4Add: simd(0xe4),
+  f32x4Sub: simd(0xe5),
+  f32x4Mul: simd(0xe6),
+  f32x4Div: simd(0xe7),
+  f32x4Neg: simd(0xe1),
+  f32x4Gt: simd(0x44),
+  f32x4Pmin: simd(0xea),
+  f32x4Pmax: simd(0xeb),
+  i32x4Add: simd(0xae),
+  i32x4Shl: simd(0xab),
+  f32x4DemoteF64x2Zero: simd(0x5e),
+  /** v128.const with all four f32 lanes equal to `value` (rounded to float32). */
+  f32x4Const: (value: number) => [...simd(0x0c), ...[0, 1, 2, 3].flatMap(() => [...new Uint8Array(new Float32Array([value]).buffer)])],
+  /** v128.const with all four i32 lanes equal to `value`. */
+  i32x4Const: (value: number) => [...simd(0x0c), ...[0, 1, 2, 3].flatMap(() => [...new Uint8Array(new Int32Array([value]).buffer)])],
   f64x2Add: simd(0xf0),
   f64x2Sub: simd(0xf1),
   f64x2Mul: simd(0xf2),

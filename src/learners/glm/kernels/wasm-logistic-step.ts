@@ -4,17 +4,22 @@
  * for float32: measured best on 1e6 x 20, `bench/kernel.ts`), and each block goes through three
  * short loops while its rows are in L1:
  *
- *   1. margins, four rows per sweep of theta: z = x . theta as `margins` of `kernels.ts` (z = E + O,
- *      the even and odd halves of the sum in the two lanes), into the block scratch; float32 rows
- *      are widened to float64 once here and kept in a row scratch for step 3;
+ *   1. margins, four rows per sweep of theta: for float64 rows z = x . theta as `margins` of
+ *      `kernels.ts` (z = E + O, the even and odd halves of the sum in the two lanes); for float32
+ *      rows the float32 margin of `float32-logistic.ts` (four f32x4 lanes from theta32, which the
+ *      pass writes after the block scratch first, reduced as (a0 + a2) + (a1 + a3), four margins in
+ *      one f32x4); into the block scratch;
  *   2. derivatives, four rows per iteration: c = clamp(-y / (1 + exp(y z)), -t, t) (as
- *      `logisticLoss.derivatives` with `deterministicExp`, then `clamp`: pmax / pmin, the clip
- *      count in i64 lanes), in place of z;
+ *      `logisticLoss.derivatives` with `deterministicExp`; for float32 rows four rows per f32x4 as
+ *      `float32LogisticDerivatives` with `exp32`, widened; then `clamp` in float64: pmax / pmin,
+ *      the clip count in i64 lanes), in place of z;
  *   3. the update, one sweep of out per four-row group in row order:
  *      out_j <- out_j + (((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j) (as `accumulate`'s four-row groups).
  *
- * Every number is the scalar kernels' (`per-example.ts` states the rounding bound these orders
- * satisfy). Loops, not straight-line code: V8 schedules a block's loads in program order and its
+ * Every number is the scalar kernels' (float32 rows: `float32-logistic.ts`'s JavaScript), and
+ * `per-example.ts` states the rounding bound these orders satisfy. Float32 rows, 1e6 x 20, one
+ * thread: float32 margins and the f32x4 derivative made the step 1.37x faster than float64 margins
+ * on rows widened into a scratch with the float64 exp (before/after interleaved, docs/performance.md). Loops, not straight-line code: V8 schedules a block's loads in program order and its
  * arithmetic next to its uses, so the previous straight-line body (eight rows, fully unrolled over
  * j) kept every loaded row element alive across the exp and spilled it to the stack: it was 1.4 to
  * 1.9 times slower on 1e6 x 20, float64 and float32 (`bench/kernel.ts`; before/after in the commit).
@@ -31,7 +36,8 @@
  * full block are left to the caller.
  */
 import { EXP_LN2_HI, EXP_LN2_LO, EXP_LOG2E, EXP_MAX, EXP_MIN, EXP_SHIFTER, EXP_TAYLOR } from '../../../math/exp.js';
-import { encodeModule, F64, HIGH_LANES, I32, LOW_LANES, op, V128, wasmApi, type WasmFunction, type WasmMemory, type WasmModule } from './wasm-binary.js';
+import { encodeModule, HIGH_LANES, I32, LOW_LANES, op, V128, wasmApi, type WasmFunction, type WasmMemory, type WasmModule } from './wasm-binary.js';
+import { EXP32, FLOAT32_MAX } from './float32-logistic.js';
 import { inc, loads, type Precision } from './wasm-kernels.js';
 
 /** Rows per block of the fused pass: 8 for float64 rows, 16 for float32 (a multiple of 4 dividing WASM_BLOCK). */
@@ -49,7 +55,7 @@ export const FUSED_MAX_BLOCK_ROWS = 16;
  * step(x, theta, y, t, count, out, scratch): the pass over the first B floor(count / B) rows from
  * byte `x` (B = `fusedBlockRows`); `theta` holds d float64, `y` and `t` float64 labels and
  * thresholds of the same rows, `out` d float64 sums, `scratch` 8 B bytes (the block's margins,
- * then its coefficients) followed, for float32 rows, by 8 B d bytes (the block's rows widened);
+ * then its coefficients) followed, for float32 rows, by 16 ceil(d / 4) bytes (theta32);
  * returns how many derivatives were clipped.
  */
 export type LogisticStep = (x: number, theta: number, y: number, t: number, count: number, out: number, scratch: number) => number;
@@ -88,14 +94,61 @@ export function simdExp(s: number, tmp: readonly number[]): number[] {
   ];
 }
 
+/**
+ * theta32 (`float32Theta`: theta_j clamped to +-FLOAT32_MAX, rounded to float32, zero-padded to
+ * 4 ceil(d / 4)) at byte `at` of the scratch (param 6), from theta (param 1).
+ */
+function float32ThetaPrologue(d: number, at: number): number[][] {
+  const [TH, S] = [1, 6];
+  const code: number[][] = [[...op.get(S), ...op.v128Zero, ...op.v128Store(at + 16 * (Math.ceil(d / 4) - 1))]];
+  for (let j = 0; j < d; j++) {
+    code.push([
+      ...op.get(S), ...op.get(TH), ...op.f64Load(8 * j), ...op.f64Const(FLOAT32_MAX), ...op.f64Min, ...op.f64Const(-FLOAT32_MAX), ...op.f64Max,
+      ...op.f32DemoteF64, ...op.f32Store(at + 4 * j),
+    ]);
+  }
+  return code;
+}
+
+/**
+ * `float32LogisticDerivatives` for four rows, left on the stack as f32x4: the labels at local `p`
+ * (four float64, narrowed), the float32 margins at `sp` (an f32x4); `exp32` operation for operation.
+ * `yv`, `sv`: v128 locals; `tmp`: five.
+ */
+function float32Derivatives(p: number, sp: number, yv: number, sv: number, tmp: readonly number[]): number[] {
+  const [sc, k, n, r, r2] = tmp;
+  const c = op.f32x4Const;
+  const [c2, c3, c4, c5, c6] = EXP32.taylor;
+  return [
+    ...op.get(p), ...op.v128Load(), ...op.f32x4DemoteF64x2Zero, ...op.get(p), ...op.v128Load(16), ...op.f32x4DemoteF64x2Zero,
+    ...op.shuffle([0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]), ...op.tee(yv),
+    ...op.get(sp), ...op.v128Load(), ...op.f32x4Mul, ...op.tee(sv),
+    ...c(EXP32.min), ...op.f32x4Pmax, ...c(EXP32.max), ...op.f32x4Pmin, ...op.set(sc),
+    ...op.get(sc), ...c(EXP32.log2e), ...op.f32x4Mul, ...c(EXP32.shifter), ...op.f32x4Add, ...op.tee(k),
+    ...c(EXP32.shifter), ...op.f32x4Sub, ...op.set(n),
+    ...op.get(sc), ...op.get(n), ...c(EXP32.c1), ...op.f32x4Mul, ...op.f32x4Sub, ...op.get(n), ...c(EXP32.c2), ...op.f32x4Mul, ...op.f32x4Sub, ...op.set(r),
+    ...op.get(r), ...op.get(r), ...op.f32x4Mul, ...op.set(r2),
+    // -y / (1 + e), e = Infinity where s > max (bitselect's first operand), else p 2^n.
+    ...op.get(yv), ...op.f32x4Neg, ...c(1),
+    ...c(Infinity),
+    ...c(1), ...op.get(r), ...op.f32x4Add,
+    ...op.get(r2), ...c(c2), ...c(c3), ...op.get(r), ...op.f32x4Mul, ...op.f32x4Add, ...op.f32x4Mul, ...op.f32x4Add,
+    ...op.get(r2), ...op.get(r2), ...op.f32x4Mul,
+    ...c(c4), ...c(c5), ...op.get(r), ...op.f32x4Mul, ...op.f32x4Add, ...op.get(r2), ...c(c6), ...op.f32x4Mul, ...op.f32x4Add,
+    ...op.f32x4Mul, ...op.f32x4Add,
+    ...op.get(k), ...op.i32x4Const(127), ...op.i32x4Add, ...op.i32(23), ...op.i32x4Shl, ...op.f32x4Mul,
+    ...op.get(sv), ...c(EXP32.max), ...op.f32x4Gt, ...op.v128Bitselect,
+    ...op.f32x4Add, ...op.f32x4Div,
+  ];
+}
+
 /** The fused pass for rows of d elements stored in `precision` (see the module comment); `fused`: the relaxed-SIMD variant. */
 export function logisticStepFunction(precision: Precision, d: number, fused = false): WasmFunction {
   const [X, TH, Y, T, COUNT, OUT, S] = [0, 1, 2, 3, 4, 5, 6];
   const locals: number[] = [];
   const local = (type: number): number => 7 + locals.push(type) - 1;
-  const [k, r0, wr, sp, bend, p, pend, tp, wp] = Array.from({ length: 9 }, () => local(I32));
+  const [k, r0, sp, bend, p, pend, tp] = Array.from({ length: 7 }, () => local(I32));
   const [a, cnt, w] = Array.from({ length: 3 }, () => local(V128));
-  const tail = local(F64);
   const accs = Array.from({ length: 4 }, () => local(V128));
   const cs = Array.from({ length: 4 }, () => local(V128));
   const lanes = [0, 1].map(() => ({ y: local(V128), t: local(V128), s: local(V128), g: local(V128), tmp: Array.from({ length: 7 }, () => local(V128)) }));
@@ -103,57 +156,91 @@ export function logisticStepFunction(precision: Precision, d: number, fused = fa
   const L = loads(precision);
   const rowBytes = d * L.bytes;
   const pairs = Math.floor(d / 2);
-  // float32 rows are widened once (step 1) into the row scratch after the block scratch; step 3 reads them there.
-  const wide = precision === 'float32';
-  const W = loads('float64');
-  const wideRow = 8 * d;
-  const U = wide ? W : L;
-  const uRow = wide ? wideRow : rowBytes;
+  // float32 rows: float32 margins from theta32 (`float32-logistic.ts`), kept after the block scratch.
+  const f32 = precision === 'float32';
+  const quads = Math.floor(d / 4);
+  const theta32 = 8 * B;
   const madd = op.f64x2RelaxedMadd;
 
-  /** x_pair at ptr + off (widened to float64 lanes; kept in the row scratch at wp + woff for float32). */
-  const pair = (ptr: number[], off: number, woff: number) => (wide
-    ? [...op.get(wp), ...L.pair(ptr, off), ...op.tee(w), ...op.v128Store(woff), ...op.get(w)]
-    : L.pair(ptr, off));
   /** acc <- acc + x_pair theta_pair. */
   const marginTerm = (acc: number, r: number) => (fused
-    ? [...pair(op.get(p), r * rowBytes, r * wideRow), ...op.get(a), ...op.get(acc), ...madd, ...op.set(acc)]
-    : [...op.get(acc), ...pair(op.get(p), r * rowBytes, r * wideRow), ...op.get(a), ...op.f64x2Mul, ...op.f64x2Add, ...op.set(acc)]);
+    ? [...L.pair(op.get(p), r * rowBytes), ...op.get(a), ...op.get(acc), ...madd, ...op.set(acc)]
+    : [...op.get(acc), ...L.pair(op.get(p), r * rowBytes), ...op.get(a), ...op.f64x2Mul, ...op.f64x2Add, ...op.set(acc)]);
   /** acc's lane 0 (the even half) <- + x_{d-1} theta_{d-1}, for odd d (a scalar multiply and add, as the scalar kernel). */
   const tailTerm = (acc: number, r: number) => [
     ...op.get(acc), ...op.get(acc), ...op.f64x2ExtractLane(0),
-    ...L.scalar(op.get(p), r * rowBytes), ...(wide ? [...op.tee(tail)] : []), ...op.get(a), ...op.f64x2ExtractLane(0), ...op.f64Mul, ...op.f64Add,
+    ...L.scalar(op.get(p), r * rowBytes), ...op.get(a), ...op.f64x2ExtractLane(0), ...op.f64Mul, ...op.f64Add,
     ...op.f64x2ReplaceLane(0), ...op.set(acc),
-    ...(wide ? [...op.get(wp), ...op.get(tail), ...op.f64Store(r * wideRow)] : []),
   ];
   const margins: number[][] = [
-    op.get(X), op.set(r0), op.get(S), op.set(sp), op.get(S), op.i32(8 * B), op.i32Add, op.tee(wr), op.set(bend),
+    op.get(X), op.set(r0), op.get(S), op.set(sp), op.get(S), op.i32(8 * B), op.i32Add, op.set(bend),
     op.loop,
     ...accs.map((acc) => [...op.v128Zero, ...op.set(acc)]),
-    op.get(r0), op.set(p), op.get(TH), op.set(tp), op.get(wr), op.set(wp),
+    op.get(r0), op.set(p), op.get(TH), op.set(tp),
   ];
-  if (pairs > 0) {
+  if (f32) {
+    // Four float32 lanes per row: lane l sums j = l, l + 4, ...; the last quad's missing elements load as 0.
+    const quadTerm = (acc: number, load: number[]) => [...op.get(acc), ...load, ...op.get(a), ...op.f32x4Mul, ...op.f32x4Add, ...op.set(acc)];
+    margins.push(op.get(S), op.i32(theta32), op.i32Add, op.set(tp));
+    if (quads > 0) {
+      margins.push(
+        op.get(r0), op.i32(16 * quads), op.i32Add, op.set(pend),
+        op.loop, op.get(tp), op.v128Load(), op.set(a),
+        ...accs.map((acc, r) => quadTerm(acc, [...op.get(p), ...op.v128Load(r * rowBytes)])),
+        inc(p, op.i32(16)), inc(tp, op.i32(16)),
+        op.get(p), op.get(pend), op.i32LtS, op.brIf(0), op.end,
+      );
+    }
+    const rest = d % 4;
+    if (rest > 0) {
+      const tailLoad = (off: number) => (rest === 1 ? [...op.get(p), ...op.v128Load32Zero(off)]
+        : rest === 2 ? [...op.get(p), ...op.v128Load64Zero(off)]
+          : [...op.get(p), ...op.get(p), ...op.v128Load64Zero(off), ...op.v128Load32Lane(off + 8, 2)]);
+      margins.push(op.get(tp), op.v128Load(), op.set(a), ...accs.map((acc, r) => quadTerm(acc, tailLoad(r * rowBytes))));
+    }
+    // z_r = (a_r0 + a_r2) + (a_r1 + a_r3) for the four rows, as float32 lanes, then widened: two per store.
+    const halves = (x: number, y: number) => [
+      ...op.get(x), ...op.get(y), ...op.shuffle([0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]),
+      ...op.get(x), ...op.get(y), ...op.shuffle([8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31]), ...op.f32x4Add,
+    ];
+    margins.push(
+      halves(accs[0], accs[1]), op.set(accs[0]), halves(accs[2], accs[3]), op.set(accs[2]),
+      op.get(accs[0]), op.get(accs[2]), op.shuffle([0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27]),
+      op.get(accs[0]), op.get(accs[2]), op.shuffle([4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31]), op.f32x4Add, op.set(w),
+      op.get(sp), op.get(w), op.v128Store(),
+    );
+  } else if (pairs > 0) {
     margins.push(
       op.get(r0), op.i32(2 * pairs * L.bytes), op.i32Add, op.set(pend),
       op.loop, op.get(tp), op.v128Load(), op.set(a),
       ...accs.map((acc, r) => marginTerm(acc, r)),
-      inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(16)), inc(wp, op.i32(16)),
+      inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(16)),
       op.get(p), op.get(pend), op.i32LtS, op.brIf(0), op.end,
     );
   }
-  if (d % 2 === 1) margins.push(op.get(tp), op.f64Load(), op.f64x2Splat, op.set(a), ...accs.map((acc, r) => tailTerm(acc, r)));
+  if (!f32 && d % 2 === 1) margins.push(op.get(tp), op.f64Load(), op.f64x2Splat, op.set(a), ...accs.map((acc, r) => tailTerm(acc, r)));
   // (E + O of row 0, of row 1) and (of row 2, of row 3) into the block scratch.
+  if (!f32) {
+    margins.push(
+      op.get(sp), op.get(accs[0]), op.get(accs[1]), op.shuffle(LOW_LANES), op.get(accs[0]), op.get(accs[1]), op.shuffle(HIGH_LANES), op.f64x2Add, op.v128Store(),
+      op.get(sp), op.get(accs[2]), op.get(accs[3]), op.shuffle(LOW_LANES), op.get(accs[2]), op.get(accs[3]), op.shuffle(HIGH_LANES), op.f64x2Add, op.v128Store(16),
+    );
+  }
   margins.push(
-    op.get(sp), op.get(accs[0]), op.get(accs[1]), op.shuffle(LOW_LANES), op.get(accs[0]), op.get(accs[1]), op.shuffle(HIGH_LANES), op.f64x2Add, op.v128Store(),
-    op.get(sp), op.get(accs[2]), op.get(accs[3]), op.shuffle(LOW_LANES), op.get(accs[2]), op.get(accs[3]), op.shuffle(HIGH_LANES), op.f64x2Add, op.v128Store(16),
-    inc(r0, op.i32(4 * rowBytes)), inc(wr, op.i32(4 * wideRow)), inc(sp, op.i32(32)),
+    inc(r0, op.i32(4 * rowBytes)), inc(sp, op.i32(32)),
     op.get(sp), op.get(bend), op.i32LtS, op.brIf(0), op.end,
   );
 
   // Two pairs of rows per iteration (two independent exps: the latency of one is hidden by the other).
   const derivatives: number[][] = [op.get(S), op.set(sp), op.get(Y), op.set(p), op.get(T), op.set(tp), op.loop];
-  lanes.forEach((l, e) => derivatives.push(op.get(p), op.v128Load(16 * e), op.tee(l.y), op.get(sp), op.v128Load(16 * e), op.f64x2Mul, op.set(l.s)));
-  lanes.forEach((l) => derivatives.push(op.get(l.y), op.f64x2Neg, op.f64x2Const(1), simdExp(l.s, l.tmp), op.f64x2Add, op.f64x2Div, op.set(l.g)));
+  if (f32) {
+    derivatives.push(float32Derivatives(p, sp, lanes[0].y, lanes[0].s, lanes[0].tmp), op.set(w));
+    derivatives.push(op.get(w), op.f64x2PromoteLowF32x4, op.set(lanes[0].g));
+    derivatives.push(op.get(w), op.get(w), op.shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]), op.f64x2PromoteLowF32x4, op.set(lanes[1].g));
+  } else {
+    lanes.forEach((l, e) => derivatives.push(op.get(p), op.v128Load(16 * e), op.tee(l.y), op.get(sp), op.v128Load(16 * e), op.f64x2Mul, op.set(l.s)));
+    lanes.forEach((l) => derivatives.push(op.get(l.y), op.f64x2Neg, op.f64x2Const(1), simdExp(l.s, l.tmp), op.f64x2Add, op.f64x2Div, op.set(l.g)));
+  }
   lanes.forEach((l, e) => derivatives.push(
     op.get(tp), op.v128Load(16 * e), op.set(l.t),
     op.get(cnt), op.get(l.g), op.get(l.t), op.f64x2Gt, op.i64x2Sub, op.get(l.g), op.get(l.t), op.f64x2Neg, op.f64x2Lt, op.i64x2Sub, op.set(cnt),
@@ -161,30 +248,30 @@ export function logisticStepFunction(precision: Precision, d: number, fused = fa
   ));
   derivatives.push(inc(sp, op.i32(32)), inc(p, op.i32(32)), inc(tp, op.i32(32)), op.get(sp), op.get(bend), op.i32LtS, op.brIf(0), op.end);
 
-  /** G = ((c0 x0 + c1 x1) + c2 x2) + c3 x3 for the coordinate pair at p (rows uRow apart). */
-  const term = (r: number) => [...op.get(cs[r]), ...U.pair(op.get(p), r * uRow), ...op.f64x2Mul];
+  /** G = ((c0 x0 + c1 x1) + c2 x2) + c3 x3 for the coordinate pair at p (rows rowBytes apart). */
+  const term = (r: number) => [...op.get(cs[r]), ...L.pair(op.get(p), r * rowBytes), ...op.f64x2Mul];
   const groupSum = fused
-    ? [...term(0), ...op.set(w), ...[1, 2, 3].flatMap((r) => [...op.get(cs[r]), ...U.pair(op.get(p), r * uRow), ...op.get(w), ...madd, ...op.set(w)]), ...op.get(w)]
+    ? [...term(0), ...op.set(w), ...[1, 2, 3].flatMap((r) => [...op.get(cs[r]), ...L.pair(op.get(p), r * rowBytes), ...op.get(w), ...madd, ...op.set(w)]), ...op.get(w)]
     : [...term(0), ...term(1), ...op.f64x2Add, ...term(2), ...op.f64x2Add, ...term(3), ...op.f64x2Add];
-  const scalarTerm = (r: number) => [...op.get(cs[r]), ...op.f64x2ExtractLane(0), ...U.scalar(op.get(p), r * uRow), ...op.f64Mul];
+  const scalarTerm = (r: number) => [...op.get(cs[r]), ...op.f64x2ExtractLane(0), ...L.scalar(op.get(p), r * rowBytes), ...op.f64Mul];
   const update: number[][] = [
-    wide ? [...op.get(S), ...op.i32(8 * B), ...op.i32Add] : op.get(X), op.set(r0), op.get(S), op.set(sp),
+    op.get(X), op.set(r0), op.get(S), op.set(sp),
     op.loop,
     ...cs.map((c, r) => [...op.get(sp), ...op.v128Load64Splat(8 * r), ...op.set(c)]),
     op.get(r0), op.set(p), op.get(OUT), op.set(tp),
   ];
   if (pairs > 0) {
     update.push(
-      op.get(r0), op.i32(2 * pairs * U.bytes), op.i32Add, op.set(pend),
+      op.get(r0), op.i32(2 * pairs * L.bytes), op.i32Add, op.set(pend),
       op.loop, op.get(tp), op.get(tp), op.v128Load(), groupSum, op.f64x2Add, op.v128Store(),
-      inc(p, op.i32(2 * U.bytes)), inc(tp, op.i32(16)),
+      inc(p, op.i32(2 * L.bytes)), inc(tp, op.i32(16)),
       op.get(p), op.get(pend), op.i32LtS, op.brIf(0), op.end,
     );
   }
   if (d % 2 === 1) {
     update.push(op.get(tp), op.get(tp), op.f64Load(), scalarTerm(0), scalarTerm(1), op.f64Add, scalarTerm(2), op.f64Add, scalarTerm(3), op.f64Add, op.f64Add, op.f64Store());
   }
-  update.push(inc(r0, op.i32(4 * uRow)), inc(sp, op.i32(32)), op.get(sp), op.get(bend), op.i32LtS, op.brIf(0), op.end);
+  update.push(inc(r0, op.i32(4 * rowBytes)), inc(sp, op.i32(32)), op.get(sp), op.get(bend), op.i32LtS, op.brIf(0), op.end);
 
   return {
     name: 'logisticStep',
@@ -192,6 +279,7 @@ export function logisticStepFunction(precision: Precision, d: number, fused = fa
     results: [I32],
     locals,
     body: [
+      ...(f32 ? float32ThetaPrologue(d, theta32) : []),
       op.v128Zero, op.set(cnt),
       op.block, op.loop,
       op.get(COUNT), op.get(k), op.i32Sub, op.i32(B), op.i32LtS, op.brIf(1),
