@@ -29,11 +29,11 @@
  *        kernel "keep x with probability r, else draw from Q", which maps Q to Q: a proof;
  *    (d) non-decreasing in c at a fixed product m = c q: checked numerically in the tests (the
  *        grid of `test/audit/subsampled-gaussian-bound.test.ts`), not proved.
- *    For c in [c_i, c_{i+1}] inside the region, m >= max(m_lo, v_lo / c) >= m_i := max(m_lo,
- *    v_lo / c_{i+1}) and q = m / c >= m_i / c (c), so epsilon(c, q) >= epsilon(c, m_i / c) >=
- *    epsilon(c_i, m_i / c_i) (d). The region's c runs from c_lo = v_lo / m_up up; the grid
- *    c_lo = c_0 < ... < c_K = v_lo / m_lo covers it, and beyond c_K, m_i = m_lo and (d) gives
- *    epsilon >= epsilon(c_K, m_lo / c_K). The minimum over the K + 1 corners (q capped at 1, by
+ *    For c in [c_i, c_{i+1}] inside the region, m >= m_i := max(m_lo, v_lo / c_{i+1}) and
+ *    q = m / c >= m_i / c (c), so epsilon(c, q) >= epsilon(c, m_i / c) >= epsilon(c_i, m_i / c_i)
+ *    (d). The region's c runs from c_lo = max(m_lo, v_lo / m_up) up (q = m / c <= 1 gives c >= m);
+ *    the grid c_lo = c_0 < ... < c_K = max(c_lo, v_lo / m_lo) covers it, and beyond c_K,
+ *    m_i = m_lo and (d) gives epsilon >= epsilon(c_K, m_lo / c_K). The minimum over the K + 1 corners (q capped at 1, by
  *    (c)) at s = s_up (a) is a lower bound of epsilon over the whole region.
  * 3. The epsilon of the T-fold composition at delta, a LOWER bound computed without dpfit's
  *    accountants (the audit must not trust what it checks): an optimistic privacy-loss
@@ -267,12 +267,14 @@ export function subsampledGaussianBound(inside: ArrayLike<number>, outside: Arra
   const region = subsampledGaussianRegion(inside, outside, confidence);
   if (!(stdFactor >= 1)) throw new InvalidParameterError('stdFactor', stdFactor, '>= 1');
   const { meanLower, meanUpper, excessLower } = region;
-  if (!(meanLower > 0 && excessLower > 0)) return { epsilonLower: 0, region };
+  if (!(meanLower > 0)) return { epsilonLower: 0, region };
   const std = region.stdUpper * stdFactor;
-  const cLo = excessLower / meanUpper;
-  const cHi = excessLower / meanLower;
+  // c >= m >= m_lo too (q <= 1): when v_lo is small (or <= 0) the region's smallest c is m_lo, a
+  // Gaussian shift of m_lo per step (q = 1).
+  const cLo = Math.max(meanLower, excessLower / meanUpper);
+  const cHi = Math.max(cLo, excessLower / meanLower);
   let best: { epsilon: number; pair?: SubsampledGaussianPair } = { epsilon: Infinity };
-  for (let i = 0; i <= SEGMENTS; i++) {
+  for (let i = cHi > cLo ? 0 : SEGMENTS; i <= SEGMENTS; i++) {
     const c = cLo * (cHi / cLo) ** (i / SEGMENTS);
     const next = i < SEGMENTS ? cLo * (cHi / cLo) ** ((i + 1) / SEGMENTS) : cHi;
     const m = Math.max(meanLower, excessLower / next) * (1 - 1e-12);

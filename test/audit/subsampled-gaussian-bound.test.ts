@@ -102,8 +102,12 @@ test('the region covers the true parameters of a seeded sample, and the bound is
   assert.ok(bound.epsilonLower > 0 && bound.epsilonLower <= truth, `${bound.epsilonLower} vs ${truth}`);
   // A stricter confidence, a wider region, a smaller bound.
   assert.ok(subsampledGaussianBound(inside, outside, steps, 1e-5, 0.9995).epsilonLower <= bound.epsilonLower);
-  // No canary effect: the bound is 0.
+  // No canary effect: the bound is 0 (m_lo <= 0).
   assert.equal(subsampledGaussianBound(outside.subarray(0, n / 2), outside.subarray(n / 2), steps, 1e-5, 0.95).epsilonLower, 0);
+  // A mean shift without any excess second moment (v_lo <= 0): the corner is c = m_lo, q = 1, a Gaussian shift.
+  const shifted = Float64Array.from(outside.subarray(0, n / 2), (y) => y + 0.05);
+  const gaussian = subsampledGaussianBound(shifted, outside.subarray(n / 2), steps, 1e-5, 0.95);
+  assert.ok(gaussian.region.excessLower <= 0.05 ** 2 && (gaussian.pair?.rate ?? 0) > 0.999 && gaussian.epsilonLower > 0, JSON.stringify(gaussian));
 });
 
 test('bad parameters are refused with the parameter named', () => {
