@@ -10,7 +10,7 @@
  *     an optimistic privacy-loss distribution (`src/audit/subsampled-gaussian-bound.ts`).
  * Runs on worker threads with secure randomness (no seed: each run of the script differs).
  *
- * Run: node --import tsx experiments/audit-gap.ts [--runs N] [--threads N]  (default 2000 runs per neighbour, every CPU)
+ * Run: node --import tsx experiments/audit-gap.ts [--runs N] [--threads N] [--threat-model lastModel|accountant]  (default 2000 runs per neighbour, every CPU)
  */
 import { availableParallelism } from 'node:os';
 import { auditLearnerParallel } from '../src/audit/canary-audit.js';
@@ -21,7 +21,8 @@ const runs = flag('--runs', 2000);
 const threads = flag('--threads', availableParallelism());
 const started = performance.now();
 const lines = ['| threat model | method | accounted (upper) | audit lower bound (95 %) | lower / upper | statistic | others | seconds |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
-for (const threatModel of ['lastModel', 'accountant'] as const) {
+const models = args.includes('--threat-model') ? [args[args.indexOf('--threat-model') + 1] as 'lastModel' | 'accountant'] : (['lastModel', 'accountant'] as const);
+for (const threatModel of models) {
   for (const method of ['dpgd', 'dpsgd'] as const) {
     for (const epsilon of [0.5, 1, 2, 4, 8]) {
       const t0 = performance.now();
