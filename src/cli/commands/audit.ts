@@ -200,7 +200,7 @@ refutes a true claim with probability <= 5 %. These
 audits use their own synthetic data (no private data are read), so they spend no privacy budget
 and take no --ledger. Measured (README, docs/audit.md):
 accountant model, 2000 runs, DP-GD reaches 0.86-0.92 of the accountant's epsilon at epsilon 2-4
-(median of 100 audits), DP-SGD 0.44-0.59 (20 steps, batch 10 of 101 rows).
+(median of 100 audits), DP-SGD 0.53-0.60 (20 steps, batch 10 of 101 rows).
 
 One run (--one-run --data FILE --schema S --canaries M): trains ONCE, with the method's options
 completed by dpfit train's public rules (give --epochs, --batch-size, --clip-norm, ... to change
