@@ -16,7 +16,7 @@ export type AuditMethod = 'dpgd' | 'dpsgd';
 export type ThreatModel = 'lastModel' | 'accountant';
 
 /** The statistic whose bound is the audit's verdict (fixed by the method and threat model, before any run). */
-export type AuditStatistic = 'fixedThresholds' | 'splitThreshold' | 'gaussianShift' | 'perStepComposed';
+export type AuditStatistic = 'fixedThresholds' | 'splitThreshold' | 'gaussianShift' | 'perStepComposed' | 'subsampledGaussian';
 
 export interface AuditOptions {
   readonly method: AuditMethod;
@@ -28,6 +28,12 @@ export interface AuditOptions {
   /** Training runs on EACH of the two datasets. */
   readonly runs: number;
   readonly confidence?: number;
+  /**
+   * The confidence of the refutation verdict (`violated`), default 1 - 0.05 / 100: a family of 100
+   * audits of true claims then refutes one with probability <= 5 % (Bonferroni), where a 95 % bound
+   * alone would refute ~5 % of them. `epsilonLower` stays at `confidence`.
+   */
+  readonly refuteConfidence?: number;
   /** Default 'lastModel'. */
   readonly threatModel?: ThreatModel;
   readonly steps?: number;
@@ -53,7 +59,10 @@ export interface AuditResult {
   readonly delta: number;
   readonly runs: number;
   readonly confidence: number;
-  /** epsilonLower > epsilonClaimed: the claim is refuted (with probability >= confidence). */
+  /** The verdict statistic's bound at `refuteConfidence`, and its confidence. */
+  readonly refuteLower: number;
+  readonly refuteConfidence: number;
+  /** refuteLower > epsilonClaimed: the claim is refuted (with probability >= refuteConfidence). */
   readonly violated: boolean;
   /** The threshold test on the run statistic: its threshold, false positive and false negative counts out of `evaluated` runs each. */
   readonly test: { readonly threshold: number; readonly falsePositives: number; readonly falseNegatives: number; readonly evaluated: number };
@@ -61,6 +70,8 @@ export interface AuditResult {
   readonly statistic: AuditStatistic;
   /** Every bound computed, each holding with probability >= confidence by itself (only `statistic`'s decides). */
   readonly bounds: Readonly<Partial<Record<AuditStatistic, number>>>;
+  /** The subsampled Gaussian's region and most private corner (DP-SGD, accountant threat model: `subsampled-gaussian-bound.ts`). */
+  readonly subsampled?: { readonly std: number; readonly stdUpper: number; readonly mean: number; readonly meanLower: number; readonly meanUpper: number; readonly excess: number; readonly excessLower: number; readonly corner?: { readonly shift: number; readonly rate: number; readonly std: number }; readonly nominal: { readonly shift: number; readonly rate: number; readonly std: number } };
   /** The Gaussian shift's mu (DP-GD, accountant threat model): its estimate, lower bound, and the released noise's nominal value. */
   readonly gaussian?: { readonly muEstimate: number; readonly muLower: number; readonly muNominal: number };
 }
@@ -72,6 +83,7 @@ export interface ResolvedAudit {
   readonly delta: number;
   readonly runs: number;
   readonly confidence: number;
+  readonly refuteConfidence: number;
   readonly steps: number;
   readonly clipNorm: number;
   readonly learningRate: number;
@@ -83,7 +95,10 @@ export interface ResolvedAudit {
 /** The accountant's threat model keeps runs x steps released values of each world in memory: at most this many (400 MB for both). */
 export const MAX_RELEASED_VALUES = 2.5e7;
 
-export const AUDIT_OPTIONS = optionNames<AuditOptions>({ method: true, epsilon: true, delta: true, claimedEpsilon: true, runs: true, confidence: true, threatModel: true, steps: true, clipNorm: true, learningRate: true, batchSize: true, rows: true, features: true, rng: true, onRun: true });
+/** The default confidence of the refutation verdict: a family-wise 5 % over 100 audits (Bonferroni). */
+export const DEFAULT_REFUTE_CONFIDENCE = 1 - 0.05 / 100;
+
+export const AUDIT_OPTIONS = optionNames<AuditOptions>({ method: true, epsilon: true, delta: true, claimedEpsilon: true, runs: true, confidence: true, refuteConfidence: true, threatModel: true, steps: true, clipNorm: true, learningRate: true, batchSize: true, rows: true, features: true, rng: true, onRun: true });
 
 /** Validates the options of `where` (every check before any run). */
 export function resolveAudit(options: AuditOptions, where: string): ResolvedAudit {
@@ -105,6 +120,7 @@ export function resolveAudit(options: AuditOptions, where: string): ResolvedAudi
     delta: requireOpenUnit('delta', options.delta),
     runs,
     confidence: requireOpenUnit('confidence', options.confidence ?? 0.95),
+    refuteConfidence: requireOpenUnit('refuteConfidence', options.refuteConfidence ?? DEFAULT_REFUTE_CONFIDENCE),
     steps,
     clipNorm: requirePositive('clipNorm', options.clipNorm ?? 1),
     learningRate: requirePositive('learningRate', options.learningRate ?? 0.5),

@@ -110,14 +110,20 @@ function lastModelVerdict(options: AuditOptions, scores: { inside: readonly numb
   // is evaluated; the bound holds for all GRID thresholds at once by a union bound (Bonferroni).
   const s0 = (a.steps * a.learningRate * a.clipNorm) / (a.rows + 1);
   const grid = Array.from({ length: FIXED_THRESHOLDS }, (_, j) => (s0 * j) / 4);
-  const perThreshold = 1 - (1 - a.confidence) / grid.length;
-  let best = { threshold: grid[0], falsePositives: 0, falseNegatives: 0, bound: -1 };
-  for (const threshold of grid) {
-    const falsePositives = outside.filter((v) => v > threshold).length;
-    const falseNegatives = inside.filter((v) => v <= threshold).length;
-    const bound = epsilonLowerBound(falsePositives, falseNegatives, inside.length, a.delta, perThreshold);
-    if (bound > best.bound) best = { threshold, falsePositives, falseNegatives, bound };
-  }
+  const bestAt = (confidence: number) => {
+    const perThreshold = 1 - (1 - confidence) / grid.length;
+    let best = { threshold: grid[0], falsePositives: 0, falseNegatives: 0, bound: -1 };
+    for (const threshold of grid) {
+      const falsePositives = outside.filter((v) => v > threshold).length;
+      const falseNegatives = inside.filter((v) => v <= threshold).length;
+      const bound = epsilonLowerBound(falsePositives, falseNegatives, inside.length, a.delta, perThreshold);
+      if (bound > best.bound) best = { threshold, falsePositives, falseNegatives, bound };
+    }
+    return best;
+  };
+  const best = bestAt(a.confidence);
+  // The verdict at the stricter refutation confidence (audit-options.ts: refuteConfidence).
+  const refute = bestAt(a.refuteConfidence).bound;
   const epsilonClaimed = options.claimedEpsilon ?? accounted;
   return {
     method: a.method,
@@ -127,7 +133,9 @@ function lastModelVerdict(options: AuditOptions, scores: { inside: readonly numb
     delta: a.delta,
     runs: inside.length,
     confidence: a.confidence,
-    violated: best.bound > epsilonClaimed,
+    refuteLower: refute,
+    refuteConfidence: a.refuteConfidence,
+    violated: refute > epsilonClaimed,
     test: { threshold: best.threshold, falsePositives: best.falsePositives, falseNegatives: best.falseNegatives, evaluated: inside.length },
     threatModel: 'lastModel',
     statistic: 'fixedThresholds',

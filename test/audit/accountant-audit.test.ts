@@ -67,8 +67,11 @@ test('accountant threat model, 2000 runs: DP-GD within 0.8 of the accountant, a 
     assert.ok(gd.epsilonLower >= 0.8 * gd.epsilonAccounted && gd.epsilonLower <= gd.epsilonAccounted, JSON.stringify(gd));
     assert.equal(gd.violated, false);
     const sgd = auditLearner({ method: 'dpsgd', epsilon, delta: 1e-5, runs: 2000, threatModel: 'accountant', rng: seededRng(10 + epsilon), claimedEpsilon: epsilon / 10 });
-    assert.equal(sgd.statistic, 'perStepComposed');
+    assert.equal(sgd.statistic, 'subsampledGaussian');
     assert.ok(sgd.violated && sgd.epsilonLower <= sgd.epsilonAccounted, JSON.stringify(sgd));
+    // The verdict's bound is the same statistic at the stricter refutation confidence.
+    assert.ok(sgd.refuteConfidence === 1 - 0.05 / 100 && sgd.refuteLower <= sgd.epsilonLower && sgd.bounds.perStepComposed !== undefined, JSON.stringify(sgd));
+    assert.ok(gd.refuteLower <= gd.epsilonLower);
     for (const bound of Object.values(sgd.bounds)) assert.ok((bound as number) <= sgd.epsilonAccounted);
   }
 });
@@ -90,11 +93,18 @@ test('dpfit audit --threat-model accountant: the JSON fields, exit 4 on a refute
   const json = JSON.parse(refuted.stdout);
   assert.equal(json.threatModel, 'accountant');
   assert.equal(json.statistic, 'gaussianShift');
+  assert.ok(json.refuteConfidence === 0.9995 && json.refuteLower > 0.4 && json.refuteLower <= json.epsilonLower);
   assert.ok(json.bounds.gaussianShift === json.epsilonLower && json.bounds.splitThreshold >= 0 && json.gaussian.muLower > 0);
   const text = await runCli('audit', '--method', 'dpsgd', '--epsilon', '4', '--delta', '1e-5', '--runs', '200', '--threat-model', 'accountant', '--threads', '1');
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /threat model accountant/);
-  assert.match(text.stdout, /per-step trade-off curve/);
+  assert.match(text.stdout, /subsampled Gaussian/);
+  assert.match(text.stdout, /region {5}s <= /);
+  const strict = await runCli('audit', '--method', 'dpgd', '--epsilon', '4', '--delta', '1e-5', '--runs', '500', '--threat-model', 'accountant', '--claimed-epsilon', '0.4', '--refute-confidence', '0.99', '--threads', '1', '--json');
+  assert.equal(JSON.parse(strict.stdout).refuteConfidence, 0.99);
+  const badRefute = await runCli('audit', '--method', 'dpgd', '--epsilon', '4', '--delta', '1e-5', '--threat-model', 'accountant', '--refute-confidence', '1.5');
+  assert.equal(badRefute.code, 2);
+  assert.match(badRefute.stderr, /--refute-confidence/);
   const bad = await runCli('audit', '--method', 'dpgd', '--epsilon', '4', '--delta', '1e-5', '--threat-model', 'everything');
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--threat-model must be last-model or accountant/);
