@@ -5,7 +5,22 @@
  * c_i = clamp(f'(z_i), -t_i, t_i), t_i = C / ||x_i||_2 (times `CLIP_SAFETY`, so that the norm
  * computed in floating point stays <= C). This is exactly the gradient of the clipped-gradient
  * loss of `003` App. F.2, so the sum here equals the unregularised gradient of
- * `glmObjective(loss, data, {clipNorm: C})`.
+ * `glmObjective(loss, data, {clipNorm: C})` (wherever every f'(z_i) is a number, see below).
+ *
+ * A NaN derivative. A finite but huge theta can overflow a margin: a float64 margin past ~1.8e308,
+ * a float32 one (`kernels/float32-logistic.ts`) past ~3.4e38, and then Infinity - Infinity is NaN,
+ * so f'(z_i) is NaN. A clamp by comparisons lets NaN through (NaN > t and NaN < -t are false, and
+ * WebAssembly's pmax / pmin with the value first return it), and the released sum would be NaN or
+ * not depending on that one row: a release outside the guarantee. So every clamp of the sum
+ * (`clampBlock`, `clampCached`, `clampGathered` here, the SIMD `clamp` of `kernels/wasm-kernels.ts`
+ * and the fused pass's of `kernels/wasm-logistic-step.ts`) sets a NaN c_i to +0 and counts it as
+ * clipped, identically on every path; numbers are clamped exactly as before (same bits). Any c_i in
+ * [-t_i, t_i] chosen from row i and theta alone is a valid clipped gradient: its term has norm
+ * <= C, all that the sensitivity of `002` Sec. 2.2 uses (the clipped gradient of `003` App. F.2,
+ * Thm. F.2 item 2, is one such choice; +0 for a NaN is another), so the guarantee and
+ * `clippedSumRoundingBound` hold as they are. +0 rather than -t_i because it adds nothing (0 x_ij
+ * is a signed zero) and stays finite where t_i = Infinity (C = Infinity: -t_i x_ij would be
+ * infinite or NaN).
  */
 import { InvalidParameterError } from '../../errors.js';
 import { requirePositiveOrInfinity } from '../../validate.js';
@@ -39,13 +54,13 @@ export interface ClippedGradientSumOptions {
 export interface ClippedGradientSum {
   /** sum_i clip_C(grad l(theta; x_i, y_i)). */
   sum: Float64Array;
-  /** Number of rows whose gradient norm exceeded C and was scaled down. */
+  /** Number of rows whose gradient norm exceeded C and was scaled down, or whose derivative was NaN (set to 0, see the module comment). */
   clippedCount: number;
   /** Number of rows summed. */
   count: number;
 }
 
-/** c[k] <- clamp(c[k], -t_k, t_k) with t_k = clipThreshold(C, sqrt(ss[k])); returns how many were clipped. */
+/** c[k] <- clamp(c[k], -t_k, t_k) with t_k = clipThreshold(C, sqrt(ss[k])), a NaN c[k] to +0; returns how many were clipped. */
 function clampBlock(c: Float64Array, ss: Float64Array, clipNorm: number, m: number): number {
   let clipped = 0;
   for (let k = 0; k < m; k++) {
@@ -57,12 +72,15 @@ function clampBlock(c: Float64Array, ss: Float64Array, clipNorm: number, m: numb
     } else if (ck < -t) {
       c[k] = -t;
       clipped++;
+    } else if (ck !== ck) {
+      c[k] = 0; // NaN: see the module comment
+      clipped++;
     }
   }
   return clipped;
 }
 
-/** c[k] <- clamp(c[k], -t, t) with the cached t = thresholds[start + k]; returns how many were clipped. */
+/** c[k] <- clamp(c[k], -t, t) with the cached t = thresholds[start + k], a NaN c[k] to +0; returns how many were clipped. */
 function clampCached(c: Float64Array, thresholds: Float64Array, start: number, m: number): number {
   let clipped = 0;
   for (let k = 0; k < m; k++) {
@@ -73,6 +91,9 @@ function clampCached(c: Float64Array, thresholds: Float64Array, start: number, m
       clipped++;
     } else if (ck < -t) {
       c[k] = -t;
+      clipped++;
+    } else if (ck !== ck) {
+      c[k] = 0; // NaN: see the module comment
       clipped++;
     }
   }
@@ -381,7 +402,7 @@ export function sumStoredClippedGradients(loss: GlmLoss, data: StoredGlmData, th
   return { sum: out, clippedCount, count };
 }
 
-/** c[k] <- clamp(c[k], -t, t) with the cached t = thresholds[indices[start + k]]; returns how many were clipped. */
+/** c[k] <- clamp(c[k], -t, t) with the cached t = thresholds[indices[start + k]], a NaN c[k] to +0; returns how many were clipped. */
 function clampGathered(c: Float64Array, thresholds: Float64Array, indices: ArrayLike<number>, start: number, m: number): number {
   let clipped = 0;
   for (let k = 0; k < m; k++) {
@@ -392,6 +413,9 @@ function clampGathered(c: Float64Array, thresholds: Float64Array, indices: Array
       clipped++;
     } else if (ck < -t) {
       c[k] = -t;
+      clipped++;
+    } else if (ck !== ck) {
+      c[k] = 0; // NaN: see the module comment
       clipped++;
     }
   }

@@ -125,6 +125,7 @@ export const op = {
   f64Lt: [0x63],
   f64Neg: [0x9a],
   f64x2Neg: simd(0xed),
+  f64x2Ne: simd(0x48),
   f64x2Lt: simd(0x49),
   f64x2Gt: simd(0x4a),
   f64x2Pmin: simd(0xf6),

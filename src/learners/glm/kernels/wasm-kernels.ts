@@ -30,7 +30,7 @@ export interface WasmKernelExports {
   /** out += sum_k c[k] x_k over `count` rows from `x`, four rows at a time (see the module comment). */
   accumulate64(x: number, d: number, count: number, c: number, out: number): void;
   accumulate32(x: number, d: number, count: number, c: number, out: number): void;
-  /** c[k] <- clamp(c[k], -t[k], t[k]) for k < count; returns how many were clipped (as `clampCached`). */
+  /** c[k] <- clamp(c[k], -t[k], t[k]) for k < count, a NaN c[k] to +0; returns how many were clipped (as `clampCached`). */
   clamp(c: number, t: number, count: number): number;
   /** Sum of `count` float64 (count a multiple of 8) / float32 (a multiple of 16) values: a memory-speed probe. */
   streamSum64(p: number, count: number): number;
@@ -227,23 +227,25 @@ function accumulateFunction(precision: Precision): WasmFunction {
 /**
  * clamp(c, t, count): c[k] <- clamp(c[k], -t[k], t[k]), returning how many were clipped: the
  * scalar `clampCached` bit for bit. Per lane m = pmax(c, -t) = (c < -t ? -t : c) and
- * pmin(m, t) = (t < m ? t : m), the scalar branches (t >= 0; NaN stays NaN; signed zeros as there).
+ * pmin(m, t) = (t < m ? t : m), the scalar branches (t >= 0; signed zeros as there); then
+ * v128.andnot with the mask c != c, which keeps m where c is a number and makes a NaN c +0 (as the
+ * scalar `c !== c` branch; counted as clipped: c > t, c < -t and c != c are disjoint masks).
  */
 function clampFunction(): WasmFunction {
-  // params: c 0, t 1, count 2; locals: k 3, cnt 4 (v128 of i64 lane counts), cv 5, tv 6, nt 7, ck 8 (f64), tk 9 (f64), n 10 (i32)
-  const [k, cnt, cv, tv, nt, ck, tk, n] = [3, 4, 5, 6, 7, 8, 9, 10];
+  // params: c 0, t 1, count 2; locals: k 3, cnt 4 (v128 of i64 lane counts), cv 5, tv 6, nt 7, ck 8 (f64), tk 9 (f64), n 10 (i32), nan 11 (v128: c != c)
+  const [k, cnt, cv, tv, nt, ck, tk, n, nan] = [3, 4, 5, 6, 7, 8, 9, 10, 11];
   return {
     name: 'clamp',
     params: [I32, I32, I32],
     results: [I32],
-    locals: [I32, V128, V128, V128, V128, F64, F64, I32],
+    locals: [I32, V128, V128, V128, V128, F64, F64, I32, V128],
     body: [
       op.v128Zero, op.set(cnt),
       op.block, op.loop,
       op.get(2), op.get(k), op.i32Sub, op.i32(2), op.i32LtS, op.brIf(1),
-      op.get(0), op.v128Load(), op.set(cv), op.get(1), op.v128Load(), op.tee(tv), op.f64x2Neg, op.set(nt),
-      op.get(cnt), op.get(cv), op.get(tv), op.f64x2Gt, op.i64x2Sub, op.get(cv), op.get(nt), op.f64x2Lt, op.i64x2Sub, op.set(cnt),
-      op.get(0), op.get(cv), op.get(nt), op.f64x2Pmax, op.get(tv), op.f64x2Pmin, op.v128Store(),
+      op.get(0), op.v128Load(), op.tee(cv), op.get(cv), op.f64x2Ne, op.set(nan), op.get(1), op.v128Load(), op.tee(tv), op.f64x2Neg, op.set(nt),
+      op.get(cnt), op.get(cv), op.get(tv), op.f64x2Gt, op.i64x2Sub, op.get(cv), op.get(nt), op.f64x2Lt, op.i64x2Sub, op.get(nan), op.i64x2Sub, op.set(cnt),
+      op.get(0), op.get(cv), op.get(nt), op.f64x2Pmax, op.get(tv), op.f64x2Pmin, op.get(nan), op.v128AndNot, op.v128Store(),
       inc(0, op.i32(16)), inc(1, op.i32(16)), inc(k, op.i32(2)),
       op.br(0), op.end, op.end,
       op.get(cnt), op.i64x2ExtractLane(0), op.get(cnt), op.i64x2ExtractLane(1), op.i64Add, op.i32WrapI64, op.set(n),
@@ -255,6 +257,10 @@ function clampFunction(): WasmFunction {
       op.else,
       op.get(ck), op.get(tk), op.f64Neg, op.f64Lt, op.if,
       op.get(0), op.get(tk), op.f64Neg, op.f64Store(), inc(n, op.i32One),
+      op.else,
+      op.get(ck), op.get(ck), op.f64Ne, op.if,
+      op.get(0), op.f64Zero, op.f64Store(), inc(n, op.i32One),
+      op.end,
       op.end,
       op.end,
       op.end,

@@ -12,7 +12,7 @@
  *   2. derivatives, four rows per iteration: c = clamp(-y / (1 + exp(y z)), -t, t) (as
  *      `logisticLoss.derivatives` with `deterministicExp`; for float32 rows four rows per f32x4 as
  *      `float32LogisticDerivatives` with `exp32`, widened; then `clamp` in float64: pmax / pmin,
- *      the clip count in i64 lanes), in place of z;
+ *      a NaN c made +0 by v128.andnot with the mask c != c, the clip count in i64 lanes), in place of z;
  *   3. the update, one sweep of out per four-row group in row order:
  *      out_j <- out_j + (((c0 x0_j + c1 x1_j) + c2 x2_j) + c3 x3_j) (as `accumulate`'s four-row groups).
  *
@@ -243,8 +243,11 @@ export function logisticStepFunction(precision: Precision, d: number, fused = fa
   }
   lanes.forEach((l, e) => derivatives.push(
     op.get(tp), op.v128Load(16 * e), op.set(l.t),
-    op.get(cnt), op.get(l.g), op.get(l.t), op.f64x2Gt, op.i64x2Sub, op.get(l.g), op.get(l.t), op.f64x2Neg, op.f64x2Lt, op.i64x2Sub, op.set(cnt),
-    op.get(sp), op.get(l.g), op.get(l.t), op.f64x2Neg, op.f64x2Pmax, op.get(l.t), op.f64x2Pmin, op.v128Store(16 * e),
+    // The lanes where g is NaN (a free temporary: the exp is done).
+    op.get(l.g), op.get(l.g), op.f64x2Ne, op.set(l.tmp[0]),
+    op.get(cnt), op.get(l.g), op.get(l.t), op.f64x2Gt, op.i64x2Sub, op.get(l.g), op.get(l.t), op.f64x2Neg, op.f64x2Lt, op.i64x2Sub,
+    op.get(l.tmp[0]), op.i64x2Sub, op.set(cnt),
+    op.get(sp), op.get(l.g), op.get(l.t), op.f64x2Neg, op.f64x2Pmax, op.get(l.t), op.f64x2Pmin, op.get(l.tmp[0]), op.v128AndNot, op.v128Store(16 * e),
   ));
   derivatives.push(inc(sp, op.i32(32)), inc(p, op.i32(32)), inc(tp, op.i32(32)), op.get(sp), op.get(bend), op.i32LtS, op.brIf(0), op.end);
 
