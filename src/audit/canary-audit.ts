@@ -36,7 +36,9 @@ import { trainDpSgd } from '../learners/gradient/dp-sgd.js';
 import { fillGaussian } from '../random/continuous.js';
 import { defaultRng, seededRng, type Rng } from '../random/rng.js';
 import { requireInteger } from '../validate.js';
+import type { PrivacyReport } from '../learners/models/privacy-report.js';
 import { accountantVerdict } from './accountant-audit.js';
+import { accountedEpsilon } from './accounted-epsilon.js';
 import { resolveAudit, type AuditOptions, type AuditResult } from './audit-options.js';
 import { epsilonLowerBound } from './error-rate-bound.js';
 import { concatReleases, gradientCanaryReleases, type GradientCanaryReleases } from './gradient-canary.js';
@@ -81,14 +83,14 @@ export function canaryScores(options: AuditOptions, runs: number, rng: Rng = opt
   const canaryIn = auditData(a.rows, a.features, 'plus');
   const canaryOut = auditData(a.rows, a.features, a.method === 'dpgd' ? 'minus' : 'none');
   const d = a.features + 1;
-  let accounted = 0;
+  let report: PrivacyReport | undefined;
   const train = (data: Dataset): number => {
     const common = { loss: 'squared', clipNorm: a.clipNorm, learningRate: a.learningRate, epsilon: a.epsilon, delta: a.delta, rng };
     const result =
       a.method === 'dpgd'
         ? trainDpGd(data, { ...common, steps: a.steps })
         : trainDpSgd(data, { ...common, steps: a.steps, samplingProbability: Math.min(1, a.batchSize / (a.rows + 1)), optimizer: 'sgd' });
-    accounted = result.privacy.epsilon;
+    report = result.privacy;
     return result.model.theta[d - 1];
   };
   const inside: number[] = [];
@@ -98,7 +100,8 @@ export function canaryScores(options: AuditOptions, runs: number, rng: Rng = opt
     outside.push(train(canaryOut));
     onRun?.(r + 1);
   }
-  return { inside, outside, accounted };
+  // The epsilon the runs are held to: the tightest dpfit proves for their (identical) event.
+  return { inside, outside, accounted: report === undefined ? 0 : accountedEpsilon(report).epsilon };
 }
 
 /** The last-model audit's verdict from the scores (file comment): the best of the fixed thresholds, Clopper-Pearson with a union bound. */

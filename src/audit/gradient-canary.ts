@@ -29,7 +29,7 @@
  *
  * The noise, its grid and the calibration come from the learners' own set-up (`setUpDpGd`,
  * `setUpDpSgd`: the noise a real run on the auditor's n rows and d features would add) and the
- * accounted epsilon from their own report; the canary's inclusion from the learner's Poisson
+ * accounted epsilon from their own report's event, by dpfit's tightest accountant (`accounted-epsilon.ts`); the canary's inclusion from the learner's Poisson
  * sampler. Both worlds use the same public q and noise (DP-SGD's q is public: it does not move
  * with the canary).
  */
@@ -39,6 +39,7 @@ import type { SumNoise } from '../learners/gradient/clipped-sum-noise.js';
 import { poissonSubsampleIndices } from '../random/discrete.js';
 import { defaultRng, type Rng } from '../random/rng.js';
 import { InvalidParameterError } from '../errors.js';
+import { accountedEpsilon } from './accounted-epsilon.js';
 import { resolveAudit, type AuditMethod, type AuditOptions } from './audit-options.js';
 
 /** The canary coordinates of `runs` runs in each world, run after run: y[r * steps + t]. */
@@ -48,7 +49,7 @@ export interface GradientCanaryReleases {
   readonly outside: Float64Array;
   readonly runs: number;
   readonly steps: number;
-  /** What dpfit's accountant reports for one run. */
+  /** The tightest epsilon dpfit proves for one run (`accounted-epsilon.ts`). */
   readonly accounted: number;
   /** The noise std of one released coordinate (sum units), the canary's norm C and the sampling rate q (1 for DP-GD). */
   readonly noiseStd: number;
@@ -86,13 +87,13 @@ export function gradientCanaryReleases(options: AuditOptions, runs: number, rng:
     const gd: DpGdOptions = common;
     const run = setUpDpGd(shape, gd);
     noise = run.noise;
-    accounted = finishDpGd(run, gd, new Float64Array(shape.d), 0).privacy.epsilon;
+    accounted = accountedEpsilon(finishDpGd(run, gd, new Float64Array(shape.d), 0).privacy).epsilon;
   } else {
     const sgd: DpSgdOptions = { ...common, samplingProbability: Math.min(1, a.batchSize / shape.n), optimizer: 'sgd' };
     const run = setUpDpSgd(shape, sgd);
     noise = run.noise;
     q = run.samplingProbability;
-    accounted = finishDpSgd(run, sgd, new Float64Array(shape.d), { clipped: 0, used: 0, emptyBatches: 0 }).privacy.epsilon;
+    accounted = accountedEpsilon(finishDpSgd(run, sgd, new Float64Array(shape.d), { clipped: 0, used: 0, emptyBatches: 0 }).privacy).epsilon;
   }
   if (noise === undefined) throw new InvalidParameterError('epsilon', a.epsilon, 'finite (the audit needs noise)');
   const add = noise.add;
