@@ -54,7 +54,7 @@ export interface AuditResult {
   /** The lower bound on epsilon at `delta`, holding with probability >= confidence: the bound of `statistic`. */
   readonly epsilonLower: number;
   readonly epsilonClaimed: number;
-  /** What dpfit's accountant reports for the runs (the upper bound audited by default). */
+  /** The tightest epsilon dpfit proves for the runs (`accounted-epsilon.ts`: the smaller of the learner's report and the PLD's): the upper bound audited by default. */
   readonly epsilonAccounted: number;
   readonly delta: number;
   readonly runs: number;

@@ -271,7 +271,9 @@ refutes a true claim with probability <= 5 %. These
 audits use their own synthetic data (no private data are read), so they spend no privacy budget
 and take no --ledger. Measured (README, docs/audit.md):
 accountant model, 2000 runs, DP-GD reaches 0.86-0.92 of the accountant's epsilon at epsilon 2-4
-(median of 100 audits), DP-SGD 0.53-0.60 (20 steps, batch 10 of 101 rows).
+(median of 100 audits), DP-SGD 0.61-0.71 of the PLD epsilon of its run (20 steps, batch 10 of
+101 rows). An audit holds a run to the tightest epsilon dpfit proves for it: the smaller of the
+learner's report and the PLD accountant's epsilon of the same event.
 
 One run (--one-run --data FILE --schema S --canaries M): trains ONCE, with the method's options
 completed by dpfit train's public rules (give --epochs, --batch-size, --clip-norm, ... to change
