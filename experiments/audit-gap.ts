@@ -7,7 +7,7 @@
  *   - accountant: every step's noisy sum, a gradient canary at every step (simulated canary
  *     coordinates, `src/audit/gradient-canary.ts`); DP-GD's bound on the Gaussian shift's mu,
  *     DP-SGD's bound on the subsampled Gaussian's parameters from the released values, composed by
- *     an optimistic privacy-loss distribution (`src/audit/subsampled-gaussian-bound.ts`).
+ *     an optimistic privacy-loss distribution (`src/audit/bounds/subsampled-gaussian-bound.ts`).
  * Runs on worker threads with secure randomness (no seed: each run of the script differs).
  *
  * Run: node --import tsx experiments/audit-gap.ts [--runs N] [--threads N] [--threat-model lastModel|accountant]  (default 2000 runs per neighbour, every CPU)

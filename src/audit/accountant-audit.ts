@@ -18,14 +18,14 @@
  * the chosen one decides `violated` (so no union bound is needed), and it decides at
  * `refuteConfidence` (its bound computed again at that confidence: `refuteLower`).
  */
-import { gaussianDpEpsilonLower, gaussianShiftMuLower } from './gaussian-dp-bound.js';
+import { gaussianDpEpsilonLower, gaussianShiftMuLower } from './bounds/gaussian-dp-bound.js';
 import type { AuditOptions, AuditResult, AuditStatistic } from './audit-options.js';
 import { resolveAudit } from './audit-options.js';
 import type { GradientCanaryReleases } from './gradient-canary.js';
 import { runStatistics } from './likelihood-ratio.js';
-import { perStepBound, perStepBoundFits } from './per-step-bound.js';
-import { splitThresholdBound } from './split-threshold.js';
-import { subsampledGaussianBound } from './subsampled-gaussian-bound.js';
+import { perStepBound, perStepBoundFits } from './bounds/per-step-bound.js';
+import { splitThresholdBound } from './bounds/split-threshold.js';
+import { subsampledGaussianBound } from './bounds/subsampled-gaussian-bound.js';
 
 /**
  * The std factor of the discrete noise's smoothing: adding N(0, (8g)^2) to each release (a

@@ -40,9 +40,9 @@ import type { PrivacyReport } from '../learners/models/privacy-report.js';
 import { accountantVerdict } from './accountant-audit.js';
 import { accountedEpsilon } from './accounted-epsilon.js';
 import { resolveAudit, type AuditOptions, type AuditResult } from './audit-options.js';
-import { epsilonLowerBound } from './error-rate-bound.js';
+import { epsilonLowerBound } from './bounds/error-rate-bound.js';
 import { concatReleases, gradientCanaryReleases, type GradientCanaryReleases } from './gradient-canary.js';
-import { splitThresholdBound } from './split-threshold.js';
+import { splitThresholdBound } from './bounds/split-threshold.js';
 
 export { epsilonLowerBound };
 export type { AuditMethod, AuditOptions, AuditResult, ThreatModel } from './audit-options.js';

@@ -50,7 +50,7 @@ import { defaultRng, type Rng } from '../random/rng.js';
 import { optionNames, rejectUnknownOptions, requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
 import type { AuditMethod, ThreatModel } from './audit-options.js';
 import { runStatistics } from './likelihood-ratio.js';
-import { oneRunEpsilonLower } from './one-run-bound.js';
+import { oneRunEpsilonLower } from './bounds/one-run-bound.js';
 
 export interface OneRunOptions {
   readonly method: AuditMethod;

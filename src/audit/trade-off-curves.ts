@@ -30,8 +30,8 @@ import { largestWhere } from '../math/root-finding.js';
 import { optionNames, rejectUnknownOptions, requireInteger } from '../validate.js';
 import type { AuditResult } from './audit-options.js';
 import { FIXED_THRESHOLDS } from './canary-audit.js';
-import { clopperPearsonUpper } from './clopper-pearson.js';
-import { gaussianDpLogDelta, gaussianTradeOff } from './gaussian-dp-bound.js';
+import { clopperPearsonUpper } from './bounds/clopper-pearson.js';
+import { gaussianDpLogDelta, gaussianTradeOff } from './bounds/gaussian-dp-bound.js';
 
 export interface TradeOffCurve {
   readonly label: string;

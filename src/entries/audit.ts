@@ -32,14 +32,14 @@ export type { AuditTradeOffFigure } from '../cli/audit-figure.js';
 export { auditTradeOffFigure } from '../cli/audit-figure.js';
 
 // The statistics: lower bounds on epsilon (or mu) from what a test observed
-export { clopperPearsonLower, clopperPearsonUpper } from '../audit/clopper-pearson.js';
-export { epsilonLowerBound } from '../audit/error-rate-bound.js';
-export type { GaussianShiftBound } from '../audit/gaussian-dp-bound.js';
-export { gaussianDpEpsilonLower, gaussianShiftMuLower, gaussianTradeOff } from '../audit/gaussian-dp-bound.js';
-export type { SplitThresholdBound } from '../audit/split-threshold.js';
-export { splitThresholdBound } from '../audit/split-threshold.js';
-export type { PerStepBound } from '../audit/per-step-bound.js';
-export { perStepBound } from '../audit/per-step-bound.js';
-export type { TradeOffPoint } from '../audit/composed-trade-off.js';
-export { composedEpsilonLower, tradeOffMinorant } from '../audit/composed-trade-off.js';
-export { oneRunEpsilonLower, oneRunPValue } from '../audit/one-run-bound.js';
+export { clopperPearsonLower, clopperPearsonUpper } from '../audit/bounds/clopper-pearson.js';
+export { epsilonLowerBound } from '../audit/bounds/error-rate-bound.js';
+export type { GaussianShiftBound } from '../audit/bounds/gaussian-dp-bound.js';
+export { gaussianDpEpsilonLower, gaussianShiftMuLower, gaussianTradeOff } from '../audit/bounds/gaussian-dp-bound.js';
+export type { SplitThresholdBound } from '../audit/bounds/split-threshold.js';
+export { splitThresholdBound } from '../audit/bounds/split-threshold.js';
+export type { PerStepBound } from '../audit/bounds/per-step-bound.js';
+export { perStepBound } from '../audit/bounds/per-step-bound.js';
+export type { TradeOffPoint } from '../audit/bounds/composed-trade-off.js';
+export { composedEpsilonLower, tradeOffMinorant } from '../audit/bounds/composed-trade-off.js';
+export { oneRunEpsilonLower, oneRunPValue } from '../audit/bounds/one-run-bound.js';

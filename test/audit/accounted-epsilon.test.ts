@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { parseEvent } from '../../src/accounting/events/json.js';
 import { pldEpsilon } from '../../src/accounting/pld/accountant.js';
 import { accountedEpsilon } from '../../src/audit/accounted-epsilon.js';
-import { subsampledGaussianEpsilonLower } from '../../src/audit/subsampled-gaussian-bound.js';
+import { subsampledGaussianEpsilonLower } from '../../src/audit/bounds/subsampled-gaussian-bound.js';
 import { trainDpGd } from '../../src/learners/gradient/dp-gd.js';
 import { trainDpSgd } from '../../src/learners/gradient/dp-sgd.js';
 import { seededRng } from '../../src/random/rng.js';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { auditLearner, epsilonLowerBound } from '../../src/audit/canary-audit.js';
-import { clopperPearsonLower, clopperPearsonUpper } from '../../src/audit/clopper-pearson.js';
+import { clopperPearsonLower, clopperPearsonUpper } from '../../src/audit/bounds/clopper-pearson.js';
 import { seededRng } from '../../src/random/rng.js';
 import { runCli } from '../helpers/people.js';
 

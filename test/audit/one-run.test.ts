@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { oneRunAudit } from '../../src/audit/one-run.js';
-import { oneRunEpsilonLower, oneRunPValue } from '../../src/audit/one-run-bound.js';
+import { oneRunEpsilonLower, oneRunPValue } from '../../src/audit/bounds/one-run-bound.js';
 import { loadDataset, readSchemaFile } from '../../src/data/node/read.js';
 import { seededRng } from '../../src/random/rng.js';
 import { assertClose } from '../helpers/assert-close.js';

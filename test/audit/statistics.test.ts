@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { clopperPearsonLower, clopperPearsonUpper } from '../../src/audit/clopper-pearson.js';
-import { composedEpsilonLower, tradeOffMinorant } from '../../src/audit/composed-trade-off.js';
-import { gaussianDpEpsilonLower, gaussianShiftMuLower, gaussianTradeOff } from '../../src/audit/gaussian-dp-bound.js';
-import { splitThresholdBound } from '../../src/audit/split-threshold.js';
+import { clopperPearsonLower, clopperPearsonUpper } from '../../src/audit/bounds/clopper-pearson.js';
+import { composedEpsilonLower, tradeOffMinorant } from '../../src/audit/bounds/composed-trade-off.js';
+import { gaussianDpEpsilonLower, gaussianShiftMuLower, gaussianTradeOff } from '../../src/audit/bounds/gaussian-dp-bound.js';
+import { splitThresholdBound } from '../../src/audit/bounds/split-threshold.js';
 import { fillGaussian } from '../../src/random/continuous.js';
 import { seededRng } from '../../src/random/rng.js';
 import { assertClose } from '../helpers/assert-close.js';

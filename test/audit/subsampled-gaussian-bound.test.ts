@@ -1,5 +1,5 @@
 /**
- * DP-SGD's accountant-model statistic (`src/audit/subsampled-gaussian-bound.ts`): its optimistic
+ * DP-SGD's accountant-model statistic (`src/audit/bounds/subsampled-gaussian-bound.ts`): its optimistic
  * privacy-loss distribution is never above, and within a few % of, an independent computation and
  * dpfit's own PLD accountant; the monotonicity it assumes (epsilon non-decreasing in c at a fixed
  * c q) holds on a grid; its region covers the true parameters of seeded samples.
@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { selfComposeEvent, poissonSampledEvent, gaussianEvent } from '../../src/accounting/events/constructors.js';
 import { pldEpsilon } from '../../src/accounting/pld/accountant.js';
-import { subsampledGaussianBound, subsampledGaussianDeltaLower, subsampledGaussianEpsilonLower, subsampledGaussianRegion } from '../../src/audit/subsampled-gaussian-bound.js';
+import { subsampledGaussianBound, subsampledGaussianDeltaLower, subsampledGaussianEpsilonLower, subsampledGaussianRegion } from '../../src/audit/bounds/subsampled-gaussian-bound.js';
 import { InvalidParameterError } from '../../src/errors.js';
 import { fillGaussian } from '../../src/random/continuous.js';
 import { seededRng } from '../../src/random/rng.js';

@@ -13,8 +13,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { auditLearner } from '../../src/audit/canary-audit.js';
-import { epsilonLowerBound } from '../../src/audit/error-rate-bound.js';
-import { gaussianDpLogDelta, gaussianTradeOff } from '../../src/audit/gaussian-dp-bound.js';
+import { epsilonLowerBound } from '../../src/audit/bounds/error-rate-bound.js';
+import { gaussianDpLogDelta, gaussianTradeOff } from '../../src/audit/bounds/gaussian-dp-bound.js';
 import { auditTradeOffCurves, epsilonDeltaTradeOff, gaussianMuOfEpsilon } from '../../src/audit/trade-off-curves.js';
 import { seededRng } from '../../src/random/rng.js';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { auditLearner } from '../../src/audit/canary-audit.js';
-import { gaussianTradeOff } from '../../src/audit/gaussian-dp-bound.js';
+import { gaussianTradeOff } from '../../src/audit/bounds/gaussian-dp-bound.js';
 import { epsilonDeltaTradeOff } from '../../src/audit/trade-off-curves.js';
 import { auditTradeOffFigure } from '../../src/cli/audit-figure.js';
 import { TRADE_OFF_CHART_SIZE } from '../../src/report/trade-off-chart.js';

@@ -26,12 +26,12 @@
  * mechanism's epsilon at delta that holds with probability >= 1 - alpha, IF the model holds. The
  * model is the mechanism's definition here, not an estimate: the bound measures mu, not the shape.
  */
-import { InvalidParameterError } from '../errors.js';
-import { log1mExp } from '../math/log-space.js';
-import { normalCdf, normalLogCdf, normalQuantile } from '../math/normal.js';
-import { chiSquareLowerQuantile } from '../math/chi-square.js';
-import { largestWhere } from '../math/root-finding.js';
-import { requireNonNegative, requireOpenUnit } from '../validate.js';
+import { InvalidParameterError } from '../../errors.js';
+import { log1mExp } from '../../math/log-space.js';
+import { normalCdf, normalLogCdf, normalQuantile } from '../../math/normal.js';
+import { chiSquareLowerQuantile } from '../../math/chi-square.js';
+import { largestWhere } from '../../math/root-finding.js';
+import { requireNonNegative, requireOpenUnit } from '../../validate.js';
 
 /** G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu): the smallest false negative rate at false positive rate alpha of a mu-GDP pair (DRS Def. 2.7). */
 export function gaussianTradeOff(mu: number, alpha: number): number {

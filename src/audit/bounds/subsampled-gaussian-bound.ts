@@ -47,11 +47,11 @@
  *    below the pair's epsilon at delta (both orders; the larger is reported), found by bisection
  *    rounded down.
  */
-import { InvalidParameterError } from '../errors.js';
-import { chiSquareLowerQuantile } from '../math/chi-square.js';
-import { normalQuantile, normalSf } from '../math/normal.js';
-import { largestWhere } from '../math/root-finding.js';
-import { requireInteger, requireOpenUnit, requirePositive } from '../validate.js';
+import { InvalidParameterError } from '../../errors.js';
+import { chiSquareLowerQuantile } from '../../math/chi-square.js';
+import { normalQuantile, normalSf } from '../../math/normal.js';
+import { largestWhere } from '../../math/root-finding.js';
+import { requireInteger, requireOpenUnit, requirePositive } from '../../validate.js';
 
 /** One step's pair: shift c, sampling rate q, noise std s. */
 export interface SubsampledGaussianPair {

@@ -7,9 +7,9 @@
  * function (`math/incomplete-beta.ts`, ~1e-13 relative), whose level is then lowered by 1e-10
  * relative to cover that error; the bisection ends on the conservative side.
  */
-import { InvalidParameterError } from '../errors.js';
-import { logBinomial } from '../math/gamma.js';
-import { regularizedIncompleteBeta } from '../math/incomplete-beta.js';
+import { InvalidParameterError } from '../../errors.js';
+import { logBinomial } from '../../math/gamma.js';
+import { regularizedIncompleteBeta } from '../../math/incomplete-beta.js';
 
 /** Counts up to this are summed term by term; above, the incomplete beta function (O(sqrt n) instead of O(k)). */
 const SUMMED_COUNTS = 64;

@@ -20,10 +20,10 @@
  * epsilon. It is computed exactly, by enumerating the T-step counts of each atom (a multinomial,
  * at most `MAX_TERMS` terms), and rounded down.
  */
-import { InvalidParameterError } from '../errors.js';
-import { logFactorial } from '../math/gamma.js';
-import { largestWhere } from '../math/root-finding.js';
-import { requireInteger, requireOpenUnit } from '../validate.js';
+import { InvalidParameterError } from '../../errors.js';
+import { logFactorial } from '../../math/gamma.js';
+import { largestWhere } from '../../math/root-finding.js';
+import { requireInteger, requireOpenUnit } from '../../validate.js';
 
 export interface TradeOffPoint {
   /** False positive rate. */

@@ -15,7 +15,7 @@
  * (which holds however the mechanism behaves), not any shape of the statistic's distribution.
  * The order of the runs must not depend on their values (the order they were produced in).
  */
-import { InvalidParameterError } from '../errors.js';
+import { InvalidParameterError } from '../../errors.js';
 import { epsilonLowerBound } from './error-rate-bound.js';
 
 /** Thresholds tried on half A: this many quantiles of its pooled statistics. */

@@ -19,7 +19,7 @@
  * distribution at each step) but nothing of that distribution's shape. The release is the
  * canary coordinate itself, not a run statistic.
  */
-import { InvalidParameterError } from '../errors.js';
+import { InvalidParameterError } from '../../errors.js';
 import { clopperPearsonUpper } from './clopper-pearson.js';
 import { MAX_TERMS, composedEpsilonLower, compositionTerms, type TradeOffPoint } from './composed-trade-off.js';
 

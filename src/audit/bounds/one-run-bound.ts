@@ -13,11 +13,11 @@
  * term pays for the rest). So a v with right-hand side <= alpha at epsilon refutes (epsilon, delta)
  * with confidence 1 - alpha, and the largest such epsilon is the audit's lower bound.
  */
-import { InvalidParameterError } from '../errors.js';
-import { logBinomial } from '../math/gamma.js';
-import { largestWhere } from '../math/root-finding.js';
-import { regularizedIncompleteBeta } from '../math/incomplete-beta.js';
-import { requireInteger, requireNonNegative, requireOpenUnit } from '../validate.js';
+import { InvalidParameterError } from '../../errors.js';
+import { logBinomial } from '../../math/gamma.js';
+import { largestWhere } from '../../math/root-finding.js';
+import { regularizedIncompleteBeta } from '../../math/incomplete-beta.js';
+import { requireInteger, requireNonNegative, requireOpenUnit } from '../../validate.js';
 
 /** The right-hand side above (the p-value of v right guesses of r under (epsilon, delta)-DP), rounded up (1e-9 relative). */
 export function oneRunPValue(canaries: number, guesses: number, correct: number, epsilon: number, delta: number): number {
