@@ -25,9 +25,9 @@ import { dpSgdUpdate, finishDpSgd, setUpDpSgd, trainDpSgd } from '../../../src/l
 import { poissonSubsampleIndices } from '../../../src/random/discrete.js';
 import type { FeatureArray, GlmData, GlmLoss } from '../../../src/learners/glm/types.js';
 import { kernelModule } from '../../../src/learners/glm/kernels/wasm-kernels.js';
-import { exp32 } from '../../../src/learners/glm/kernels/float32-logistic.js';
 import { fillGaussian } from '../../../src/random/continuous.js';
 import { seededRng } from '../../../src/random/rng.js';
+import { compressRows, float32Coefficients } from '../../helpers/glm-references.js';
 
 function makeData(n: number, d: number, seed: number): GlmData {
   const rng = seededRng(seed);
@@ -45,26 +45,6 @@ function inMemory(x: FeatureArray, n: number, d: number): FeatureArray {
   return out;
 }
 
-/**
- * The unclipped coefficients -y_i / (1 + e(y_i z_i)) of float32 rows as `float32-logistic.ts` defines
- * them, written out directly: theta rounded to float32 (saturated), lane l = j mod 4 summing its
- * products in float32 in order, the padded lanes adding +0, z = (l0 + l2) + (l1 + l3), then
- * -y / (1 + exp32(y z)) in float32.
- */
-function float32Coefficients(x: Float32Array, y: Float64Array, n: number, d: number, theta: Float64Array): Float64Array {
-  const f = Math.fround;
-  const max = 3.4028234663852886e38;
-  const th = Array.from(theta, (v) => f(Math.min(max, Math.max(-max, v))));
-  const c = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const lanes = [0, 0, 0, 0];
-    for (let j = 0; j < 4 * Math.ceil(d / 4); j++) lanes[j % 4] = f(lanes[j % 4] + (j < d ? f(x[i * d + j] * th[j]) : 0));
-    const z = f(f(lanes[0] + lanes[2]) + f(lanes[1] + lanes[3]));
-    const yi = f(y[i]);
-    c[i] = f(f(-yi) / f(1 + exp32(f(yi * z))));
-  }
-  return c;
-}
 
 /** The logistic loss with its coefficients replaced by `c`, row after row (a serial pass over rows 0, 1, ...). */
 function replay(c: Float64Array): GlmLoss {
@@ -291,24 +271,6 @@ function makeSparseData(n: number, d: number, seed: number, keep: number): GlmDa
   return data;
 }
 
-/** The compressed rows of any features (`sparseRowsOf` declines dense ones): the same layout, built here. */
-function compressAll(data: GlmData): SparseRows {
-  const { x, n, d } = data;
-  const rowStart = new Uint32Array(n + 1);
-  const columns: number[] = [];
-  const values: number[] = [];
-  for (let i = 0; i < n; i++) {
-    rowStart[i] = columns.length;
-    for (let j = 0; j < d; j++) {
-      if (x[i * d + j] !== 0) {
-        columns.push(j);
-        values.push(x[i * d + j]);
-      }
-    }
-  }
-  rowStart[n] = columns.length;
-  return { x, n, d, rowStart, columns: Uint32Array.from(columns), values: Float64Array.from(values) };
-}
 
 test('a batch with cached thresholds, dense or from the nonzero entries, gives the per-step-norm sums bit for bit (property)', () => {
   fc.assert(
@@ -329,7 +291,7 @@ test('a batch with cached thresholds, dense or from the nonzero entries, gives t
         const nonzeros = data.x.filter((v) => v !== 0).length;
         assert.equal(sparse !== undefined, nonzeros <= 0.25 * n * d, 'compressed exactly when at most a quarter of the entries are nonzero');
         // Built regardless of the density here, to test the kernels on every draw.
-        const rows = sparse ?? compressAll(data);
+        const rows = sparse ?? compressRows(data);
         sameSum(sumBatchClippedGradients(loss, data, theta, { clipNorm, indices, thresholds, sparse: rows }), reference, 'cached thresholds, nonzero entries');
       },
     ),

@@ -23,7 +23,6 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { clipThresholds } from '../../../src/learners/glm/clip-thresholds.js';
 import { allocateFeatures, featureMemoryOf, kernelsFor, storeLabels } from '../../../src/learners/glm/kernels/feature-memory.js';
-import { exp32 } from '../../../src/learners/glm/kernels/float32-logistic.js';
 import { huberLoss } from '../../../src/learners/glm/losses/huber.js';
 import { logisticLoss } from '../../../src/learners/glm/losses/logistic.js';
 import { squaredLoss } from '../../../src/learners/glm/losses/squared.js';
@@ -32,10 +31,10 @@ import {
   CHUNK_ROWS, clippedGradientCoefficients, clippedSumRoundingBound, sumBatchClippedGradients, sumClippedGradients, sumStoredClippedGradients,
   type ClippedGradientSum,
 } from '../../../src/learners/glm/per-example.js';
-import type { SparseRows } from '../../../src/learners/glm/kernels/sparse-rows.js';
 import type { FeatureArray, GlmData, GlmLoss } from '../../../src/learners/glm/types.js';
 import { fillGaussian } from '../../../src/random/continuous.js';
 import { seededRng } from '../../../src/random/rng.js';
+import { compressRows, float32Coefficients } from '../../helpers/glm-references.js';
 
 /** Entries of this size times theta's scale S overflow: 100 S > 1.8e308 for S = 1e307, > 3.4e38 (float32) for S = 1e37. */
 const BIG = 100;
@@ -82,25 +81,6 @@ function nanMargin64(data: GlmData, theta: Float64Array, i: number): boolean {
   return Number.isNaN(e + o);
 }
 
-/**
- * The float32 logistic coefficients of `float32-logistic.ts` written out: theta rounded to float32
- * (saturated), lane l = j mod 4 summing its float32 products in order (padded lanes add +0),
- * z = (l0 + l2) + (l1 + l3), c = -y / (1 + exp32(y z)) in float32.
- */
-function float32Coefficients(x: Float32Array, y: Float64Array, n: number, d: number, theta: Float64Array): Float64Array {
-  const f = Math.fround;
-  const max = 3.4028234663852886e38;
-  const th = Array.from(theta, (v) => f(Math.min(max, Math.max(-max, v))));
-  const c = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const lanes = [0, 0, 0, 0];
-    for (let j = 0; j < 4 * Math.ceil(d / 4); j++) lanes[j % 4] = f(lanes[j % 4] + (j < d ? f(x[i * d + j] * th[j]) : 0));
-    const z = f(f(lanes[0] + lanes[2]) + f(lanes[1] + lanes[3]));
-    const yi = f(y[i]);
-    c[i] = f(f(-yi) / f(1 + exp32(f(yi * z))));
-  }
-  return c;
-}
 
 /** The loss with every NaN derivative replaced by 0 before the clamp (the rule, stated independently of the clamps). */
 function nanToZero(loss: GlmLoss): GlmLoss {
@@ -127,24 +107,6 @@ function inMemory(x: FeatureArray, n: number, d: number): FeatureArray {
   return out;
 }
 
-/** The nonzero entries of any features (`sparseRowsOf` declines dense ones), in its layout. */
-function compress(data: GlmData): SparseRows {
-  const { x, n, d } = data;
-  const rowStart = new Uint32Array(n + 1);
-  const columns: number[] = [];
-  const values: number[] = [];
-  for (let i = 0; i < n; i++) {
-    rowStart[i] = columns.length;
-    for (let j = 0; j < d; j++) {
-      if (x[i * d + j] !== 0) {
-        columns.push(j);
-        values.push(x[i * d + j]);
-      }
-    }
-  }
-  rowStart[n] = columns.length;
-  return { x, n, d, rowStart, columns: Uint32Array.from(columns), values: Float64Array.from(values) };
-}
 
 function sameSum(a: ClippedGradientSum, b: ClippedGradientSum, what: string): void {
   assert.equal(a.clippedCount, b.clippedCount, `${what}: clipped count`);
@@ -228,7 +190,7 @@ test('DP-SGD batches over rows with NaN margins, dense or from the nonzero entri
         const thresholds = clipThresholds(data, clipNorm);
         checkPaths(reference, zeroed, nans, [
           ['batch, cached thresholds, dense rows', sumBatchClippedGradients(loss, data, theta, { clipNorm, indices, thresholds })],
-          ['batch, cached thresholds, nonzero entries', sumBatchClippedGradients(loss, data, theta, { clipNorm, indices, thresholds, sparse: compress(data) })],
+          ['batch, cached thresholds, nonzero entries', sumBatchClippedGradients(loss, data, theta, { clipNorm, indices, thresholds, sparse: compressRows(data) })],
         ], clipNorm, d);
       },
     ),
