@@ -42,11 +42,13 @@
  *    each step's loss DOWN to a grid of step h (the loss is monotone in y, so a bin of losses is
  *    an interval of y whose probability is exact: normal survival functions) and dropping the mass
  *    of |y| beyond 12 standard deviations can only lower it: delta_lower(epsilon) <= delta(epsilon)
- *    for every coupling-wise smaller sum. The T-fold convolution is an FFT (own radix-2, below) with
- *    its rounding error bounded and subtracted. Any epsilon with delta_lower(epsilon) > delta is
+ *    for every coupling-wise smaller sum. The T-fold convolution is an FFT (the transform only is
+ *    shared, `accounting/pld/fft.ts`, tested against the DFT's definition; the losses, their
+ *    rounding and the tails are this file's) with its rounding error bounded and subtracted. Any epsilon with delta_lower(epsilon) > delta is
  *    below the pair's epsilon at delta (both orders; the larger is reported), found by bisection
  *    rounded down.
  */
+import { fftToBitReversed, ifftFromBitReversed } from '../../accounting/pld/fft.js';
 import { InvalidParameterError } from '../../errors.js';
 import { chiSquareLowerQuantile } from '../../math/chi-square.js';
 import { normalQuantile, normalSf } from '../../math/normal.js';
@@ -67,43 +69,6 @@ const LOSS_STEP = 1e-3;
 const MAX_FFT = 1 << 20;
 /** The segments of the region's c (point 2 of the file comment). */
 const SEGMENTS = 4;
-
-/** In-place iterative radix-2 FFT of (re, im), length a power of two; inverse when `inverse` (scaled by 1/N). */
-function fft(re: Float64Array, im: Float64Array, inverse: boolean): void {
-  const n = re.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      [re[i], re[j]] = [re[j], re[i]];
-      [im[i], im[j]] = [im[j], im[i]];
-    }
-  }
-  for (let len = 2; len <= n; len <<= 1) {
-    const half = len >> 1;
-    const angle = ((inverse ? 2 : -2) * Math.PI) / len;
-    for (let k = 0; k < half; k++) {
-      const wr = Math.cos(angle * k);
-      const wi = Math.sin(angle * k);
-      for (let i = k; i < n; i += len) {
-        const j = i + half;
-        const xr = re[j] * wr - im[j] * wi;
-        const xi = re[j] * wi + im[j] * wr;
-        re[j] = re[i] - xr;
-        im[j] = im[i] - xi;
-        re[i] += xr;
-        im[i] += xi;
-      }
-    }
-  }
-  if (inverse) {
-    for (let i = 0; i < n; i++) {
-      re[i] /= n;
-      im[i] /= n;
-    }
-  }
-}
 
 /**
  * One order's one-step loss distribution, rounded down to multiples of h: masses[k] at loss
@@ -156,14 +121,15 @@ function composedDeltaLower(pair: SubsampledGaussianPair, steps: number, order: 
   const re = new Float64Array(n);
   const im = new Float64Array(n);
   re.set(one.masses);
-  fft(re, im, false);
+  // Bit-reversed order suffices: the power acts entry by entry, the inverse takes that order back.
+  fftToBitReversed(re, im);
   for (let i = 0; i < n; i++) {
     const r = Math.hypot(re[i], im[i]) ** steps;
     const t = Math.atan2(im[i], re[i]) * steps;
     re[i] = r * Math.cos(t);
     im[i] = r * Math.sin(t);
   }
-  fft(re, im, true);
+  ifftFromBitReversed(re, im);
   // Rounding error of the transforms and the power, bounded generously per entry and summed over
   // the N entries: (log2 N + T + 8) * 1e-15 * N (the masses sum to <= 1).
   const error = (Math.log2(n) + steps + 8) * 1e-15 * n;
