@@ -50,16 +50,22 @@ export function clipThreshold(clipNorm: number, rowNorm: number): number {
   return (clipNorm * CLIP_SAFETY) / Math.max(rowNorm, SMALLEST_CLIP_ROW_NORM);
 }
 
-/** f_C'(z; y) = clamp(f'(z; y), -t, t). */
+/**
+ * f_C'(z; y) = clamp(f'(z; y), -t, t), and +0 where f'(z; y) is NaN (a margin that overflowed:
+ * Infinity - Infinity), as every clipped sum does (`per-example.ts`, "A NaN derivative"): a NaN
+ * would pass a plain clamp and make the objective's gradient, and the minimiser released, NaN or
+ * not depending on one row.
+ */
 export function clippedDerivative(loss: GlmLoss, z: number, y: number, threshold: number): number {
   const g = loss.derivative(z, y);
-  return g > threshold ? threshold : g < -threshold ? -threshold : g;
+  return g > threshold ? threshold : g < -threshold ? -threshold : g !== g ? 0 : g;
 }
 
-/** f_C(z; y) for the threshold t (see the module comment). */
+/** f_C(z; y) for the threshold t (see the module comment); 0 where f'(z; y) is NaN (`clippedDerivative`). */
 export function clippedValue(loss: GlmLoss, z: number, y: number, threshold: number): number {
   const g = loss.derivative(z, y);
   if (g <= threshold && g >= -threshold) return loss.value(z, y);
+  if (g !== g) return 0;
   return clippedValueBeyond(loss, z, y, g > 0 ? threshold : -threshold);
 }
 

@@ -217,6 +217,10 @@ function evaluate(
           const slope = c[k] > 0 ? t : -t;
           v[k] = clippedValueBeyond(loss, z[k], yb[k], slope);
           c[k] = slope;
+        } else if (c[k] !== c[k]) {
+          // A NaN derivative (an overflowed margin) becomes +0, as in every clipped sum (`clippedDerivative`).
+          v[k] = 0;
+          c[k] = 0;
         }
       }
     }

@@ -272,8 +272,13 @@ function thresholdSql(k: string): string {
   return `CASE WHEN ss > ${sqlNumber(SMALLEST_CLIP_ROW_NORM ** 2)} THEN ${k} / sqrt(ss) ELSE ${k} / ${sqlNumber(SMALLEST_CLIP_ROW_NORM)} END`;
 }
 
-/** The columns c = clamp(g, -t, t) and clipped (1 when the clamp bit), from columns g and t. */
-const CLAMP_SQL = 'CASE WHEN g > t THEN t WHEN g < -t THEN -t ELSE g END AS c, CASE WHEN g > t OR g < -t THEN 1 ELSE 0 END AS clipped';
+/**
+ * @internal The columns c = clamp(g, -t, t) and clipped (1 when the clamp bit), from columns g and t.
+ * A NaN g (a margin that overflowed) is ordered above every number by both engines (PostgreSQL's
+ * float8 and DuckDB's DOUBLE), so it becomes c = t, counted as clipped: within the bound, though
+ * not the +0 of the in-memory clamps (`per-example.ts`); tested on DuckDB in `train-sql.test.ts`.
+ */
+export const CLAMP_SQL = 'CASE WHEN g > t THEN t WHEN g < -t THEN -t ELSE g END AS c, CASE WHEN g > t OR g < -t THEN 1 ELSE 0 END AS clipped';
 
 /** The loss derivative g(z, y) in SQL (columns z and y), as the in-memory losses compute it. */
 function lossDerivativeSql(lossName: string): string {

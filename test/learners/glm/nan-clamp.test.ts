@@ -22,6 +22,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { clipThresholds } from '../../../src/learners/glm/clip-thresholds.js';
+import { clippedDerivative, clippedValue } from '../../../src/learners/glm/clipped-gradient.js';
 import { allocateFeatures, featureMemoryOf, kernelsFor, storeLabels } from '../../../src/learners/glm/kernels/feature-memory.js';
 import { huberLoss } from '../../../src/learners/glm/losses/huber.js';
 import { logisticLoss } from '../../../src/learners/glm/losses/logistic.js';
@@ -31,6 +32,7 @@ import {
   CHUNK_ROWS, clippedGradientCoefficients, clippedSumRoundingBound, sumBatchClippedGradients, sumClippedGradients, sumStoredClippedGradients,
   type ClippedGradientSum,
 } from '../../../src/learners/glm/per-example.js';
+import { glmValueAndGradient } from '../../../src/learners/glm/objective.js';
 import type { FeatureArray, GlmData, GlmLoss } from '../../../src/learners/glm/types.js';
 import { fillGaussian } from '../../../src/random/continuous.js';
 import { seededRng } from '../../../src/random/rng.js';
@@ -279,6 +281,33 @@ test('without clipping (C = Infinity) a NaN derivative is +0 too: the logistic s
   sameSum({ ...reference, clippedCount: 0 }, sumClippedGradients(nanToZero(logisticLoss), data, theta, { clipNorm: Infinity }), 'NaN as 0');
   sameSum(sumStoredClippedGradients(logisticLoss, data, theta, { clipNorm: Infinity, thresholds: clipThresholds(data, Infinity) }), reference, 'cached thresholds');
   sameSum(sumStoredClippedGradients(logisticLoss, wasm, theta, { clipNorm: Infinity, thresholds: clipThresholds(wasm, Infinity) }), reference, 'SIMD kernels');
+});
+
+test('the clipped-gradient objective (AMP, objective perturbation) maps a NaN derivative to +0 too: its gradient (what the minimiser follows; the value at theta ~1e307 is not finite anyway) is that of the NaN-free loss bit for bit and finite, in JavaScript and with the SIMD kernels', () => {
+  assert.equal(clippedDerivative(logisticLoss, Number.NaN, 1, 0.5), 0);
+  assert.ok(Object.is(clippedDerivative(logisticLoss, Number.NaN, -1, 0.5), 0), '+0, not -0');
+  assert.equal(clippedValue(logisticLoss, Number.NaN, 1, 0.5), 0);
+  assert.equal(clippedDerivative(logisticLoss, 3, 1, 0.01), -0.01, 'numbers are clamped as before');
+  const n = 203;
+  const d = 6;
+  const clipNorm = 0.7;
+  for (const loss of [logisticLoss, squaredLoss, huberLoss(1)]) {
+    const { data, theta } = overflowData(n, d, 11, 1e307);
+    let nans = 0;
+    for (let i = 0; i < n; i++) if (nanMargin64(data, theta, i)) nans++;
+    assert.ok(nans >= n / 6, 'the data have NaN margins');
+    for (const [what, x] of [['JavaScript', data.x], ['SIMD', inMemory(data.x, n, d)]] as const) {
+      const rows = { ...data, x };
+      const grad = new Float64Array(d);
+      glmValueAndGradient(loss, rows, theta, grad, { clipNorm });
+      const zeroed = new Float64Array(d);
+      glmValueAndGradient(nanToZero(loss), rows, theta, zeroed, { clipNorm });
+      for (let j = 0; j < d; j++) {
+        assert.ok(Number.isFinite(grad[j]), `${loss.name} ${what}: coordinate ${j} = ${grad[j]}`);
+        assert.ok(Object.is(grad[j], zeroed[j]), `${loss.name} ${what}: coordinate ${j}: ${grad[j]} vs NaN-free ${zeroed[j]}`);
+      }
+    }
+  }
 });
 
 test('the SIMD clamp is the scalar rule bit for bit: c > t ? t : c < -t ? -t : c != c ? +0 : c, on NaN, signed zeros and infinities', () => {

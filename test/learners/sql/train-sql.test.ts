@@ -24,7 +24,7 @@ import { DataFormatError, InvalidParameterError } from '../../../src/errors.js';
 import { trainDpGd } from '../../../src/learners/gradient/dp-gd.js';
 import { CLIP_SAFETY } from '../../../src/learners/glm/clipped-gradient.js';
 import { clippedSumRoundingBound } from '../../../src/learners/glm/per-example.js';
-import { partitionedGradientSumSql, partitionSetupSql, schemaEncodingSql, sqlSumRoundingSlack, thetaUpdateSql, trainDpGdInSql } from '../../../src/learners/sql/sql-gradient.js';
+import { CLAMP_SQL, partitionedGradientSumSql, partitionSetupSql, schemaEncodingSql, sqlSumRoundingSlack, thetaUpdateSql, trainDpGdInSql } from '../../../src/learners/sql/sql-gradient.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { startPostgres, type PostgresCluster } from '../../helpers/postgres-cluster.js';
 import { encodingSqlText } from '../../../src/cli/commands/train-external.js';
@@ -326,5 +326,21 @@ describe('DP-GD pushed into PostgreSQL', () => {
     const engine = await openSqlEngine('postgresql://me:secret@127.0.0.1:1/db');
     await assert.rejects(engine.query('SELECT 1'), (e: unknown) => e instanceof DataFormatError && !e.message.includes('secret') && e.message.includes('me:***@'));
     assert.equal(redactUrl('postgres://a:b@h/d'), 'postgres://a:***@h/d');
+  });
+});
+
+describe('the SQL clamp', () => {
+  it('DuckDB orders NaN above every number: a NaN derivative becomes c = t, counted as clipped (within the bound), and numbers clamp as in memory', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    const cases: [string, number, number, number][] = [
+      ["'NaN'::DOUBLE", 0.5, 0.5, 1], ["'Infinity'::DOUBLE", 0.5, 0.5, 1], ["'-Infinity'::DOUBLE", 0.5, -0.5, 1],
+      ['0.75::DOUBLE', 0.5, 0.5, 1], ['-0.75::DOUBLE', 0.5, -0.5, 1], ['0.25::DOUBLE', 0.5, 0.25, 0], ["'NaN'::DOUBLE", 0, 0, 1],
+    ];
+    for (const [g, t, c, clipped] of cases) {
+      const rows = (await connection.runAndReadAll(`SELECT ${CLAMP_SQL} FROM (SELECT ${g} AS g, ${t}::DOUBLE AS t)`)).getRows();
+      assert.deepEqual(rows[0].map(Number), [c, clipped], `g = ${g}, t = ${t}`);
+    }
+    connection.closeSync();
   });
 });
