@@ -296,7 +296,7 @@ test('the clipped-gradient objective (AMP, objective perturbation) maps a NaN de
     let nans = 0;
     for (let i = 0; i < n; i++) if (nanMargin64(data, theta, i)) nans++;
     assert.ok(nans >= n / 6, 'the data have NaN margins');
-    for (const [what, x] of [['JavaScript', data.x], ['SIMD', inMemory(data.x, n, d)]] as const) {
+    for (const [what, x] of [['JavaScript', data.x], ['SIMD', inMemory(data.x, n, d) as Float64Array]] as const) {
       const rows = { ...data, x };
       const grad = new Float64Array(d);
       glmValueAndGradient(loss, rows, theta, grad, { clipNorm });
