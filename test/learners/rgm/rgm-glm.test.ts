@@ -17,7 +17,9 @@ import { parseEvent } from '../../../src/accounting/events/json.js';
 import { rdpEpsilon } from '../../../src/accounting/rdp/accountant.js';
 import { CalibrationError, InvalidParameterError } from '../../../src/errors.js';
 import { logisticLoss } from '../../../src/learners/glm/losses/logistic.js';
-import { glmGradient, rgmGlmLoss, rgmGlmSensitivity, trainRgmGlm } from '../../../src/learners/rgm/rgm-glm.js';
+import { featureMemoryOf } from '../../../src/learners/glm/kernels/feature-memory.js';
+import { withKernelFeatures } from '../../../src/learners/glm/objective.js';
+import { glmComputationError, glmGradient, rgmGlmLoss, rgmGlmSensitivity, trainRgmGlm } from '../../../src/learners/rgm/rgm-glm.js';
 import { train } from '../../../src/learners/train.js';
 import { loadDataset } from '../../../src/data/node/read.js';
 import { parseSchema } from '../../../src/data/schema/parse.js';
@@ -36,7 +38,7 @@ function lcg(seed: number): () => number {
 const gaussian = (u: () => number) => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
 
 function grad(x: Float64Array, y: Float64Array, n: number, d: number, lambda: number, theta: Float64Array): Float64Array {
-  return glmGradient(logisticLoss, x, y, n, d, lambda, theta, new Float64Array(d));
+  return glmGradient(logisticLoss, { x, y, n, d }, lambda, theta, new Float64Array(d));
 }
 const sq = (v: Float64Array) => v.reduce((s, a) => s + a * a, 0);
 const diffSq = (a: Float64Array, b: Float64Array) => a.reduce((s, v, k) => s + (v - b[k]) ** 2, 0);
@@ -95,6 +97,78 @@ test('property: ||g(D) - g(D\')||^2 <= eta^2 ||g(D)||^2 + R_rel^2 on random and 
   }
   // R_rel alone is sqrt(3) times the absolute sensitivity: the bound is never tight to more than 1/3.
   assert.ok(worst <= 1 / 3 + 1e-9, `worst ${worst}`);
+});
+
+/** a + b as an unevaluated pair (hi, lo), exactly (Knuth's TwoSum). */
+function twoSum(a: number, b: number): [number, number] {
+  const s = a + b;
+  const bb = s - a;
+  return [s, a - (s - bb) + (b - bb)];
+}
+
+/** Exact product of doubles as (hi, lo) by Dekker's split (no fused multiply-add in JavaScript). */
+function twoProduct(a: number, b: number): [number, number] {
+  const p = a * b;
+  const split = (v: number) => {
+    const c = 134217729 * v;
+    const h = c - (c - v);
+    return [h, v - h];
+  };
+  const [ah, al] = split(a);
+  const [bh, bl] = split(b);
+  return [p, ((ah * bh - p) + ah * bl + al * bh) + al * bl];
+}
+
+/** sum_i v_i in double-double (error ~ n 2^-106 sum |v_i|, far below what is checked). */
+function accurateSum(terms: Iterable<[number, number]>): number {
+  let hi = 0;
+  let lo = 0;
+  for (const [a, b] of terms) {
+    const [s, e] = twoSum(hi, a);
+    hi = s;
+    lo += e + b;
+  }
+  return hi + lo;
+}
+
+test('the gradient through the SIMD kernels stays within glmComputationError of an accurate (double-double) gradient, at the projection radius', () => {
+  // The computed gradient is what RGM releases on its grid: its error must stay below the public
+  // bound E the grid assumes. Reference: margins and the row sum in double-double, l' = -y / (1 + e^{yz})
+  // with Math.exp (within ~2 ulp), so the reference's own error is ~1e-15 relative, far below E.
+  const rng = lcg(17);
+  const n = 40000;
+  const d = 4;
+  const R = 1.5;
+  const lambda = 0.05;
+  const thetaRadius = (2 * R) / lambda;
+  const x = new Float64Array(n * d);
+  for (let i = 0; i < n; i++) {
+    let ss = 0;
+    for (let k = 0; k < d; k++) { x[i * d + k] = gaussian(rng); ss += x[i * d + k] ** 2; }
+    const f = (R * (0.2 + 0.8 * rng())) / Math.sqrt(ss);
+    for (let k = 0; k < d; k++) x[i * d + k] *= f;
+  }
+  const y = Float64Array.from({ length: n }, () => (rng() < 0.5 ? -1 : 1));
+  const data = withKernelFeatures({ x, y, n, d });
+  assert.ok(featureMemoryOf(data.x, d) !== undefined, 'the kernel path is taken');
+  const bound = glmComputationError(logisticLoss, n, d, R, lambda, thetaRadius);
+  for (const scale of [0.01, 1, thetaRadius]) {
+    const theta = Float64Array.from({ length: d }, () => gaussian(rng));
+    const norm = Math.sqrt(sq(theta));
+    for (let k = 0; k < d; k++) theta[k] *= (scale * 0.999) / norm;
+    const computed = glmGradient(logisticLoss, data, lambda, theta, new Float64Array(d));
+    const coefficients = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const z = accurateSum(Array.from({ length: d }, (_, k) => twoProduct(x[i * d + k], theta[k])));
+      coefficients[i] = -y[i] / (1 + Math.exp(y[i] * z));
+    }
+    const exact = Float64Array.from({ length: d }, (_, k) => {
+      const sum = accurateSum(Array.from({ length: n }, (_, i) => twoProduct(coefficients[i], x[i * d + k])));
+      return sum / n + lambda * theta[k];
+    });
+    const error = Math.sqrt(diffSq(computed, exact));
+    assert.ok(error <= bound, `||theta|| = ${scale}: error ${error} > E = ${bound}`);
+  }
 });
 
 test('counterexample, feature bound: an unclipped row breaks the bound, so rows are clipped to R', () => {
