@@ -237,7 +237,8 @@ export function latticeMap(
   for (let j = 0; j < d; j++) margin += p[j] * x[row + j];
   const t = thresholds[i];
   const g = loss.derivative(margin, y[i]);
-  const c = g > t ? t : g < -t ? -t : g;
+  // NaN (an overflowed margin) becomes +0, counted as clipped, as in every clipped sum (`glm/per-example.ts`).
+  const c = g > t ? t : g < -t ? -t : g !== g ? 0 : g;
   const b = settings.learningRate * c;
   const a = plan.decay;
   for (let j = 0; j < d; j++) {

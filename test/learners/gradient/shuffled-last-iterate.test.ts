@@ -192,3 +192,24 @@ test('with few steps per epoch plain composition can win, and then it is the hea
   const epsilons = [result.privacy.epsilon, result.privacy.comparisons?.lastIterate?.epsilon ?? result.privacy.comparisons?.plainComposition?.epsilon];
   assert.ok(epsilons[1] !== undefined && result.privacy.epsilon <= (epsilons[1] as number));
 });
+
+test('a NaN derivative in the lattice map becomes c = +0, counted as clipped (as in every clipped sum): the step stays on the lattice, finite', () => {
+  const logistic = lossByName('logistic');
+  const nanLoss = { ...logistic, derivative: () => Number.NaN };
+  const zeroLoss = { ...logistic, derivative: () => 0 };
+  const d = 3;
+  const R = 1;
+  const data = syntheticData(4, d, R, 3);
+  const settings: LatticeSgdSettings = {
+    n: 4, stepsPerEpoch: 4, d, clipNorm: 0.5, learningRate: 1, regularization: 0.1, projectionRadius: 2, rowNormBound: R, curvatureBound: logistic.curvatureBound,
+  };
+  const plan = planLatticeSgd(settings, 1);
+  const thresholds = clipThresholds(data, settings.clipNorm).values;
+  const k = Float64Array.of(5, -7, 11);
+  const got = new Float64Array(d);
+  const want = new Float64Array(d);
+  assert.equal(latticeMap(plan, settings, nanLoss, data, thresholds, 1, k, latticeScratch(d), got), true, 'a NaN counts as clipped');
+  latticeMap(plan, settings, zeroLoss, data, thresholds, 1, k, latticeScratch(d), want);
+  assert.deepEqual([...got], [...want]);
+  for (const v of got) assert.ok(Number.isInteger(v), `${v}`);
+});
