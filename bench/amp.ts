@@ -24,6 +24,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { median, startPythonSession } from './reference.js';
+import { recordSpeed } from './speed-summary.js';
 import { adultSchema } from '../src/data/adult.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { evaluate } from '../src/learners/models/model.js';
@@ -147,6 +148,7 @@ export async function runAmpBench(): Promise<void> {
         const ratio = median(cpu.get('dpfit') ?? [NaN]) / median(cpu.get('diffprivlib') ?? [NaN]);
         process.stdout.write(`  ratios: dpfit / diffprivlib = ${ratio.toFixed(2)} (issue 28's target <= 1.5); before issue 28 ${(median(cpu.get('dpfit10') ?? [NaN]) / median(cpu.get('diffprivlib') ?? [NaN])).toFixed(2)}\n`);
       }
+      recordSpeed({ work: 'AMP on UCI Adult, in process', peer: 'diffprivlib LogisticRegression', ratio: python === undefined ? NaN : median(cpu.get('dpfit') ?? [NaN]) / median(cpu.get('diffprivlib') ?? [NaN]), target: 1.5, clock: 'CPU' });
     } finally {
       python?.close();
     }

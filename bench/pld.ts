@@ -18,6 +18,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { median, runPythonReference } from './reference.js';
+import { recordSpeed } from './speed-summary.js';
 import { calibrateDpsgd, dpsgdEvent, PLD_CALIBRATION } from '../src/accounting/calibration/calibrate.js';
 import { pldEpsilon, type PldAccountantOptions } from '../src/accounting/pld/accountant.js';
 
@@ -62,6 +63,7 @@ function runCalibrationBench(): void {
   });
   const reference = runPythonReference(PYTHON_CALIBRATION, 600_000);
   mine.forEach((m, i) => {
+    recordSpeed({ work: `noise for epsilon 1 by PLD, DP-SGD ${m.steps} steps`, peer: "dp_accounting's PLD", ratio: reference === undefined ? NaN : m.ms / reference[2 * i], target: 1, clock: 'wall' });
     const line = `  ${String(m.steps).padStart(6)} steps: dpfit ${m.ms.toFixed(0)} ms, z = ${m.z.toPrecision(10)}`;
     if (reference === undefined) {
       process.stdout.write(`${line}; dp_accounting not importable by python3 (skipped)\n`);

@@ -2,6 +2,8 @@
  * `npm run bench -- <name>`: runs one benchmark (or all). Each benchmark times dpfit against a
  * reference measured in the same run and prints ratios (docs/design.md, "Benchmarks").
  */
+import { speedSummary } from './speed-summary.js';
+
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   samplers: async () => (await import('./samplers.js')).runSamplersBench(),
   accounting: async () => (await import('./accounting.js')).runAccountingBench(),
@@ -20,15 +22,19 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   opacus: async () => (await import('./opacus.js')).runOpacusBench(),
 };
 
+/** Groups: `speed` is issue 28's table (every row with its peer in one run, then the summary). */
+const GROUPS: Record<string, string[]> = { speed: ['kernel', 'amp', 'ooc', 'pld'] };
+
 const requested = process.argv.slice(2);
-const names = requested.length === 0 ? Object.keys(BENCHMARKS) : requested;
+const names = (requested.length === 0 ? Object.keys(BENCHMARKS) : requested).flatMap((name) => GROUPS[name] ?? [name]);
 for (const name of names) {
   const run = BENCHMARKS[name];
   if (run === undefined) {
-    process.stderr.write(`bench: unknown benchmark '${name}' (known: ${Object.keys(BENCHMARKS).join(', ')})\n`);
+    process.stderr.write(`bench: unknown benchmark '${name}' (known: ${[...Object.keys(BENCHMARKS), ...Object.keys(GROUPS)].join(', ')})\n`);
     process.exitCode = 2;
     break;
   }
   process.stdout.write(`== ${name}\n`);
   await run();
 }
+process.stdout.write(speedSummary());
