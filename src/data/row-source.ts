@@ -46,4 +46,28 @@ export interface StoredRows {
   readSegment(k: number, into: { readonly x: Uint8Array; readonly y?: Uint8Array; readonly norms?: Uint8Array }): Promise<number>;
   /** The rows at the ascending distinct positions `indices`: x (widened to float64, indices.length * d) and y. */
   readRows(indices: ArrayLike<number>, x: Float64Array, y: Float64Array): Promise<void>;
+  /**
+   * Reads rows row .. row + rows - 1 (inside one segment, all below n) of x, y or the squared norms
+   * (`part`) into the first bytes of `into`, synchronously: out-of-core DP-GD reads blocks that fit
+   * in the caches and sums each at once, while its bytes are still there (`gradient/streamed.ts`).
+   */
+  readSync(part: StoredPart, row: number, rows: number, into: Uint8Array): void;
+  /** The same reads from another thread of this process (`data/node/stored-read.ts`: the worker pool reads its own blocks). */
+  readonly file: StoredRowsFile;
+}
+
+/** Which of a stored row's parts: its d values, its label, its squared norm. */
+export type StoredPart = 'x' | 'y' | 'norms';
+
+/** An open file of stored rows (the layout above), as another thread of the same process reads it. */
+export interface StoredRowsFile {
+  /** The open file's descriptor (valid in every thread of the process until the rows are closed). */
+  readonly fd: number;
+  readonly n: number;
+  readonly d: number;
+  readonly precision: 'float64' | 'float32';
+  readonly segmentRows: number;
+  readonly segmentBytes: number;
+  /** The data file, named in errors. */
+  readonly source: string;
 }

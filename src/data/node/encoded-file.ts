@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
 import type { StoredRows } from '../row-source.js';
 import { describeOsError } from './files.js';
+import { readStoredRowsSync } from './stored-read.js';
 
 export type StoredPrecision = 'float64' | 'float32';
 
@@ -231,7 +232,9 @@ export class EncodedRowsFile {
       ]);
       return Math.min(segmentRows, n - k * segmentRows);
     };
-    return { precision, segmentRows, segmentBytes, segments, readSegment, readRows: (indices, x, y) => this.readRows(indices, x, y, n) };
+    const file = { fd: this.fd, n, d, precision, segmentRows, segmentBytes, source: this.source };
+    const readSync: StoredRows['readSync'] = (part, row, rows, into) => readStoredRowsSync({ ...file, fd: this.fd }, part, row, rows, into);
+    return { precision, segmentRows, segmentBytes, segments, readSegment, readRows: (indices, x, y) => this.readRows(indices, x, y, n), readSync, file };
   }
 
   /** Reads `length` bytes at `position` into into[offset..]: all of them, or an error naming the data file. */

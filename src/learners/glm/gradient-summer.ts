@@ -4,6 +4,7 @@
  * `gradientSummer`.
  */
 import type { ClippedGradientSumOptions, sumClippedGradients } from './per-example.js';
+import type { StreamedPass } from './streamed-chunk.js';
 import type { GlmData, GlmLoss, StoredGlmData } from './types.js';
 
 export interface GradientSummer {
@@ -22,4 +23,13 @@ export interface GradientSummer {
    * (`gradient/streamed.ts`).
    */
   addChunkSums?: (loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions & { out: Float64Array }, start: number, end: number) => number;
+  /**
+   * Optional: out += the chunk sums of a pass over stored rows read from their file block by block
+   * (`streamed-chunk.ts`: the same chunk sums as `sumStreamedPass`, added in chunk order; out is not
+   * zeroed), each thread reading and summing its own chunks in its own ring of `pass.area` (which
+   * needs `threads` rings); returns the clipped count. Out-of-core DP-GD's step.
+   */
+  addStreamedChunkSums?: (loss: GlmLoss, pass: StreamedPass, theta: Float64Array, clipNorm: number, out: Float64Array) => number;
+  /** Threads that sum at once (rings a streamed pass needs), 1 when absent. */
+  threads?: number;
 }

@@ -5,11 +5,12 @@
  * The runs release exactly what `trainDpGd` and `trainDpSgd` release on the same rows with the
  * same randomness, bit for bit:
  *
- * - Stored rows (`RowSource.stored`, the default): DP-GD reads segments of the encoded rows
- *   straight into WebAssembly feature memories, the next segment while the kernels sum the current
- *   one, and sums them with the in-memory kernels in the in-memory chunks (`storedClippedSum`); the
- *   features in the precision they were stored in (`precision`, float32 as in memory). DP-SGD
- *   reads each batch's rows at their positions.
+ * - Stored rows (`RowSource.stored`, the default): DP-GD reads the encoded rows in blocks of
+ *   ~1 MiB, each summing thread its own chunks, into its ring of a WebAssembly feature memory, and
+ *   sums each block at once with the in-memory kernels while it is in the CPU's caches, in the
+ *   in-memory chunks (`storedClippedSum`, `glm/streamed-chunk.ts`); the features in the precision
+ *   they were stored in (`precision`, float32 as in memory). DP-SGD reads each batch's rows at
+ *   their positions.
  * - DP-GD. The in-memory sum cuts the pass into chunks of `CHUNK_ROWS` rows by position, sums each
  *   chunk on its own and adds the chunk sums in order (`glm/per-example.ts`). The streamed sum
  *   fills a buffer of exactly those chunks from the stream and sums each with the same function,
@@ -37,12 +38,9 @@ import { DP_GD_OPTIONS, type DpGdOptions, dpGdUpdate, finishDpGd, setUpDpGd } fr
 import type { TrainResult } from '../training.js';
 import { DP_SGD_OPTIONS, setUpDpSgd, dpSgdUpdate, finishDpSgd, type DpSgdOptions } from './dp-sgd.js';
 import { toSignedLabels } from '../glm/constants.js';
-import { clipThreshold } from '../glm/clipped-gradient.js';
-import { allocateFeatures, featureMemoryOf } from '../glm/kernels/feature-memory.js';
-import { accumulateClippedRangeCached, CHUNK_ROWS, newClipScratch, sumClippedGradients } from '../glm/per-example.js';
-import type { ClipThresholds } from '../glm/clip-thresholds.js';
+import { CHUNK_ROWS, newClipScratch, sumClippedGradients } from '../glm/per-example.js';
 import type { GradientSummer } from '../glm/gradient-summer.js';
-import type { FeatureArray } from '../glm/types.js';
+import { streamedArea, sumStreamedPass, type StreamedArea, type StreamedPass } from '../glm/streamed-chunk.js';
 import type { GlmLoss } from '../glm/types.js';
 import { lossByName } from '../glm/losses/by-name.js';
 import { rejectUnknownOptions } from '../../validate.js';
@@ -62,150 +60,43 @@ function lossLabels(loss: GlmLoss, y: Float64Array, rows: number, out: Float64Ar
 }
 
 /**
- * Where a run's segments go: two slots of S rows in one feature memory (`allocateFeatures`, 2S
- * rows: the WebAssembly kernels and the worker pool read x, and the labels and thresholds of its
- * side region, in place; one memory, so the pool is configured once per run). Slot k % 2 takes
- * segment k, the other slot the next segment while this one is summed.
+ * A run's memory for its streamed sums (`glm/streamed-chunk.ts`): one ring of a block of rows per
+ * thread that sums (`summer.threads`), and the labels and thresholds of every row kept after the
+ * first pass when they take no more memory than the two segment buffers the run's cap allows
+ * (16 n <= 2 segmentBytes): later passes then read only x.
  */
-interface SegmentSlots {
-  /** 2S rows of features. */
-  readonly x: FeatureArray;
-  /** 2S labels (in the loss's convention once prepared). */
-  readonly y: Float64Array;
-  /** 2S squared norms as read, then the clip thresholds computed from them in place. */
-  readonly t: Float64Array;
-  readonly thresholds: ClipThresholds;
-  /** The bytes of slot s that a segment is read into. */
-  readonly into: readonly { readonly x: Uint8Array; readonly y: Uint8Array; readonly norms: Uint8Array }[];
+interface StoredRun {
+  readonly area: StreamedArea;
+  cached: boolean;
 }
 
-/** The two slots for `stored` rows of d features (a plain buffer where there is no feature memory). */
-function segmentSlots(stored: StoredRows, d: number, clipNorm: number): SegmentSlots {
-  const S = stored.segmentRows;
-  const b = stored.precision === 'float64' ? 8 : 4;
-  const x = allocateFeatures(2 * S, d, stored.precision);
-  const info = featureMemoryOf(x, d);
-  let y: Float64Array;
-  let t: Float64Array;
-  if (info !== undefined && info.sideOffset >= 0) {
-    y = new Float64Array(info.memory.buffer, info.sideOffset, 2 * S);
-    t = new Float64Array(info.memory.buffer, info.sideOffset + 16 * S, 2 * S);
-  } else {
-    const shared = typeof SharedArrayBuffer === 'undefined' ? undefined : new SharedArrayBuffer(32 * S);
-    y = shared === undefined ? new Float64Array(2 * S) : new Float64Array(shared, 0, 2 * S);
-    t = shared === undefined ? new Float64Array(2 * S) : new Float64Array(shared, 16 * S, 2 * S);
-  }
-  const bytes = (a: FeatureArray, from: number, length: number): Uint8Array => new Uint8Array(a.buffer, a.byteOffset + from, length);
-  const into = [0, 1].map((slot) => ({ x: bytes(x, slot * S * d * b, S * d * b), y: bytes(y, slot * S * 8, S * 8), norms: bytes(t, slot * S * 8, S * 8) }));
-  return { x, y, t, thresholds: { x, clipNorm, values: t }, into };
-}
-
-/** Slot rows [from, from + rows) as read, made ready for the kernels in place: thresholds from the squared norms (`clipThresholds`' numbers), labels in the loss's convention. */
-function prepareSlot(slots: SegmentSlots, from: number, rows: number, clipNorm: number, signed: boolean): void {
-  const { y, t } = slots;
-  for (let i = from; i < from + rows; i++) t[i] = clipThreshold(clipNorm, Math.sqrt(t[i]));
-  if (!signed) return;
-  for (let i = from; i < from + rows; i++) {
-    const v = y[i];
-    if (v === 0 || v === -1) y[i] = -1;
-    else if (v !== 1) throw dataValueError('labels', 'two classes coded 0/1 or -1/+1');
-  }
+function storedRun(stored: StoredRows, n: number, d: number, summer: GradientSummer | undefined): StoredRun {
+  const cache = 16 * n <= 2 * stored.segmentBytes;
+  const rings = summer?.addStreamedChunkSums !== undefined ? Math.max(1, summer.threads ?? 1) : 1;
+  return { area: streamedArea(n, d, stored.precision, stored.segmentRows, rings, cache), cached: false };
 }
 
 /**
- * out += the chunk sums of a segment's rows (slot rows from .. from + rows - 1, at pass position
- * `row`), on this thread: pieces cut at the in-memory pass's chunk boundaries, each chunk summed
- * from zero into `part` and added to out once complete (in chunk order, as
- * `sumStoredClippedGradients` does). Returns the clipped count.
+ * `streamedClippedSum` over stored rows (`RowSource.stored`): every chunk of CHUNK_ROWS rows read
+ * from the file block by block (a block of ~1 MiB into the summing thread's ring, summed at once
+ * by the in-memory kernels while it is in the caches: `glm/streamed-chunk.ts`), each chunk summed
+ * from zero and the chunk sums added to `out` in chunk order: the in-memory pass's sum bit for bit
+ * (`per-example.ts`, `clippedSumRoundingBound`). On the worker pool when the summer offers it
+ * (`GradientSummer.addStreamedChunkSums`: each thread reads and sums its own chunks; the same
+ * chunk sums, added in the same order). The labels in the loss's convention and the clip
+ * thresholds (`clipThresholds`' numbers from the stored squared norms) are computed by the first
+ * pass, and kept for the next ones when the run's cache holds them.
  */
-function sumSegment(loss: GlmLoss, slots: SegmentSlots, from: number, rows: number, row: number, n: number, theta: Float64Array, part: Float64Array, scratch: ReturnType<typeof newClipScratch>, out: Float64Array): number {
-  const { x, y, t } = slots;
-  const d = part.length;
-  let clipped = 0;
-  for (let a = 0; a < rows;) {
-    const chunkStart = Math.floor(row / CHUNK_ROWS) * CHUNK_ROWS;
-    const chunkEnd = Math.min(n, chunkStart + CHUNK_ROWS);
-    const b = Math.min(rows, a + (chunkEnd - row));
-    if (row === chunkStart) part.fill(0);
-    clipped += accumulateClippedRangeCached(loss, x, y, d, theta, t, from + a, from + b, scratch, part);
-    row += b - a;
-    a = b;
-    if (row === chunkEnd) for (let j = 0; j < d; j++) out[j] += part[j];
-  }
-  return clipped;
-}
-
-/**
- * `streamedClippedSum` over stored rows (`RowSource.stored`): each segment read straight into a
- * slot of a feature memory (the next one read while the kernels work on this one), its labels put
- * in the loss's convention and its squared norms turned into clip thresholds in place (the
- * numbers `clipThresholds` computes, `glm/clip-thresholds.ts`), then summed by the kernels of the
- * in-memory pass (`accumulateClippedRangeCached`: the fused WebAssembly pass for the logistic
- * loss) in the in-memory chunks of CHUNK_ROWS rows, each summed from zero and added to `out` in
- * order. A segment (a power of two of at least 1024 rows) either divides a chunk or is made of
- * whole chunks, so every piece of a chunk starts at a multiple of 1024 rows from the chunk's
- * start: the kernels' blocks and four-row groups are those of the in-memory pass, and the sum is
- * its sum bit for bit (`per-example.ts`, `clippedSumRoundingBound`). Segments of whole chunks go
- * to the worker pool when a summer offers it (`GradientSummer.addChunkSums`: the same chunk sums,
- * added in the same order).
- */
-/**
- * A run's labels (in the loss's convention) and clip thresholds for all n rows, kept after its
- * first pass computed them (the same numbers, copied): later passes read only x. Kept when they
- * take no more memory than the two segment slots (16 n <= 2 segmentBytes).
- */
-interface RowSideCache {
-  readonly y: Float64Array;
-  readonly t: Float64Array;
-  filled: boolean;
-}
-
-async function storedClippedSum(
-  loss: GlmLoss, source: RowSource, stored: StoredRows, slots: SegmentSlots, theta: Float64Array, clipNorm: number, out: Float64Array, summer?: GradientSummer,
-  cache?: RowSideCache,
-): Promise<number> {
-  const { n, d } = source;
-  const S = stored.segmentRows;
-  const signed = loss.labels === 'signed';
-  const part = new Float64Array(d);
-  const scratch = newClipScratch();
-  // The pool reads shared memory only (a plain buffer where no feature memory could be made stays on this thread).
-  const pooled = summer?.addChunkSums !== undefined && S % CHUNK_ROWS === 0 && slots.x.buffer instanceof SharedArrayBuffer ? summer.addChunkSums : undefined;
-  const data = { x: slots.x, y: slots.y, n: 2 * S, d };
+async function storedClippedSum(loss: GlmLoss, source: RowSource, stored: StoredRows, run: StoredRun, theta: Float64Array, clipNorm: number, out: Float64Array, summer?: GradientSummer): Promise<number> {
+  const { n } = source;
+  if (stored.file.n !== n) throw new DataFormatError(source.source ?? 'the row source', `the stored rows hold ${stored.file.n} rows, not the opening pass's ${n}; nothing was released`);
   out.fill(0);
-  let clipped = 0;
-  let row = 0;
-  const cached = cache !== undefined && cache.filled;
-  const read = (k: number): Promise<number> => stored.readSegment(k, cached ? { x: slots.into[k % 2].x } : slots.into[k % 2]);
-  let next: Promise<number> | undefined = stored.segments > 0 ? read(0) : undefined;
-  try {
-    for (let k = 0; k < stored.segments; k++) {
-      const rows = await (next as Promise<number>);
-      const from = (k % 2) * S;
-      // Read ahead: the next segment arrives while the kernels sum this one.
-      next = k + 1 < stored.segments ? read(k + 1) : undefined;
-      if (cached) {
-        slots.y.set(cache.y.subarray(row, row + rows), from);
-        slots.t.set(cache.t.subarray(row, row + rows), from);
-      } else {
-        prepareSlot(slots, from, rows, clipNorm, signed);
-        if (cache !== undefined) {
-          cache.y.set(slots.y.subarray(from, from + rows), row);
-          cache.t.set(slots.t.subarray(from, from + rows), row);
-        }
-      }
-      clipped += pooled !== undefined
-        ? pooled(loss, data, theta, { clipNorm, thresholds: slots.thresholds, out }, from, from + rows)
-        : sumSegment(loss, slots, from, rows, row, n, theta, part, scratch, out);
-      row += rows;
-    }
-  } catch (error) {
-    // A read still under way when the sum failed: its outcome no longer matters (the run stops with this error).
-    next?.catch(() => undefined);
-    throw error;
-  }
-  if (row !== n) throw new DataFormatError(source.source ?? 'the row source', `a pass over the rows saw a different number of rows than the opening pass's ${n} (the source changed between passes, or ended early); nothing was released`);
-  if (cache !== undefined) cache.filled = true; // every row's labels and thresholds, from a complete pass
+  const pass: StreamedPass = { n, read: stored.readSync, file: stored.file, area: run.area, cached: run.cached };
+  const clipped = summer?.addStreamedChunkSums !== undefined
+    ? summer.addStreamedChunkSums(loss, pass, theta, clipNorm, out)
+    : sumStreamedPass(loss, pass, theta, clipNorm, out, newClipScratch());
+  // Every row's label and threshold, from a complete pass.
+  if (run.area.cacheY !== undefined) run.cached = true;
   return clipped;
 }
 
@@ -216,7 +107,7 @@ async function storedClippedSum(
  */
 export async function streamedClippedSum(loss: GlmLoss, source: RowSource, theta: Float64Array, clipNorm: number, out: Float64Array, summer?: GradientSummer): Promise<number> {
   const stored = source.stored;
-  if (stored !== undefined) return storedClippedSum(loss, source, stored, segmentSlots(stored, source.d, clipNorm), theta, clipNorm, out, summer);
+  if (stored !== undefined) return storedClippedSum(loss, source, stored, storedRun(stored, source.n, source.d, summer), theta, clipNorm, out, summer);
   const { n, d } = source;
   const rowsPerChunk = Math.min(n, CHUNK_ROWS);
   const x = new Float64Array(rowsPerChunk * d);
@@ -262,17 +153,15 @@ export async function trainDpGdStreamed(source: RowSource, options: DpGdOptions)
   if (precision !== (stored?.precision ?? 'float64')) {
     throw new InvalidParameterError('precision', precision, stored === undefined ? '"float64" for rows read again on every pass (float32 needs rows stored as float32)' : `"${stored.precision}", the precision the rows were stored with`);
   }
-  // Two segment slots for the run (one being summed, the next one being read).
-  const slots = stored === undefined ? undefined : segmentSlots(stored, run.d, run.clipNorm);
-  // The labels and thresholds of every row kept after the first step when they fit beside the slots.
-  const cache: RowSideCache | undefined = stored !== undefined && 16 * run.n <= 2 * stored.segmentBytes ? { y: new Float64Array(run.n), t: new Float64Array(run.n), filled: false } : undefined;
+  // The run's rings and cache of labels and thresholds (`storedRun`).
+  const storedState = stored === undefined ? undefined : storedRun(stored, run.n, run.d, options.gradientSummer);
   const theta = new Float64Array(run.d);
   const gradient = new Float64Array(run.d);
   let clippedFraction = 0;
   for (let t = 0; t < run.steps; t++) {
-    const clippedCount = stored === undefined || slots === undefined
+    const clippedCount = stored === undefined || storedState === undefined
       ? await streamedClippedSum(run.loss, source, theta, run.clipNorm, gradient)
-      : await storedClippedSum(run.loss, source, stored, slots, theta, run.clipNorm, gradient, options.gradientSummer, cache);
+      : await storedClippedSum(run.loss, source, stored, storedState, theta, run.clipNorm, gradient, options.gradientSummer);
     clippedFraction += clippedCount / run.n / run.steps;
     dpGdUpdate(run, options, t, gradient, theta);
   }

@@ -10,11 +10,13 @@ import { lossByName } from '../losses/by-name.js';
 import { registerFeatureMemory } from '../kernels/feature-memory.js';
 import { accumulateClippedRange, accumulateClippedRangeCached, CHUNK_ROWS, newClipScratch } from '../per-example.js';
 import {
-  claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, PARAM_CHUNKS, PARAM_CLIP_NORM, PARAM_END_ROW, PARAM_START_ROW, type PoolConfig,
+  claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, PARAM_CACHED, PARAM_CHUNKS, PARAM_CLIP_NORM, PARAM_END_ROW, PARAM_START_ROW, type PoolConfig,
 } from './parallel-protocol.js';
+import { readStoredRowsSync } from '../../../data/node/stored-read.js';
+import { sumStreamedRange, type BlockReader, type StreamedArea } from '../streamed-chunk.js';
 import type { FeatureArray, GlmLoss } from '../types.js';
 
-const { ctrl, claims, configPort } = workerData as { ctrl: SharedArrayBuffer; claims: SharedArrayBuffer; configPort: MessagePort };
+const { ctrl, claims, configPort, index } = workerData as { ctrl: SharedArrayBuffer; claims: SharedArrayBuffer; configPort: MessagePort; index: number };
 const control = new Int32Array(ctrl);
 const claimWord = new BigInt64Array(claims);
 const scratch = newClipScratch();
@@ -26,6 +28,9 @@ let y: Float64Array = new Float64Array(0);
 let params: Float64Array = new Float64Array(0);
 let partials: Float64Array = new Float64Array(0);
 let loss: GlmLoss | undefined;
+/** Streamed jobs: the run's area (this worker sums in ring `index`) and the reader of its file. */
+let area: StreamedArea | undefined;
+let reader: BlockReader | undefined;
 
 /** Reads config messages until the one with `version` (they arrive in order). */
 function syncConfig(version: number): void {
@@ -43,6 +48,18 @@ function syncConfig(version: number): void {
     params = new Float64Array(config.params);
     partials = new Float64Array(config.partials);
     loss = lossByName(config.lossName, config.lossParameters);
+    const streamed = config.streamed;
+    if (streamed === undefined) {
+      area = undefined;
+      reader = undefined;
+    } else {
+      const { file } = streamed;
+      area = {
+        x, d: config.d, blockRows: streamed.blockRows, rings: streamed.rings, ringY: y, ringT: thresholds as Float64Array,
+        ...(streamed.cacheY === undefined ? {} : { cacheY: streamed.cacheY, cacheT: streamed.cacheT }),
+      };
+      reader = (part, row, rows, into) => readStoredRowsSync(file, part, row, rows, into);
+    }
   }
 }
 
@@ -61,7 +78,9 @@ function runJob(gen: number): void {
     part.fill(0);
     const start = first + chunk * CHUNK_ROWS;
     const end = Math.min(last, start + CHUNK_ROWS);
-    const clipped = thresholds === undefined
+    const clipped = area !== undefined
+      ? sumStreamedRange(loss as GlmLoss, reader as BlockReader, area, index, theta, clipNorm, params[PARAM_CACHED(d)] === 1, start, end, scratch, part)
+      : thresholds === undefined
       ? accumulateClippedRange(loss as GlmLoss, x as Float64Array, y, d, theta, clipNorm, undefined, start, end, scratch, part)
       : accumulateClippedRangeCached(loss as GlmLoss, x, y, d, theta, thresholds, start, end, scratch, part);
     partials.set(part, chunk * (d + 1));

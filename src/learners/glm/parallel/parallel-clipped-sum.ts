@@ -33,8 +33,9 @@ import {
 } from '../per-example.js';
 import {
   claimChunk, CTRL_DONE, CTRL_ERROR, CTRL_GEN, CTRL_STOP, CTRL_VERSION, CTRL_WORDS, GEN_MASK, openClaims,
-  PARAM_CHUNKS, PARAM_CLIP_NORM, PARAM_END_ROW, PARAM_START_ROW, PARAM_WORDS, type PoolConfig,
+  PARAM_CACHED, PARAM_CHUNKS, PARAM_CLIP_NORM, PARAM_END_ROW, PARAM_START_ROW, PARAM_WORDS, type PoolConfig,
 } from './parallel-protocol.js';
+import { sumStreamedPass, sumStreamedRange, type StreamedPass } from '../streamed-chunk.js';
 import type { GradientSummer } from '../gradient-summer.js';
 import type { FeatureArray, GlmLoss, StoredGlmData } from '../types.js';
 
@@ -61,6 +62,13 @@ export interface ClippedGradientPool {
    * pass's chunks segment by segment this way, the same numbers as one in-memory sum.
    */
   addChunkSums(loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions & { out: Float64Array }, start: number, end: number): number;
+  /**
+   * out += the chunk sums of a pass over stored rows (`streamed-chunk.ts`, `sumStreamedPass`'s
+   * numbers, added in chunk order; out is not zeroed): every thread reads its chunks from the
+   * file block by block into its own ring of `pass.area` (which needs `threads` rings) and sums
+   * each block at once. Returns the clipped count.
+   */
+  addStreamedChunkSums(loss: GlmLoss, pass: StreamedPass, theta: Float64Array, clipNorm: number, out: Float64Array): number;
   /** Stops the workers; later sums run on the calling thread only. */
   close(): Promise<void>;
 }
@@ -114,7 +122,7 @@ function rebuildable(loss: GlmLoss): { name: string; parameters: Record<string, 
 /** The pool as DP-GD's `gradientSummer`: shared data, cached clip thresholds and float32 storage. */
 export function poolGradientSummer(pool: ClippedGradientPool): GradientSummer {
   const sum = pool.sumClippedGradients.bind(pool);
-  return { prepare: shareGlmData, sum, sumStored: sum, addChunkSums: pool.addChunkSums.bind(pool) };
+  return { prepare: shareGlmData, sum, sumStored: sum, addChunkSums: pool.addChunkSums.bind(pool), addStreamedChunkSums: pool.addStreamedChunkSums.bind(pool), threads: pool.threads };
 }
 
 /** The worker beside this module (compiled or from the sources: `startModuleWorker`). */
@@ -138,7 +146,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
   for (let w = 0; w < threads - 1; w++) {
     const channel = new MessageChannel();
     const worker = startWorker({
-      workerData: { ctrl: ctrlBuffer, claims: claimBuffer, configPort: channel.port2 },
+      workerData: { ctrl: ctrlBuffer, claims: claimBuffer, configPort: channel.port2, index: w + 1 },
       transferList: [channel.port2],
     });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -177,16 +185,18 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
     return copy;
   }
 
-  function configure(loss: { name: string; parameters: Record<string, number> }, data: StoredGlmData, thresholdsIn: Float64Array | undefined) {
+  function configure(loss: { name: string; parameters: Record<string, number> }, data: StoredGlmData, thresholdsIn: Float64Array | undefined, streamed?: PoolConfig['streamed']) {
     const { x, n, d } = data;
     const y = isShared(data.y) ? data.y : (sharedY = sharedCopy(data.y, sharedY));
     const thresholds = thresholdsIn === undefined || isShared(thresholdsIn) ? thresholdsIn : (sharedThresholds = sharedCopy(thresholdsIn, sharedThresholds));
     const key = JSON.stringify([loss.name, loss.parameters]);
-    const chunks = Math.ceil(n / CHUNK_ROWS);
+    // The partials' room: a streamed pass's chunks (its rows are read, not x's).
+    const chunks = Math.ceil((streamed?.passRows ?? n) / CHUNK_ROWS);
     const precision = x instanceof Float64Array ? 'float64' as const : 'float32' as const;
     const same = config !== undefined && config.x === x.buffer && config.xOffset === x.byteOffset && config.y === y.buffer
       && config.yOffset === y.byteOffset && config.n === n && config.d === d && lossKey === key && config.precision === precision
-      && config.thresholds === thresholds?.buffer && config.thresholdsOffset === (thresholds?.byteOffset ?? 0);
+      && config.thresholds === thresholds?.buffer && config.thresholdsOffset === (thresholds?.byteOffset ?? 0)
+      && JSON.stringify(config.streamed) === JSON.stringify(streamed);
     if (!same) {
       version = (version + 1) & GEN_MASK;
       const params = new SharedArrayBuffer(PARAM_WORDS(d) * 8);
@@ -200,6 +210,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
         thresholdsOffset: thresholds?.byteOffset ?? 0,
         yInMemory: memory !== undefined && y.buffer === memory.memory.buffer,
         thresholdsInMemory: memory !== undefined && thresholds?.buffer === memory.memory.buffer,
+        ...(streamed === undefined ? {} : { streamed }),
       };
       lossKey = key;
       theta = new Float64Array(params);
@@ -211,15 +222,19 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
   }
 
   /** Chunk sums of rows start .. end - 1 into the partials, on every thread; false when a worker failed (the pool is then closed). */
-  function runChunks(loss: GlmLoss, portable: { name: string; parameters: Record<string, number> }, data: StoredGlmData, thetaIn: Float64Array, clipNorm: number, thresholdsIn: Float64Array | undefined, start: number, end: number): boolean {
+  function runChunks(
+    loss: GlmLoss, portable: { name: string; parameters: Record<string, number> }, data: StoredGlmData, thetaIn: Float64Array, clipNorm: number, thresholdsIn: Float64Array | undefined,
+    start: number, end: number, streamed?: { pass: StreamedPass; config: NonNullable<PoolConfig['streamed']> },
+  ): boolean {
     const { d, x } = data;
-    const { y, thresholds } = configure(portable, data, thresholdsIn);
+    const { y, thresholds } = configure(portable, data, thresholdsIn, streamed?.config);
     const chunks = Math.ceil((end - start) / CHUNK_ROWS);
     theta.set(thetaIn);
     theta[PARAM_CLIP_NORM(d)] = clipNorm;
     theta[PARAM_START_ROW(d)] = start;
     theta[PARAM_END_ROW(d)] = end;
     theta[PARAM_CHUNKS(d)] = chunks;
+    theta[PARAM_CACHED(d)] = streamed?.pass.cached === true ? 1 : 0;
     gen = (gen + 1) & GEN_MASK;
     Atomics.store(control, CTRL_DONE, 0);
     Atomics.store(claimWord, 0, openClaims(gen));
@@ -228,17 +243,29 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
     // The calling thread claims chunks like any worker.
     const part = new Float64Array(d);
     const thetaView = theta.subarray(0, d);
+    // A chunk that fails here (a streamed read, a label) stops this thread's work; the job's
+    // other chunks are still claimed and counted (the workers must be idle before the error
+    // leaves: they read the job's theta and write its partials), then the error is thrown.
+    let failure: { error: unknown } | undefined;
     for (;;) {
       const chunk = claimChunk(claimWord, gen, chunks);
       if (chunk < 0) break;
-      part.fill(0);
-      const from = start + chunk * CHUNK_ROWS;
-      const to = Math.min(end, from + CHUNK_ROWS);
-      const clipped = thresholds === undefined
-        ? accumulateClippedRange(loss, x as Float64Array, y, d, thetaView, clipNorm, undefined, from, to, scratch, part)
-        : accumulateClippedRangeCached(loss, x, y, d, thetaView, thresholds, from, to, scratch, part);
-      partials.set(part, chunk * (d + 1));
-      partials[chunk * (d + 1) + d] = clipped;
+      if (failure === undefined) {
+        part.fill(0);
+        const from = start + chunk * CHUNK_ROWS;
+        const to = Math.min(end, from + CHUNK_ROWS);
+        try {
+          const clipped = streamed !== undefined
+            ? sumStreamedRange(loss, streamed.pass.read, streamed.pass.area, 0, thetaView, clipNorm, streamed.pass.cached, from, to, scratch, part)
+            : thresholds === undefined
+              ? accumulateClippedRange(loss, x as Float64Array, y, d, thetaView, clipNorm, undefined, from, to, scratch, part)
+              : accumulateClippedRangeCached(loss, x, y, d, thetaView, thresholds, from, to, scratch, part);
+          partials.set(part, chunk * (d + 1));
+          partials[chunk * (d + 1) + d] = clipped;
+        } catch (error) {
+          failure = { error };
+        }
+      }
       Atomics.add(control, CTRL_DONE, 1);
     }
     let lastDone = -1;
@@ -255,6 +282,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
       }
       Atomics.wait(control, CTRL_DONE, done, 100);
     }
+    if (failure !== undefined) throw failure.error;
     if (Atomics.load(control, CTRL_ERROR) !== 0) {
       // A worker failed: stop using the pool (the caller computes the sum here: the same numbers).
       closed = true;
@@ -329,10 +357,37 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
     return clippedCount;
   }
 
+  function addStreamedChunkSums(loss: GlmLoss, pass: StreamedPass, thetaIn: Float64Array, clipNorm: number, out: Float64Array): number {
+    const { area, n } = pass;
+    const { x, d } = area;
+    if (thetaIn.length !== d || out.length !== d) throw new InvalidParameterError('theta.length', thetaIn.length, `the rows' d = ${d} (and out.length too)`);
+    const chunks = Math.ceil(n / CHUNK_ROWS);
+    // The workers read shared memory only and each needs its ring; else all on this thread (the same numbers).
+    const inPool = !closed && chunks > 1 && area.rings >= threads && isShared(x) && isShared(area.ringY) && isShared(area.ringT);
+    if (inPool) {
+      const rows = area.ringY.length;
+      const config: NonNullable<PoolConfig['streamed']> = {
+        file: pass.file, passRows: n, blockRows: area.blockRows, rings: area.rings,
+        ...(area.cacheY === undefined ? {} : { cacheY: area.cacheY, cacheT: area.cacheT }),
+      };
+      if (runChunks(loss, portableLoss(loss), { x, y: area.ringY, n: rows, d }, thetaIn, clipNorm, area.ringT, 0, n, { pass, config })) {
+        let clippedCount = 0;
+        for (let c = 0; c < chunks; c++) {
+          const off = c * (d + 1);
+          for (let j = 0; j < d; j++) out[j] += partials[off + j];
+          clippedCount += partials[off + d];
+        }
+        return clippedCount;
+      }
+    }
+    return sumStreamedPass(loss, pass, thetaIn, clipNorm, out, scratch);
+  }
+
   return {
     threads,
     sumClippedGradients: sum,
     addChunkSums,
+    addStreamedChunkSums,
     async close(): Promise<void> {
       if (workers.length === 0) return;
       closed = true;

@@ -15,6 +15,7 @@
  * chunk is unfinished — hence the job's theta and config are stable while any thread reads them.
  */
 
+import type { StoredRowsFile } from '../../../data/row-source.js';
 import type { FeatureMemory } from '../kernels/feature-memory.js';
 
 export const CTRL_GEN = 0;
@@ -28,12 +29,14 @@ export const CTRL_WORDS = 5;
 export const PARAM_CLIP_NORM = (d: number): number => d;
 /**
  * The slots of the job's rows: chunks are cut from row `start` in CHUNK_ROWS steps up to row
- * `end` (a whole pass: 0 and n), and `chunks` of them are claimed. Params hold d + 4 doubles.
+ * `end` (a whole pass: 0 and n), and `chunks` of them are claimed. Params hold d + 5 doubles.
  */
 export const PARAM_START_ROW = (d: number): number => d + 1;
 export const PARAM_END_ROW = (d: number): number => d + 2;
 export const PARAM_CHUNKS = (d: number): number => d + 3;
-export const PARAM_WORDS = (d: number): number => d + 4;
+/** Streamed jobs: 1 when the area's cache holds every row's label and threshold (`StreamedPass.cached`). */
+export const PARAM_CACHED = (d: number): number => d + 4;
+export const PARAM_WORDS = (d: number): number => d + 5;
 
 /** Generations wrap well inside 31 bits. */
 export const GEN_MASK = 0x3fffffff;
@@ -66,6 +69,12 @@ export interface PoolConfig {
   /** y / the thresholds live in `memory` (its side region): workers view them on that memory, where the fused kernel reads them in place. */
   yInMemory: boolean;
   thresholdsInMemory: boolean;
+  /**
+   * Streamed jobs (`streamed-chunk.ts`): chunks are read from this file block by block into the
+   * thread's ring of x (worker w: ring w + 1; y and thresholds above are the rings' labels and
+   * thresholds), the cache at these byte offsets of x's buffer; `n` above is x's rows, `passRows` the pass's.
+   */
+  streamed?: { file: StoredRowsFile; passRows: number; blockRows: number; rings: number; cacheY?: number; cacheT?: number };
 }
 
 /** The claim word that opens job `gen` at chunk 0. */
