@@ -12,7 +12,10 @@
  * - out of core: the opening pass of `openStreamedDataset` under a forced `--max-memory` (encodes
  *   every record once into the temporary file) against `loadDataset`, and a DP-GD step out of
  *   core against a step in memory (the worker pool on every CPU, as `dpfit train` runs it), in
- *   one process per round, their runs interleaved, medians of the steps after each run's first.
+ *   one process per round, their runs interleaved, medians of the steps after each run's first;
+ *   and beside them the physical limit: the copy of the features from the page cache alone (the
+ *   temporary file read in the steps' blocks on one thread, timed like a step), against which
+ *   the out-of-core step's CPU splits into the copy and the kernels' work.
  *
  * Wall-clock seconds and CPU seconds are printed with ratios, and the machine (CPU model, CPUs,
  * load average before and after). `npm run bench -- ooc [ROWS]`, or
@@ -129,6 +132,11 @@ async function child(what: string, csv: string, schemaPath: string, rows: number
   const pool = await createClippedGradientPool();
   const outOfCore = stepTimes();
   const inMemory = stepTimes();
+  // The physical limit: the copy of every row's features from the page cache (the temporary file,
+  // read as the steps read it: blocks of `streamedBlockRows` rows into one buffer that stays in the
+  // caches), one thread, timed like a step.
+  const copy = stepTimes();
+  const { streamedBlockRows } = await import('../src/learners/glm/streamed-chunk.js');
   let streamedTheta: number[] = [];
   let memoryTheta: number[] = [];
   let opened;
@@ -144,6 +152,16 @@ async function child(what: string, csv: string, schemaPath: string, rows: number
         streamedTheta = (await trainDpGdStreamed(streamed.rows, { ...options, rng: seededRng(1), gradientSummer: poolGradientSummer(pool), onStep: outOfCore.onStep })).model.theta as number[];
         inMemory.start();
         memoryTheta = trainDpGd(data, { ...options, rng: seededRng(1), gradientSummer: poolGradientSummer(pool), onStep: inMemory.onStep }).model.theta as number[];
+        const stored = streamed.rows.stored;
+        if (stored !== undefined) {
+          const B = streamedBlockRows(D, stored.precision, stored.segmentRows);
+          const block = new Uint8Array(B * D * (stored.precision === 'float64' ? 8 : 4));
+          for (let step = 0; step < STEPS; step++) {
+            copy.start();
+            for (let row = 0; row < rows; row += B) stored.readSync('x', row, Math.min(B, rows - row), block);
+            copy.onStep();
+          }
+        }
       }
     } finally {
       streamed.close();
@@ -158,6 +176,7 @@ async function child(what: string, csv: string, schemaPath: string, rows: number
     threads: pool.threads,
     outOfCore: { wall: outOfCore.wall, cpu: outOfCore.cpu },
     inMemory: { wall: inMemory.wall, cpu: inMemory.cpu },
+    copy: { wall: copy.wall, cpu: copy.cpu },
   });
 }
 
@@ -226,16 +245,21 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
   }
 
   // Steps after each run's first (the first computes the clip thresholds, and out of core fills its segment memories).
-  const later = (key: 'outOfCore' | 'inMemory', field: 'wall' | 'cpu'): number => median(steps.flatMap((s) => ((s[key] as Record<string, number[]>)[field]).filter((_, k) => k % STEPS !== 0)));
+  const later = (key: 'outOfCore' | 'inMemory' | 'copy', field: 'wall' | 'cpu'): number => median(steps.flatMap((s) => ((s[key] as Record<string, number[]>)[field]).filter((_, k) => k % STEPS !== 0)));
   const firstPass = { wall: median(steps.map((s) => (s.firstPass as { wall: number }).wall)), cpu: median(steps.map((s) => (s.firstPass as { cpu: number }).cpu)) };
   const load = { wall: median(steps.map((s) => (s.load as { wall: number }).wall)), cpu: median(steps.map((s) => (s.load as { cpu: number }).cpu)) };
   const outWall = later('outOfCore', 'wall');
   const memWall = later('inMemory', 'wall');
   const outCpu = later('outOfCore', 'cpu');
   const memCpu = later('inMemory', 'cpu');
+  const copyWall = later('copy', 'wall');
+  const copyCpu = later('copy', 'cpu');
   process.stdout.write(`\nout of core (--max-memory ${MAX_MEMORY}) against in memory, one process per round, ${RUNS} runs of each interleaved, ${STEPS} DP-GD steps a run (logistic, float64, the worker pool on every CPU in both), medians of the steps after each run's first; the same model\n`);
   process.stdout.write(`  opening pass (encode once to the temporary file) ${seconds(firstPass.wall)} wall ${seconds(firstPass.cpu)} CPU; loadDataset in the same process ${seconds(load.wall)} wall ${seconds(load.cpu)} CPU: ${(firstPass.wall / load.wall).toFixed(2)}x (target <= 1.5x)\n`);
   process.stdout.write(`  step out of core ${ms(outWall)} wall ${ms(outCpu)} CPU; in memory ${ms(memWall)} wall ${ms(memCpu)} CPU (pools of ${steps[0].threads} threads): ${(outWall / memWall).toFixed(2)}x wall (target <= 1.5x), ${(outCpu / memCpu).toFixed(2)}x CPU\n`);
+  // What reading costs: the copy alone. The kernels on blocks still in the caches cost less than
+  // on rows read back from DRAM, so out of core can take less than in memory + copy.
+  process.stdout.write(`  physical limit: the copy of the features from the page cache alone (1 thread, the steps' blocks) ${ms(copyWall)} wall ${ms(copyCpu)} CPU = ${(copyCpu / memCpu).toFixed(2)}x the in-memory step's CPU; in memory + copy = ${((memCpu + copyCpu) / memCpu).toFixed(2)}x its CPU; the kernels' share of the out-of-core step (its CPU - the copy's) ${ms(outCpu - copyCpu)} = ${((outCpu - copyCpu) / memCpu).toFixed(2)}x the in-memory step's CPU\n`);
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} after\n`);
 }
 
