@@ -1,7 +1,7 @@
 /**
  * Out of core with the rows encoded once (`openStreamedDataset`'s default: a temporary file read
- * back in segments, `data/node/encoded-file.ts`; summed by `streamed.ts`' segment path through the
- * in-memory kernels): the released model is the in-memory model bit for bit, with the same seed,
+ * back in blocks, `data/node/encoded-file.ts`; summed by `streamed.ts`' stored path through the
+ * in-memory kernels, `glm/streamed-chunk.ts`): the released model is the in-memory model bit for bit, with the same seed,
  * whatever the segment size (1024 rows, pieces of a chunk; 2^17 rows, several chunks per segment),
  * for float64 and float32 storage (`precision`, against `trainDpGd`'s own float32 path), for the
  * fused logistic kernel and the blocked kernels of another loss. The reference is the in-memory
@@ -82,7 +82,7 @@ describe('out of core, rows encoded once', () => {
         const signed = { x, y: toSignedLabels(memory.dataset.y), n, d };
         const real = { x, y: memory.dataset.y, n, d };
         const streamed = await openStreamedDataset(csv, schema, { precision, ...(maxMemory === undefined ? {} : { maxMemory }) });
-        // Segments of whole chunks go to the pool (2 threads); 1024-row segments stay on this thread.
+        // The pool (2 threads) reads and sums its own chunks, block by block, whatever the segment size.
         const pool = await createClippedGradientPool({ threads: 2 });
         const pooled = poolGradientSummer(pool);
         try {
