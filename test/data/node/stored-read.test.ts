@@ -40,7 +40,7 @@ describe('synchronous block reads of stored rows', () => {
       try {
         const stored = file.finish();
         const b = precision === 'float64' ? 8 : 4;
-        const segments = [];
+        const segments: { x: Uint8Array; y: Uint8Array; norms: Uint8Array }[] = [];
         for (let k = 0; k < stored.segments; k++) {
           const x = new Uint8Array(1024 * d * b);
           const y = new Uint8Array(8 * 1024);
