@@ -19,8 +19,7 @@ export interface GradientSummer {
   /**
    * Optional: out += the chunk sums of rows start .. end - 1 of `data` (chunks of `CHUNK_ROWS`
    * cut from row `start`, each summed from zero, added in chunk order; out is not zeroed); returns
-   * the clipped count. Out-of-core DP-GD sums its segments of whole chunks with it
-   * (`gradient/streamed.ts`).
+   * the clipped count (a pass summed in pieces, the same numbers as one in-memory sum).
    */
   addChunkSums?: (loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions & { out: Float64Array }, start: number, end: number) => number;
   /**

@@ -103,7 +103,7 @@ async function storedClippedSum(loss: GlmLoss, source: RowSource, stored: Stored
 /**
  * sum_i clip_C(grad l(theta; x_i, y_i)) over every row of the source, equal bit for bit to
  * `sumClippedGradients` on the same rows in memory (module comment). Returns the clipped count.
- * Stored rows' segments of whole chunks are summed by `summer.addChunkSums` when given (the pool).
+ * Stored rows are read and summed by the threads of `summer.addStreamedChunkSums` when given (the pool).
  */
 export async function streamedClippedSum(loss: GlmLoss, source: RowSource, theta: Float64Array, clipNorm: number, out: Float64Array, summer?: GradientSummer): Promise<number> {
   const stored = source.stored;

@@ -58,8 +58,8 @@ export interface ClippedGradientPool {
    * out += the chunk sums of rows start .. end - 1 of `data` (chunks of CHUNK_ROWS cut from row
    * `start`, each summed from zero, added to `out` in chunk order; out is not zeroed), over the
    * pool's threads; returns the clipped count. Full passes only, with cached thresholds
-   * (`options.thresholds`, required) or without: the streamed sum (`gradient/streamed.ts`) adds a
-   * pass's chunks segment by segment this way, the same numbers as one in-memory sum.
+   * (`options.thresholds`, required) or without: a pass added piece by piece this way gives the
+   * same numbers as one in-memory sum.
    */
   addChunkSums(loss: GlmLoss, data: StoredGlmData, theta: Float64Array, options: ClippedGradientSumOptions & { out: Float64Array }, start: number, end: number): number;
   /**
