@@ -63,7 +63,7 @@ function lossLabels(loss: GlmLoss, y: Float64Array, rows: number, out: Float64Ar
  * A run's memory for its streamed sums (`glm/streamed-chunk.ts`): one ring of a block of rows per
  * thread that sums (`summer.threads`), and the labels and thresholds of every row kept after the
  * first pass when they take no more memory than the two segment buffers the run's cap allows
- * (16 n <= 2 segmentBytes): later passes then read only x.
+ * (16 n <= 2 segmentBytes, and at most 2 GiB): later passes then read only x.
  */
 interface StoredRun {
   readonly area: StreamedArea;
@@ -71,7 +71,8 @@ interface StoredRun {
 }
 
 function storedRun(stored: StoredRows, n: number, d: number, summer: GradientSummer | undefined): StoredRun {
-  const cache = 16 * n <= 2 * stored.segmentBytes;
+  // Within the cap's room, and small enough that the area stays one WebAssembly memory (4 GiB), which the pool reads.
+  const cache = 16 * n <= 2 * stored.segmentBytes && 16 * n <= 2 ** 31;
   const rings = summer?.addStreamedChunkSums !== undefined ? Math.max(1, summer.threads ?? 1) : 1;
   return { area: streamedArea(n, d, stored.precision, stored.segmentRows, rings, cache), cached: false };
 }
