@@ -3,12 +3,16 @@
  * seeded 2e6 x 20 CSV with a yes/no label, in .bench-cache/, gitignored):
  *
  * - loading: `loadDataset` as `train --method dpgd` calls it (rows encoded into shared memory),
- *   `loadDataset` with its default store, the same on two threads (the opt-in parallel reader,
- *   `data/node/parallel-csv.ts`), dpfit's raw CSV reader (`readCsvFile`, no encoding),
+ *   the same on two threads (the opt-in parallel reader, `data/node/parallel-csv.ts`),
+ *   `loadDataset` with its default store, dpfit's raw CSV reader (`readCsvFile`, no encoding),
+ *   `loadDataset` as train and on two threads run from the TypeScript sources (tsx compiles the
+ *   modules, the worker's included: what the built package does not pay),
  *   and the peer, polars' `read_csv` (nodejs-polars: set DPFIT_POLARS_PATH to a directory where
  *   `npm i -E nodejs-polars@0.25.2 nodejs-polars-linux-x64-gnu@0.25.2` was run, or have it
  *   resolvable from here; absent, the row says so). Each reader runs in a fresh process (so each
  *   pays for its fresh memory, as a user's run does), 5 rounds interleaved (3 for the steps), medians printed.
+ *   The loaders run the built package (`dist/`, what users run: `npm run build` first) when it is
+ *   newer than every source file, else the sources through tsx (the output says which).
  * - out of core: the opening pass of `openStreamedDataset` under a forced `--max-memory` (encodes
  *   every record once into the temporary file) against `loadDataset`, and a DP-GD step out of
  *   core against a step in memory (the worker pool on every CPU, as `dpfit train` runs it), in
@@ -22,13 +26,14 @@
  * `node --import tsx bench/out-of-core.ts [ROWS]`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { seededRng } from '../src/random/rng.js';
 import { SYNTHETIC_FEATURES, writeSyntheticCsv } from './synthetic-csv.js';
+import { recordSpeed } from './speed-summary.js';
 
 const D = SYNTHETIC_FEATURES;
 const CACHE = join(process.cwd(), '.bench-cache');
@@ -66,11 +71,32 @@ function cpuSeconds(): number {
   return (u.user + u.system) / 1e6;
 }
 
+/** The compiled package beside the sources, when every source file is older than it. */
+function builtRoot(): string | undefined {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const built = join(root, 'dist', 'data', 'node', 'read.js');
+  if (!existsSync(built)) return undefined;
+  const builtAt = statSync(built).mtimeMs;
+  const newest = (dir: string): number => Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(dir, e.name)) : e.name.endsWith('.ts') ? statSync(join(dir, e.name)).mtimeMs : 0)));
+  return newest(join(root, 'src')) <= builtAt ? '../dist' : undefined;
+}
+
+/** The loaders' modules: from the built package (`root` '../dist') or the sources ('../src', through tsx). */
+async function loaderModules(root: string) {
+  const from = <T>(path: string): Promise<T> => import(new URL(`${root}/${path}`, import.meta.url).href) as Promise<T>;
+  return {
+    read: await from<typeof import('../src/data/node/read.js')>('data/node/read.js'),
+    parallel: await from<typeof import('../src/data/node/parallel-csv.js')>('data/node/parallel-csv.js'),
+    memory: await from<typeof import('../src/learners/glm/kernels/feature-memory.js')>('learners/glm/kernels/feature-memory.js'),
+  };
+}
+
 /** One measurement in this (child) process; prints one JSON line. */
 async function child(what: string, csv: string, schemaPath: string, rows: number): Promise<void> {
-  const { loadDataset, readCsvFile, readSchemaFile } = await import('../src/data/node/read.js');
+  const modules = await loaderModules(process.env.DPFIT_BENCH_ROOT ?? '../src');
+  const { loadDataset, readCsvFile, readSchemaFile } = modules.read;
   const schema = await readSchemaFile(schemaPath);
-  const { growingFeatures } = await import('../src/learners/glm/kernels/feature-memory.js');
+  const { growingFeatures } = modules.memory;
   const time = async <T>(run: () => Promise<T> | T): Promise<{ wall: number; cpu: number; value: T }> => {
     const cpu = cpuSeconds();
     const wall = performance.now();
@@ -92,10 +118,11 @@ async function child(what: string, csv: string, schemaPath: string, rows: number
     if (value.rowCount !== rows) throw new Error('rows');
     return print({ wall, cpu });
   }
-  if (what === 'load-train' || what === 'load-default' || what === 'load-parallel') {
-    // load-parallel: the opt-in reader on two threads (`data/node/parallel-csv.ts`), polars' thread count here.
-    const parallel = what === 'load-parallel' ? { parallel: (await import('../src/data/node/parallel-csv.js')).encodeCsvParallel, threads: 2 } : {};
-    const { wall, cpu, value } = await time(() => loadDataset(csv, schema, { droppedRows: 'zeroRows', ...(what === 'load-default' ? {} : { features: growingFeatures }), ...parallel }));
+  if (what.startsWith('load-')) {
+    // load-train: as train --method dpgd (the store in shared memory); load-parallel: the same with the opt-in reader on two threads, polars' thread count here.
+    const parallel = what.startsWith('load-parallel') ? { parallel: modules.parallel.encodeCsvParallel, threads: 2 } : {};
+    const options = what === 'load-default' ? {} : { features: growingFeatures, ...parallel };
+    const { wall, cpu, value } = await time(() => loadDataset(csv, schema, { droppedRows: 'zeroRows', ...options }));
     if (value.dataset.n !== rows) throw new Error('rows');
     return print({ wall, cpu });
   }
@@ -185,9 +212,9 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function runChild(what: string, csv: string, schemaPath: string, rows: number): Record<string, unknown> {
+function runChild(what: string, csv: string, schemaPath: string, rows: number, root = '../src'): Record<string, unknown> {
   const self = fileURLToPath(import.meta.url);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', what, csv, schemaPath, String(rows)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', what, csv, schemaPath, String(rows)], { encoding: 'utf8', maxBuffer: 1 << 24, env: { ...process.env, DPFIT_BENCH_ROOT: root } });
   if (run.status !== 0) throw new Error(`${what}: exit ${run.status}: ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
   return JSON.parse(run.stdout.trim().split('\n').pop() as string);
 }
@@ -210,12 +237,14 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
   process.stdout.write(`machine: ${model}, ${cpus().length} CPUs (nproc ${availableParallelism()}), load average ${before.map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min) before\n`);
   process.stdout.write(`file: ${rows} x ${D} numbers + a yes/no label, ${(statSync(csv).size / 2 ** 20).toFixed(0)} MiB CSV; interleaved rounds (${LOAD_ROUNDS} of the loaders, ${ROUNDS} of the steps), medians\n`);
 
-  const loaders = ['polars', 'raw', 'load-train', 'load-default', 'load-parallel'] as const;
+  const loaders = ['polars', 'raw', 'load-train', 'load-default', 'load-parallel', 'load-train-sources', 'load-parallel-sources'] as const;
+  const built = builtRoot();
+  process.stdout.write(built !== undefined ? 'loaders: the built package (dist/)\n' : 'loaders: the sources through tsx (no dist/ newer than src/: run `npm run build` to time what users run)\n');
   const loads: Record<string, { wall: number[]; cpu: number[]; absent?: boolean }> = Object.fromEntries(loaders.map((l) => [l, { wall: [], cpu: [] }]));
   const steps: Record<string, unknown>[] = [];
   for (let round = 0; round < Math.max(ROUNDS, LOAD_ROUNDS); round++) {
     for (const what of round < LOAD_ROUNDS ? loaders : []) {
-      const result = runChild(what, csv, schemaPath, rows) as { wall?: number; cpu?: number; absent?: boolean };
+      const result = runChild(what, csv, schemaPath, rows, what.endsWith('-sources') ? '../src' : (built ?? '../src')) as { wall?: number; cpu?: number; absent?: boolean };
       if (result.absent === true) loads[what].absent = true;
       else {
         loads[what].wall.push(result.wall as number);
@@ -230,6 +259,8 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
     'load-train': 'dpfit loadDataset, as train --method dpgd',
     'load-default': 'dpfit loadDataset, default store',
     'load-parallel': 'dpfit loadDataset as train, 2 threads (opt-in)',
+    'load-train-sources': 'dpfit loadDataset as train, sources via tsx',
+    'load-parallel-sources': 'the same on 2 threads, sources via tsx',
   };
   const peer = loads.polars.absent === true ? undefined : { wall: median(loads.polars.wall), cpu: median(loads.polars.cpu) };
   process.stdout.write('\nloading (read + encode), each in a fresh process\n');
@@ -242,6 +273,12 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
     const cpu = median(loads[what].cpu);
     const ratio = peer === undefined || what === 'polars' ? '' : `  = ${(wall / peer.wall).toFixed(2)}x polars' wall, ${(cpu / peer.cpu).toFixed(2)}x its CPU`;
     process.stdout.write(`  ${names[what].padEnd(46)} ${seconds(wall).padStart(8)} wall ${seconds(cpu).padStart(8)} CPU${ratio}\n`);
+  }
+  if (loads['load-train'].wall.length > 0) {
+    const train = { wall: median(loads['load-train'].wall), cpu: median(loads['load-train'].cpu) };
+    const work = `loadDataset as train, ${rows} x ${D} CSV${built !== undefined ? '' : ' (sources)'}`;
+    recordSpeed({ work, peer: 'polars read_csv', ratio: peer === undefined ? NaN : train.cpu / peer.cpu, target: 1.2, clock: 'CPU' });
+    recordSpeed({ work, peer: 'polars read_csv', ratio: peer === undefined ? NaN : train.wall / peer.wall, target: 1.2, clock: 'wall' });
   }
 
   // Steps after each run's first (the first computes the clip thresholds, and out of core fills its segment memories).

@@ -367,6 +367,9 @@ export class CsvParser {
     if (!this.seenBytes && end - pos >= 3 && bytes[pos] === 0xef && bytes[pos + 1] === 0xbb && bytes[pos + 2] === 0xbf) pos += 3;
     if (end > pos) this.seenBytes = true;
     const tab = trimTabs ? TAB : SPACE; // the second byte trimmed around unquoted fields
+    // The last line break of the bytes (-1: none): the numeric fast path runs only before it.
+    let lastBreak = end - 1;
+    while (lastBreak >= pos && bytes[lastBreak] !== LF && bytes[lastBreak] !== CR) lastBreak--;
 
     records: while (pos < end) {
       const recordStart = pos;
@@ -418,11 +421,16 @@ export class CsvParser {
         let stored = false;
         // Fast path: an unquoted plain decimal (no exponent, < 2^53 significand) in a numeric column,
         // parsed while it is scanned (one pass over its bytes instead of two).
-        if (col < ncols && fastNumeric[col]) {
+        // Only before the chunk's last line break, which ends every scan below: no byte is read past
+        // it, so no read checks the end (the last record of the input, if no break follows it,
+        // takes the general path).
+        if (p < lastBreak && col < ncols && fastNumeric[col]) {
           let q = p;
-          let c = q < end ? bytes[q] : -1;
-          const negative = c === 45;
-          if (negative || c === 43) c = ++q < end ? bytes[q] : -1;
+          let c = bytes[q];
+          // The sign without a branch (random signs mispredict): 1 for '-', 0 otherwise.
+          const minus = +(c === 45);
+          c = bytes[(q += minus)];
+          if (c === 43 && minus === 0) c = bytes[++q];
           // The significand's first 9 digits in an integer (integer arithmetic: a short dependency
           // chain per digit), the further ones in a double; both exact while it has <= 15 digits.
           let small = 0;
@@ -433,23 +441,23 @@ export class CsvParser {
             if (digits < 9) small = small * 10 + (c - 48);
             else large = (digits === 9 ? small : large) * 10 + (c - 48);
             digits++;
-            c = ++q < end ? bytes[q] : -1;
+            c = bytes[++q];
           }
           if (c === 46) {
-            c = ++q < end ? bytes[q] : -1;
+            c = bytes[++q];
             while (c >= 48 && c <= 57) {
               if (digits < 9) small = small * 10 + (c - 48);
               else large = (digits === 9 ? small : large) * 10 + (c - 48);
               digits++;
               scale++;
-              c = ++q < end ? bytes[q] : -1;
+              c = bytes[++q];
             }
           }
-          if (digits > 0 && digits <= 15 && scale <= 22 && (c === delimiter || c === LF || c === CR || (c === -1 && final))) {
+          if (digits > 0 && digits <= 15 && scale <= 22 && (c === delimiter || c === LF || c === CR)) {
             // <= 15 digits: the significand is an exact integer below 2^53 (Clinger's fast path, see parse-number.ts).
             const mantissa = digits <= 9 ? small : large;
             const value = scale === 0 ? mantissa : mantissa / POW10[scale];
-            numericValues[col][row] = negative ? -value : value;
+            numericValues[col][row] = value * (1 - 2 * minus); // exact: the value or its negation (-0 for '-0')
             stored = true;
             stop = c;
             p = q;

@@ -222,6 +222,34 @@ test('numbers in a declared numeric column are Number(text) bit for bit (the par
   );
 });
 
+test('the numeric fast path reads no byte past the end it is given, and takes a sign only once', () => {
+  // A reused buffer holds digits past \`end\` (the file reader's next bytes): the last record, with no
+  // line break after it, ends at \`end\`; a number before the last break ends at that break.
+  const bytes = encode('a,b\n1.5,-2\n-0.25,+3.5\n7,8999');
+  for (const [end, final, expected] of [[bytes.length - 3, true, [1.5, -2, -0.25, 3.5, 7, 8]], [bytes.length - 6, false, [1.5, -2, -0.25, 3.5]]] as const) {
+    const parser = new CsvParser({ columnTypes: 'numeric', source: 's' });
+    parser.consume(bytes, 0, end, final);
+    const table = parser.finish();
+    const values = table.columns.flatMap((c) => Array.from((c as { values: Float64Array }).values));
+    const rows = table.rowCount;
+    assert.deepEqual(Array.from({ length: rows * 2 }, (_, k) => values[(k % 2) * rows + Math.floor(k / 2)]), expected);
+  }
+  // Two signs are not a number (as Number() says), whatever their order.
+  for (const text of ['-+1', '+-1', '--1', '++1', '-', '+', '-.', '+.5']) {
+    const table = parseCsv(encode(`a,b\n${text},1\n`), { columnTypes: { a: 'categorical', b: 'numeric' } });
+    assert.equal(table.rowCount, 1);
+    throwsOrEqual(text);
+  }
+});
+
+/** A numeric column holding \`text\`: its Number() value, or the "not a number" error when Number() is NaN. */
+function throwsOrEqual(text: string): void {
+  const read = (): number => (parseCsv(encode(`a,b\n${text},1\n2,3\n`), { columnTypes: 'numeric', source: 's' }).columns[0] as { values: Float64Array }).values[0];
+  const expected = Number(text);
+  if (Number.isNaN(expected)) throwsData(read, /line 2, column 'a': a value is not a number/);
+  else assert.ok(Object.is(read(), expected), text);
+}
+
 test('text levels are the same when the parser is fed from one reused buffer, as the file reader does (levels matched by their bytes)', () => {
   // Many levels (more than are matched by bytes), UTF-8, quoted and escaped ones, the same text quoted and not.
   const level = fc.constantFrom('yes', 'no', 'Zürich', 'Zurich', '"yes"', '"a ""b"""', 'a "b"', 'é', 'e', ...Array.from({ length: 30 }, (_, k) => `L${k}`));

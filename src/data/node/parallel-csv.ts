@@ -3,15 +3,17 @@
  * memory, e.g. `train --method dpgd`'s): the data after the header are cut into byte ranges at
  * line feeds, each range is parsed by its own `CsvParser` (resumed after the header) and encoded
  * by the schema straight into the store, at a row offset no earlier range can reach: the line
- * feeds before it (each record ends with one). Then the ranges' rows are moved together where
+ * feeds before it (each record ends with one), counted while the workers start. Then the ranges' rows are moved together where
  * blank lines, comment lines or dropped records left gaps. The rows, diagnostics and errors are
  * those of one parser over the whole file:
  *
  * - every encoded row depends on its raw row and the schema alone, and the ranges keep file order;
  * - each range's parser counts lines from its first byte, and the lines before it are the line
- *   feeds before it (no carriage return and no quote in the file: a file with either is read by
- *   one thread, since a quoted field may hold a line break and a CR may end a line), so an error
- *   names the file's line;
+ *   feeds before it (no carriage return and no quote before the last range: a file with either
+ *   there is read by one thread, since a quoted field may hold a line break and a CR may end a
+ *   line), so an error names the file's line; the last range is never counted (it starts at a
+ *   record's start, and no row and no line comes after it): its room is an estimate, and a last
+ *   range with more records than that sends the file to one thread;
  * - the error reported is the first range's (in file order) that failed, as one parser stops at
  *   the first bad record; a column guessed numeric that holds text in a range makes the caller read
  *   the whole file again with it as text, as the one-thread reader does.
@@ -68,7 +70,11 @@ export async function countCsvRange(path: string, start: number, end: number): P
   }
 }
 
-/** One range to parse and encode into rows rowOffset .. rowOffset + bound - 1 of x and y (shared memory). */
+/**
+ * One range to parse and encode into rows rowOffset .. rowOffset + bound - 1 of x and y (shared
+ * memory). `bound` is exact (its line feeds, counted) except for the last range, never counted:
+ * there it is the room reserved, and a range with more records sends the file to one thread.
+ */
 export interface CsvRangeJob {
   readonly path: string;
   readonly start: number;
@@ -83,14 +89,17 @@ export interface CsvRangeJob {
   readonly x: Float64Array;
   readonly y: Float64Array;
   readonly rowOffset: number;
-  /** The most records the range can hold (its line feeds, one more for a last line without one). */
+  /** The most records the range can hold (its line feeds), or may write (the last range). */
   readonly bound: number;
+  /** The last range: \`bound\` is the room reserved, not a count. */
+  readonly last: boolean;
 }
 
 /** Why a range stopped: a data error (the line counted from the range's first byte), a type guess to revise, or anything else. */
 export type RangeFailure =
   | { readonly kind: 'data'; readonly source: string; readonly line: number | undefined; readonly column: string | undefined; readonly message: string }
   | { readonly kind: 'guess'; readonly column: number }
+  | { readonly kind: 'room' }
   | { readonly kind: 'other'; readonly message: string };
 
 export interface CsvRangeResult {
@@ -99,7 +108,11 @@ export interface CsvRangeResult {
   readonly failure?: RangeFailure;
 }
 
+/** The last range holds more records than the room reserved for it: one thread reads the file. */
+class OutOfRoom extends Error {}
+
 function failureOf(error: unknown): RangeFailure {
+  if (error instanceof OutOfRoom) return { kind: 'room' };
   if (error instanceof CsvTypeGuessError) return { kind: 'guess', column: error.column };
   if (error instanceof DataFormatError) {
     const where = [error.source, error.line !== undefined ? `line ${error.line}` : '', error.column !== undefined ? `column '${error.column}'` : ''].filter((s) => s !== '').join(', ');
@@ -120,8 +133,12 @@ export async function encodeCsvRange(job: CsvRangeJob): Promise<CsvRangeResult> 
     const encodeChunk = (): void => {
       const table = parser.drain(true);
       if (table === undefined) return;
-      // Never past the range's rows: they would overwrite the next range's.
-      if (rowsRead + table.rowCount > job.bound) throw new Error(`internal error: a range of ${job.bound} lines held more records`);
+      // Never past the range's rows: they would overwrite the next range's (or, for the last range,
+      // fall outside x, where a typed array drops writes silently).
+      if (rowsRead + table.rowCount > job.bound) {
+        if (job.last) throw new OutOfRoom();
+        throw new Error(`internal error: a range of ${job.bound} lines held more records`);
+      }
       const part = encoder.encode(table, job.x, job.y, job.rowOffset + kept, false);
       kept += part.kept;
       rowsRead += table.rowCount;
@@ -172,7 +189,8 @@ function startRangeWorker(): RangeWorker {
 
 /**
  * The file parsed and encoded on `threads` threads (this one and threads - 1 workers) into the
- * store of `factory`, when it is large enough, has no quote and no carriage return, and the store
+ * store of `factory`, when it is large enough, has no quote and no carriage return before its
+ * last range, the last range holds no more records than the room estimated for it, and the store
  * offers room in shared memory; otherwise (or when a range meets a column to revise) the caller
  * reads it with one thread. Data errors are thrown as one parser would throw them.
  */
@@ -217,27 +235,40 @@ export const encodeCsvParallel: ParallelCsvReader = async (
   const ends = [...starts.slice(1), size];
   const workers = starts.slice(1).map(() => startRangeWorker());
   try {
-    const counts = await Promise.all(starts.map((start, k) => (k === 0 ? countCsvRange(path, start, ends[k]) : workers[k - 1].count(path, start, ends[k]))));
+    // The ranges before the last are counted (their line feeds place the next range's rows and
+    // number its lines), this thread's while the workers start; the last range is not: nothing
+    // comes after it, so it needs neither its count nor the check below (its bytes are parsed
+    // from a record's start, quotes and carriage returns included, as one parser parses them).
+    const counts = await Promise.all(starts.slice(0, -1).map((start, k) => (k === 0 ? countCsvRange(path, start, ends[k]) : workers[k - 1].count(path, start, ends[k]))));
     if (counts.some((c) => c === undefined || c.quotes || c.carriageReturns)) return { kind: 'sequential' };
     const counted = counts as RangeCount[];
-    const bounds = counted.map((c, k) => c.lineFeeds + (k === ranges - 1 && c.lastByte !== 10 && c.lastByte !== -1 ? 1 : 0));
+    const bounds = counted.map((c) => c.lineFeeds);
     const offsets: number[] = [];
     let total = 0;
     for (const bound of bounds) {
       offsets.push(total);
       total += bound;
     }
+    // Room for the last range's records: at the counted ranges' bytes per line, with a margin
+    // (more records send the file to one thread), and never more than it can hold (a record
+    // takes at least one byte per column: its delimiters and its line end).
+    const lastBytes = size - starts[ranges - 1];
+    const countedBytes = starts[ranges - 1] - dataStart;
+    const expected = Math.ceil((lastBytes * Math.max(1, total)) / Math.max(1, countedBytes));
+    const lastRoom = Math.min(Math.floor((lastBytes + 1) / names.length) + 1, Math.ceil(expected * 1.25) + 1024);
+    offsets.push(total);
+    bounds.push(lastRoom);
     const encoder = schemaEncoder(schema, ignoreLabel);
     const d = encoder.d;
-    const store = factory(d, total);
+    const store = factory(d, total + expected);
     if (store.reserve === undefined || store.commit === undefined) return { kind: 'sequential', store };
-    const room = store.reserve(total);
+    const room = store.reserve(total + lastRoom);
     if (!(room.x.buffer instanceof SharedArrayBuffer) || !(room.y.buffer instanceof SharedArrayBuffer)) {
       store.reset();
       return { kind: 'sequential', store };
     }
     const jobs: CsvRangeJob[] = starts.map((start, k) => ({
-      path, start, end: ends[k], chunkBytes, options, types, guessed, names, schema, ignoreLabel, x: room.x, y: room.y, rowOffset: offsets[k], bound: bounds[k],
+      path, start, end: ends[k], chunkBytes, options, types, guessed, names, schema, ignoreLabel, x: room.x, y: room.y, rowOffset: offsets[k], bound: bounds[k], last: k === ranges - 1,
     }));
     const results = await Promise.all(jobs.map((job, k) => (k === 0 ? encodeCsvRange(job) : workers[k - 1].encode(job))));
     // The first range that failed, in file order, is what one parser would have stopped at.
@@ -252,10 +283,11 @@ export const encodeCsvParallel: ParallelCsvReader = async (
       if (failure !== undefined) {
         store.reset();
         if (failure.kind === 'guess') return { kind: 'sequential', store, revise: failure.column };
+        if (failure.kind === 'room') return { kind: 'sequential', store };
         if (failure.kind === 'data') throw new DataFormatError(failure.source, failure.message, failure.line === undefined ? undefined : lineBase + failure.line, failure.column);
         throw new Error(failure.message);
       }
-      lineBase += counted[k].lineFeeds;
+      if (k < ranges - 1) lineBase += counted[k].lineFeeds;
     }
     // The ranges' rows moved together (gaps: blank or comment lines, dropped records).
     let rowsRead = 0;

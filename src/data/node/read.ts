@@ -7,6 +7,7 @@
  * file, malformed content), which the CLI turns into exit status 3.
  */
 import { open, readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { CHUNK_BYTES, readPrefix, streamFile } from './csv-stream.js';
 import { extname } from 'node:path';
 import { DataFormatError, InvalidParameterError } from '../../errors.js';
@@ -117,7 +118,7 @@ export interface ReadTableOptions extends CsvOptions {
   /**
    * DuckDB threads (default: DuckDB's choice; use 1 where results are compared exactly); for
    * `loadDataset` with the built-in reader and a `parallel` reader, the threads that parse a large
-   * file (default 2; the same rows whatever the count).
+   * file (default 2, or 1 when \`os.availableParallelism()\` is 1; the same rows whatever the count).
    */
   threads?: number;
 }
@@ -184,8 +185,8 @@ export async function loadDataset(
   if ((readOptions.engine ?? 'builtin') === 'builtin' && (await detectFormat(path, readOptions.format)) === 'csv') {
     if (!Number.isSafeInteger(encodeChunkBytes) || encodeChunkBytes < 2) throw new InvalidParameterError('encodeChunkBytes', encodeChunkBytes, 'an integer >= 2');
     // Parsed and encoded chunk by chunk into the rows' final store: no raw table, no copy per transform.
-    // One thread unless a parallel reader is given: on the loaded 2-CPU machines here two threads measured no faster (docs/performance.md).
-    const threads = readOptions.threads ?? 2;
+    // With a parallel reader (as \`train\` gives), a large file on two threads when two CPUs are available (docs/performance.md).
+    const threads = readOptions.threads ?? Math.min(2, availableParallelism());
     if (!Number.isSafeInteger(threads) || threads < 1) throw new InvalidParameterError('threads', threads, 'an integer >= 1');
     if (!Number.isSafeInteger(parallelMinBytes) || parallelMinBytes < 1) throw new InvalidParameterError('parallelMinBytes', parallelMinBytes, 'an integer >= 1');
     const parallel = options.parallel === undefined ? undefined : { reader: options.parallel, threads, minBytes: parallelMinBytes };
@@ -218,7 +219,7 @@ export interface LoadOptions {
   /**
    * The parallel reader (`node/parallel-csv.ts` `encodeCsvParallel`, injected: it starts worker
    * threads): CSV files of at least `parallelMinBytes` bytes (default 64 MiB) are then parsed and
-   * encoded on `threads` threads (default 2) when the store is in shared memory
+   * encoded on `threads` threads (default 2 when two CPUs are available) when the store is in shared memory
    * (`growingFeatures`): the same rows, diagnostics and errors as one thread. Files with a quote or
    * a carriage return are read by one thread. Absent (default): one thread.
    */

@@ -97,6 +97,12 @@ class ColumnOp {
   lo = NaN;
   hi = NaN;
   range = NaN;
+  /**
+   * A scaled value with finite bounds and no transform (unit or symmetric scale): a value within
+   * its bounds is neither missing, infinite nor clipped, and its scaled value needs no clamp
+   * (rounding is monotone: t - lo <= range), so the row loop takes a short path for it.
+   */
+  plain = false;
   bins: readonly number[] = [];
   /** Categorical: the "other" slot (categories.length), and the categories, matched by number for numeric raw columns. */
   other = 0;
@@ -246,6 +252,12 @@ function encodeLoop(table: RawTable, label: LabelOp, labelSpec: LabelColumnSpec,
       const o = base + c.offset;
       if (c.op <= Op.ValueAndBins) {
         let v = c.values[i];
+        if (c.plain && v >= c.lower && v <= c.upper) {
+          // The general path's value bit for bit: its clamps change nothing here, and "+ 0" turns
+          // -0 into the +0 that Math.max(0, -0) gives (v = -0, lo = +0).
+          x[o] = c.scale === Scale.Unit ? (v - c.lo) / c.range + 0 : (2 * (v - c.lo)) / c.range - 1;
+          continue;
+        }
         if (v !== v) {
           c.missingCount++;
           if (c.missing !== Missing.Keep) {
@@ -368,6 +380,7 @@ export function schemaEncoder(schema: Schema, ignoreLabel = false): SchemaEncode
         op.lo = transformed(op.log1p, spec.lower);
         op.hi = transformed(op.log1p, spec.upper);
         op.range = op.hi - op.lo;
+        op.plain = op.op === Op.Value && !op.log1p && op.scale !== Scale.None && Number.isFinite(op.lo) && Number.isFinite(op.hi) && op.range > 0 && Number.isFinite(2 * op.range);
         op.bins = spec.bins ?? [];
         return op;
       }

@@ -4,8 +4,10 @@
  * bit, the same private diagnostics, the same error text (line and column) for a bad record in
  * any range, the first one in file order when several ranges fail; blank and comment lines and
  * dropped records (gaps between the ranges' rows), a last line without a line feed, a column
- * guessed numeric that holds text after the first MiB (read again with it as text), and files
- * with a quote or a carriage return (read by one thread) give what one thread gives.
+ * guessed numeric that holds text after the first MiB (read again with it as text), files
+ * with a quote or a carriage return before the last range (read by one thread) or in it (read on
+ * several), and a last range with more records than its estimated room (read by one thread) give
+ * what one thread gives.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -137,6 +139,42 @@ describe('the parallel CSV reader', () => {
     assert.equal((await outcome()).kind, 'sequential');
     writeFileSync(path, `${rows.join('\n').replace(',u,', ',"u",')}\n`);
     assert.equal((await outcome()).kind, 'sequential');
+  });
+
+  it('reads quotes and carriage returns in the last range on several threads (it is never counted): the one-thread rows and errors', async () => {
+    const path = join(dir, 'last-range.csv');
+    const rows = lines(20000, 14);
+    const tail = rows.slice(17000).map((r, i) => (i % 50 === 3 ? r.replace(/,(u|v|w),/, ',"$1",') : r));
+    const outcome = async (threads: number) => {
+      const options = { ...schemaCsvOptions(schema, path), sizeHint: 0, source: path };
+      return encodeCsvParallel(path, statSync(path).size, schema, options, undefined, undefined, false, growingFeatures, 4096, threads, 1024);
+    };
+    for (const threads of [2, 3]) {
+      writeFileSync(path, `${rows.slice(0, 17000).join('\n')}\n${tail.join('\r\n')}\r\n`);
+      assert.equal((await outcome(threads)).kind, 'done');
+      assertSame(await both(path, threads));
+      // A bad record after lines ended by CR LF and by CR alone: the one-thread line.
+      const bad = [...tail];
+      bad[1500] = bad[1500].replace(/,(yes|no)$/, ',maybe');
+      writeFileSync(path, `${rows.slice(0, 17000).join('\n')}\n${bad.slice(0, 700).join('\r\n')}\r${bad.slice(700).join('\r\n')}\r\n`);
+      const result = await both(path, threads);
+      assert.ok('error' in result.one && /line 18501, column 'y'/.test(result.one.error), JSON.stringify(result.one).slice(0, 200));
+      assertSame(result);
+    }
+  });
+
+  it('reads a file on one thread when its last range holds more records than the room estimated for it: the same rows', async () => {
+    const path = join(dir, 'short-tail.csv');
+    const rng = seededRng(15);
+    const long = Array.from({ length: 10000 }, () => `${(rng.nextDouble() * 2 - 1).toFixed(15)},${(rng.nextDouble() * 100).toFixed(12)},u,yes`);
+    const short = Array.from({ length: 40000 }, (_, i) => `0,${i % 100},v,no`);
+    writeFileSync(path, `a,b,c,y\n${[...long, ...short].join('\n')}\n`);
+    const options = { ...schemaCsvOptions(schema, path), sizeHint: 0, source: path };
+    const outcome = await encodeCsvParallel(path, statSync(path).size, schema, options, undefined, undefined, false, growingFeatures, 4096, 2, 1024);
+    assert.equal(outcome.kind, 'sequential');
+    const result = await both(path, 2);
+    assert.ok('value' in result.one && result.one.value.dataset.n === 50000);
+    assertSame(result);
   });
 
   it('reads a file with a quote or a carriage return on one thread: the same rows', async () => {

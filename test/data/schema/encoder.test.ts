@@ -167,3 +167,18 @@ test('encoded chunk by chunk into a dirty buffer (not zeroed, as a reused block)
     { numRuns: 300, seed: 29 },
   );
 });
+
+test('a value within its bounds (the short path of unit and symmetric scales) is the general path\'s bit for bit: signed zeros, the bounds, their neighbours', () => {
+  const below = (v: number): number => v - Math.abs(v) * Number.EPSILON - Number.MIN_VALUE;
+  const above = (v: number): number => v + Math.abs(v) * Number.EPSILON + Number.MIN_VALUE;
+  for (const [lower, upper] of [[0, 1], [-1, 1], [-0, 2], [-5, -2], [17, 73.5], [0, 1e300], [-1e300, 1e300]]) {
+    const values = [0, -0, lower, upper, above(lower), below(upper), (lower + upper) / 2, lower / 3 + (2 * upper) / 3, 1e-310, -1e-310];
+    for (const scale of ['unit', 'symmetric', 'none']) {
+      const schema = parseSchema({ version: 1, rowTransform: 'none', intercept: false, columns: [{ name: 'a', type: 'numeric', lower, upper, scale }, { name: 'y', type: 'label', lower: -1, upper: 1 }] });
+      const table: RawTable = { source: 'edge.csv', rowCount: values.length, columns: [{ kind: 'numeric', name: 'a', values: Float64Array.from(values) }, { kind: 'numeric', name: 'y', values: new Float64Array(values.length) }] };
+      const expected = outcome(() => referenceApplySchema(table, schema));
+      assert.ok('value' in expected);
+      sameBits(applySchema(table, schema).dataset, expected.value.dataset);
+    }
+  }
+});
