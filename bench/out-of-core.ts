@@ -297,6 +297,9 @@ export async function runOutOfCoreBench(rows = 2_000_000): Promise<void> {
   // What reading costs: the copy alone. The kernels on blocks still in the caches cost less than
   // on rows read back from DRAM, so out of core can take less than in memory + copy.
   process.stdout.write(`  physical limit: the copy of the features from the page cache alone (1 thread, the steps' blocks) ${ms(copyWall)} wall ${ms(copyCpu)} CPU = ${(copyCpu / memCpu).toFixed(2)}x the in-memory step's CPU; in memory + copy = ${((memCpu + copyCpu) / memCpu).toFixed(2)}x its CPU; the kernels' share of the out-of-core step (its CPU - the copy's) ${ms(outCpu - copyCpu)} = ${((outCpu - copyCpu) / memCpu).toFixed(2)}x the in-memory step's CPU\n`);
+  recordSpeed({ work: `out-of-core DP-GD step (--max-memory ${MAX_MEMORY})`, peer: 'dpfit in memory', ratio: outCpu / memCpu, target: 1.5, clock: 'CPU' });
+  recordSpeed({ work: `out-of-core DP-GD step (--max-memory ${MAX_MEMORY})`, peer: 'dpfit in memory', ratio: outWall / memWall, target: 1.5, clock: 'wall' });
+  recordSpeed({ work: 'out-of-core opening pass', peer: 'loadDataset', ratio: firstPass.wall / load.wall, target: 1.5, clock: 'wall' });
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} after\n`);
 }
 
