@@ -142,10 +142,11 @@ export const CHUNK_ROWS = 32768;
  * value widens to float64 exactly, so the sum is the float64 pass's on the widened rows; t and the
  * clamp use those rows, so B still bounds every computed term and the same D applies. With the
  * logistic loss, float32 rows take their coefficients from float32 margins and a float32 derivative
- * (`kernels/float32-logistic.ts`) and, for a clip norm C in [2^-100, 2^100], clamp and sum them in
- * fixed point (`kernels/fixed-point.ts`): each row's contribution w_i is an integer vector times
- * C 2^-21 fixed by that row alone, with ||w_i|| < C (proved there: the float32 clamp's and the
- * scale's roundings are paid by shrinking the scale by (2 + ceil(sqrt d)) 2^-21), the integer sums are
+ * (`kernels/float32-logistic.ts`) and, for a finite clip norm C (about [2^-101, 2^99]), clamp and sum
+ * them in fixed point (`kernels/fixed-point.ts`): each row's contribution w_i is an integer vector
+ * times P 2^-21 (P the power of two in [1.5 C, 3 C)) fixed by that row alone, with ||w_i|| < C (proved
+ * there: the float32 clamp's and the scale's roundings and the rounding of each element to an
+ * integer are paid by shrinking the scale by (2 + 2 ceil(sqrt d)) 2^-21), the integer sums are
  * exact, and the only roundings are the dequantization of each 1024-row block's sums and the
  * additions of those into the chunk's sum and of the chunk sums: at most 2 + ceil(min(rows,
  * CHUNK_ROWS) / 1024) + ceil(rows / CHUNK_ROWS) per term, fewer than D above, with terms of norm
@@ -214,11 +215,19 @@ export function accumulateClippedRangeCached(
   start: number, end: number, s: ClipScratch, out: Float64Array,
 ): number {
   if (!(x instanceof Float32Array && loss === logisticLoss)) return cachedRange(loss, x, y, d, theta, thresholds, start, end, s, out, undefined);
+  // Each block's scales (the same for every block of a data set but where C lies within 2^-29 of a
+  // power of two), then runs of blocks with the same scales in one call each (the same operations
+  // as block by block).
+  const scales: (FixedPointScale | undefined)[] = [];
+  for (let b = start; b < end; b += FIXED_FLUSH_ROWS) scales.push(fixedPointScale(blockClipNorm(x, d, thresholds, b, Math.min(end, b + FIXED_FLUSH_ROWS)), d));
   let clipped = 0;
-  for (let b = start; b < end; b += FIXED_FLUSH_ROWS) {
-    const e = Math.min(end, b + FIXED_FLUSH_ROWS);
-    const clipNorm = blockClipNorm(x, d, thresholds, b, e);
-    clipped += cachedRange(loss, x, y, d, theta, thresholds, b, e, s, out, clipNorm === undefined ? undefined : fixedPointScale(clipNorm, d));
+  for (let k = 0; k < scales.length;) {
+    let r = k + 1;
+    while (r < scales.length && scales[r]?.unit === scales[k]?.unit) r++;
+    const from = start + k * FIXED_FLUSH_ROWS;
+    const to = Math.min(end, start + r * FIXED_FLUSH_ROWS);
+    clipped += cachedRange(loss, x, y, d, theta, thresholds, from, to, s, out, scales[k]);
+    k = r;
   }
   return clipped;
 }
@@ -281,12 +290,13 @@ function cachedRange(
     const q = qOf(s, d);
     for (let b = start; b < end; b += BLOCK) {
       const m = Math.min(BLOCK, end - b);
+      const scale = fixed;
       for (let k = 0; k < m; k++) s.y[k] = y[b + k];
       float32Margins(x, d, theta32, b, m, s.z);
       float32LogisticDerivatives(s.z, s.y, s.c, m);
       clipped += fixedPointClamp(s.c, thresholds, b, m);
-      fixedPointAccumulate(x, d, b, m, s.c, fixed.sigma, q);
-      if ((b + m - start) % FIXED_FLUSH_ROWS === 0 || b + m === end) fixedPointFlush(q, fixed.unit, out, d);
+      fixedPointAccumulate(x, d, b, m, s.c, scale.sigma, q);
+      if ((b + m - start) % FIXED_FLUSH_ROWS === 0 || b + m === end) fixedPointFlush(q, scale.unit, out, d);
     }
     return clipped;
   }
@@ -414,7 +424,7 @@ function fixedWasmRange(
     fixedPointAccumulate(x, d, b, m, c, scale.sigma, q);
   };
   if (step !== null && yInPlace && tInPlace) {
-    // One call for the range's whole 16-row blocks (flushing every 1024 rows from start), the rest below.
+    // One call for the range's whole 16-row groups (the pass flushes every 1024 rows from start), the rest below.
     const groups = (end - start) - ((end - start) % group);
     clipped += step(info.xOffset + start * rowBytes, thetaPtr, y.byteOffset + 8 * start, thresholds.byteOffset + 8 * start, groups, partPtr, fusedPtr, scale.sigma, scale.unit);
     if (groups < end - start) rest(start + groups, end - start - groups);

@@ -4,7 +4,8 @@
  * src's code: float32 roundings by storing into a Float32Array (not Math.fround), the integer
  * rounding of v by floor and an explicit tie-to-even rule (not the 1.5 2^23 trick), the integer
  * sums in BigInt, the 1024-row blocks counted from each chunk's first row, each block's clip norm
- * C' recovered from its first row of nonzero norm (`blockClipNorm`'s definition), chunk sums added in
+ * C' recovered from its first row of nonzero norm (`blockClipNorm`'s definition) and its power of
+ * two P >= 1.5 C' (`fixedPointScale`'s), chunk sums added in
  * chunk order (`per-example.ts`, CHUNK_ROWS). Test data: every block has a row of nonzero norm, or
  * only zero rows (whose terms are +0 either way).
  */
@@ -30,8 +31,16 @@ export function nearestEven(v: number): number {
   return fl % 2 === 0 ? fl : fl + 1;
 }
 
-/** One row's integer vector q (BigInt) and whether its coefficient was clipped, from its float32 coefficient c and threshold t. */
-export function referenceRow(x: ArrayLike<number>, o: number, d: number, c: number, t: number, clipNorm: number): { q: bigint[]; clipped: boolean } {
+/** The least power of two >= v, by doubling and halving. */
+export function referencePower(v: number): number {
+  let p = 1;
+  while (p < v) p *= 2;
+  while (p / 2 >= v) p /= 2;
+  return p;
+}
+
+/** One row's integer vector q (BigInt) and whether its coefficient was clipped, from its float32 coefficient c, threshold t and the block's power of two P. */
+export function referenceRow(x: ArrayLike<number>, o: number, d: number, c: number, t: number, power: number): { q: bigint[]; clipped: boolean } {
   let t32 = r32(t);
   if (t32 < 2 ** -126) t32 = 0;
   if (t32 > FLT_MAX) t32 = FLT_MAX;
@@ -41,7 +50,7 @@ export function referenceRow(x: ArrayLike<number>, o: number, d: number, c: numb
   else if (c > t32) cc = t32;
   else if (c < -t32) cc = -t32;
   else clipped = false;
-  const sigma = r32((2 ** 21 - 2 - Math.ceil(Math.sqrt(d))) / clipNorm);
+  const sigma = r32((2 ** 21 - 2 - 2 * Math.ceil(Math.sqrt(d))) / power);
   let s = r32(cc * sigma);
   if (s > FLT_MAX) s = FLT_MAX;
   if (s < -FLT_MAX) s = -FLT_MAX;
@@ -72,14 +81,15 @@ export function referenceFixedSum(x: ArrayLike<number>, n: number, d: number, c:
         if (ss > 0) recovered = (t[i] * Math.sqrt(ss)) / CLIP_SAFETY;
       }
       assert.ok(Number.isNaN(recovered) || Math.abs(recovered / clipNorm - 1) < 2 ** -40, `C' = ${recovered}`);
-      const unit = recovered * 2 ** -21;
+      const power = referencePower(1.5 * recovered);
+      const unit = power * 2 ** -21;
       for (let i = block; i < blockEnd; i++) {
         if (Number.isNaN(recovered)) {
           // Only zero rows: the float64 clamp (terms +0).
           if (Number.isNaN(c[i]) || Math.abs(c[i]) > t[i]) clippedCount++;
           continue;
         }
-        const row = referenceRow(x, i * d, d, c[i], t[i], recovered);
+        const row = referenceRow(x, i * d, d, c[i], t[i], power);
         if (row.clipped) clippedCount++;
         for (let j = 0; j < d; j++) Q[j] += row.q[j];
       }

@@ -24,14 +24,14 @@
  * j) kept every loaded row element alive across the exp and spilled it to the stack: it was 1.4 to
  * 1.9 times slower on 1e6 x 20, float64 and float32 (`bench/kernel.ts`; before/after in the commit).
  *
- * Float32 rows with a clip norm in [2^-100, 2^100] take the update 'fixed' (`fixed-point.ts`): in
+ * Float32 rows with a finite clip norm take the update 'fixed' (`fixed-point.ts`): in
  * step 2, after the f32x4 derivative, the clamp in float32 lanes (t demoted, four rows per vector)
  * and the row scales s = fl32(c sigma32); step 3 per quad of coordinates sums the 16 rows'
  * fl32(fl32(x s) + 1.5 2^23) as int32 lanes (their bits are bits(M) + q: exact integer sums), less
  * 16 bits(M), into float64 integer sums Q in the scratch, which are dequantized into out every
- * 1024 rows from the call's first (out_j + Q_j unit). 1e6 x 20, one thread: 8-10 % faster than the
- * float64 update (the derivative stays in float32 lanes and no element is widened; before/after in
- * the commit and docs/performance.md). Its relaxed variant uses f32x4.relaxed_madd for the float32
+ * 1024 rows from the call's first (out_j + Q_j unit). 1e6 x 20, one thread: the pass 8-10 % faster
+ * than with the float64 update (the derivative stays in float32 lanes and no element is widened;
+ * docs/performance.md). Its relaxed variant uses f32x4.relaxed_madd for the float32
  * margins and for x s + M (measured only).
  *
  * `fused` builds the variant with WebAssembly relaxed SIMD's f64x2.relaxed_madd (where the engine
