@@ -12,8 +12,9 @@
  * so f'(z_i) is NaN. A clamp by comparisons lets NaN through (NaN > t and NaN < -t are false, and
  * WebAssembly's pmax / pmin with the value first return it), and the released sum would be NaN or
  * not depending on that one row: a release outside the guarantee. So every clamp of the sum
- * (`clampBlock`, `clampCached`, `clampGathered` here, the SIMD `clamp` of `kernels/wasm-kernels.ts`
- * and the fused pass's of `kernels/wasm-logistic-step.ts`) sets a NaN c_i to +0 and counts it as
+ * (`clampBlock`, `clampCached`, `clampGathered` here, the SIMD `clamp` of `kernels/wasm-kernels.ts`,
+ * the fused pass's of `kernels/wasm-logistic-step.ts`, float64 or float32 lanes, and `fixedPointClamp`
+ * of `kernels/fixed-point.ts`) sets a NaN c_i to +0 and counts it as
  * clipped, identically on every path; numbers are clamped exactly as before (same bits). Any c_i in
  * [-t_i, t_i] chosen from row i and theta alone is a valid clipped gradient: its term has norm
  * <= C, all that the sensitivity of `002` Sec. 2.2 uses (the clipped gradient of `003` App. F.2,
