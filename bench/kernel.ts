@@ -11,8 +11,9 @@
  *    one-thread version of the same step on the SAME bytes (whole arrays, and 8192-row blocks that
  *    stay in cache; thresholds cached as dpfit caches them; OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE
  *    removed from its environment, one BLAS thread; numpy's float32 computes in float32; dpfit's
- *    float32 step computes its margins and derivatives in float32 and its sums in float64,
- *    `float32-logistic.ts`),
+ *    float32 step computes its margins, derivatives and clamp in float32 and its sums in fixed
+ *    point, exactly, `float32-logistic.ts`, `fixed-point.ts`; the float64 update it replaced is
+ *    timed beside it),
  *    and one stream over the same bytes (the WebAssembly SIMD stream sum, and numpy's x.sum()).
  *    Targets: dpfit faster than numpy's best, and within 2x of the stream.
  * 2. AMP on UCI Adult in process (`trainAmp`, epsilon 1, delta 1e-5, `003` Sec. 5's settings), next
@@ -41,6 +42,7 @@ import { toSignedLabels } from '../src/learners/glm/constants.js';
 import { allocateFeatures, featureMemoryOf, kernelsFor, slotPointers, storeLabels } from '../src/learners/glm/kernels/feature-memory.js';
 import { encodeModule, op, V128, wasmApi } from '../src/learners/glm/kernels/wasm-binary.js';
 import { fusedBlockRows, logisticStepFor, relaxedSimdAvailable } from '../src/learners/glm/kernels/wasm-logistic-step.js';
+import { fixedPointScale } from '../src/learners/glm/kernels/fixed-point.js';
 import { logisticLoss } from '../src/learners/glm/losses/logistic.js';
 import { glmObjective, withKernelFeatures } from '../src/learners/glm/objective.js';
 import { sumStoredClippedGradients } from '../src/learners/glm/per-example.js';
@@ -231,12 +233,18 @@ async function kernelRows(source: Float64Array, labels: Float64Array, theta: Flo
     // Both variants of the fused kernel by themselves, over the released path's 1024-row blocks
     // (the rows of whole fused blocks; no chunks, no remainder rows).
     const rows = N - (N % fusedBlockRows(precision));
-    for (const [variant, label] of [['exact', 'exact variant alone'], ['fused', 'relaxed-SIMD variant alone']] as const) {
-      const step = logisticStepFor(info.memory, D, precision, variant);
+    // Float32 rows: the fixed-point update (`fixed-point.ts`, what the released path runs at C = 1),
+    // and the float64 update it replaced (what C = Infinity still runs) for comparison.
+    const update = precision === 'float32' ? 'fixed' : 'float64';
+    const scale = fixedPointScale(1, D);
+    const variants = [['exact', 'exact variant alone', update], ['fused', 'relaxed-SIMD variant alone', update]] as (readonly ['exact' | 'fused', string, 'float64' | 'fixed'])[];
+    if (precision === 'float32') variants.push(['exact', 'exact variant alone, float64 update', 'float64']);
+    for (const [variant, label, kind] of variants) {
+      const step = logisticStepFor(info.memory, D, precision, variant, kind);
       if (step === null) continue;
       dpfit.push([`dpfit ${precision} (${label})`, () => {
         new Float64Array(info.memory.buffer, ptr.part, D).fill(0);
-        for (let b = 0; b < rows; b += 1024) step(info.xOffset + b * rowBytes, ptr.theta, data.y.byteOffset + 8 * b, thresholds.values.byteOffset + 8 * b, Math.min(1024, rows - b), ptr.part, ptr.fused);
+        for (let b = 0; b < rows; b += 1024) step(info.xOffset + b * rowBytes, ptr.theta, data.y.byteOffset + 8 * b, thresholds.values.byteOffset + 8 * b, Math.min(1024, rows - b), ptr.part, ptr.fused, scale?.sigma, scale?.unit);
       }]);
     }
     dpfit.push([`stream sum ${precision}, WebAssembly SIMD`, () => (precision === 'float64' ? kernels?.streamSum64(info.xOffset, N * D) : kernels?.streamSum32(info.xOffset, N * D))]);

@@ -12,8 +12,9 @@
  * so f'(z_i) is NaN. A clamp by comparisons lets NaN through (NaN > t and NaN < -t are false, and
  * WebAssembly's pmax / pmin with the value first return it), and the released sum would be NaN or
  * not depending on that one row: a release outside the guarantee. So every clamp of the sum
- * (`clampBlock`, `clampCached`, `clampGathered` here, the SIMD `clamp` of `kernels/wasm-kernels.ts`
- * and the fused pass's of `kernels/wasm-logistic-step.ts`) sets a NaN c_i to +0 and counts it as
+ * (`clampBlock`, `clampCached`, `clampGathered` here, the SIMD `clamp` of `kernels/wasm-kernels.ts`,
+ * the fused pass's of `kernels/wasm-logistic-step.ts`, float64 or float32 lanes, and `fixedPointClamp`
+ * of `kernels/fixed-point.ts`) sets a NaN c_i to +0 and counts it as
  * clipped, identically on every path; numbers are clamped exactly as before (same bits). Any c_i in
  * [-t_i, t_i] chosen from row i and theta alone is a valid clipped gradient: its term has norm
  * <= C, all that the sensitivity of `002` Sec. 2.2 uses (the clipped gradient of `003` App. F.2,
@@ -24,7 +25,7 @@
  */
 import { InvalidParameterError } from '../../errors.js';
 import { requirePositiveOrInfinity } from '../../validate.js';
-import { clipThreshold } from './clipped-gradient.js';
+import { CLIP_SAFETY, clipThreshold } from './clipped-gradient.js';
 import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thresholds.js';
 import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
 import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, slotPointers, WASM_BLOCK, type FeatureMemory } from './kernels/feature-memory.js';
@@ -33,6 +34,8 @@ import { newSparseScratch, sparseAccumulateGathered, sparseMarginsGathered, type
 import { logisticLoss } from './losses/logistic.js';
 import { fusedBlockRows, logisticStepFor } from './kernels/wasm-logistic-step.js';
 import { float32LogisticDerivatives, float32Margins, float32Theta } from './kernels/float32-logistic.js';
+import { FIXED_FLUSH_ROWS, fixedPointAccumulate, fixedPointClamp, fixedPointFlush, fixedPointScale, type FixedPointScale } from './kernels/fixed-point.js';
+import { fixedScratchOffsets } from './kernels/wasm-logistic-step.js';
 import type { FeatureArray, GlmData, GlmLoss, StoredGlmData } from './types.js';
 import type { WasmKernelExports } from './kernels/wasm-kernels.js';
 
@@ -140,10 +143,18 @@ export const CHUNK_ROWS = 32768;
  * value widens to float64 exactly, so the sum is the float64 pass's on the widened rows; t and the
  * clamp use those rows, so B still bounds every computed term and the same D applies. With the
  * logistic loss, float32 rows take their coefficients from float32 margins and a float32 derivative
- * (`kernels/float32-logistic.ts`): that changes which c_i in [-t_i, t_i] a row gets, not the clamp,
- * the products c_i x_ij or the order of the additions, so this bound and the sensitivity are
- * unchanged (`test/learners/glm/kernel-paths.test.ts` checks all paths bit for bit against the
- * per-step-norm sum, for float32 logistic rows with independently computed coefficients;
+ * (`kernels/float32-logistic.ts`) and, for a finite clip norm C (about [2^-101, 2^99]), clamp and sum
+ * them in fixed point (`kernels/fixed-point.ts`): each row's contribution w_i is an integer vector
+ * times P 2^-21 (P the power of two in [1.5 C, 3 C)) fixed by that row alone, with ||w_i|| < C (proved
+ * there: the float32 clamp's and the scale's roundings and the rounding of each element to an
+ * integer are paid by shrinking the scale by (2 + 2 ceil(sqrt d)) 2^-21), the integer sums are
+ * exact, and the only roundings are the dequantization of each 1024-row block's sums and the
+ * additions of those into the chunk's sum and of the chunk sums: at most 2 + ceil(min(rows,
+ * CHUNK_ROWS) / 1024) + ceil(rows / CHUNK_ROWS) per term, fewer than D above, with terms of norm
+ * < C <= B. So this bound, with the w_i as the clipped gradients, and the sensitivity hold unchanged
+ * (`test/learners/glm/kernels/fixed-point.test.ts` checks ||w_i|| < C on adversarial rows and every
+ * path bit for bit against an independent reference; with C = Infinity float32 rows keep the
+ * float64 clamp and update, `kernel-paths.test.ts` checks all paths against the per-step-norm sum;
  * `relaxed-kernel.test.ts` checks the float32 pass against an exact rational sum within this bound).
  *
  * The relaxed-SIMD variant of the fused pass (`logisticStepFor(..., 'fused')`: f64x2.relaxed_madd,
@@ -172,6 +183,8 @@ export interface ClipScratch {
   wide?: Float64Array;
   /** theta rounded for float32 rows (`float32Theta`, allocated when first needed). */
   theta32?: Float32Array;
+  /** The integer sums of the fixed-point update (`kernels/fixed-point.ts`, allocated when first needed). */
+  q?: Float64Array;
 }
 
 /** The scratch's theta32 for this theta (float32 rows with the logistic loss, `float32-logistic.ts`). */
@@ -191,10 +204,60 @@ export function newClipScratch(): ClipScratch {
  * the same numbers, in fused blocks (margins, f', clamp, update while the block is in cache) by
  * the SIMD kernels when the features live in a feature memory (`feature-memory.ts`) and a scratch
  * slot is free, else by the JavaScript kernels (float32 rows widened block by block).
+ *
+ * Float32 rows with the logistic loss are taken in blocks of FIXED_FLUSH_ROWS (1024) rows counted
+ * from `start`: a block whose clip norm (`blockClipNorm`) is in [2^-100, 2^100] is clamped and summed
+ * in fixed point (`kernels/fixed-point.ts`), any other block (C = Infinity, all rows zero) with the
+ * float64 update. So a range split into pieces gives the same bits only where every piece starts a
+ * multiple of 1024 rows after the range's start, as chunks and the streamed pieces do.
  */
 export function accumulateClippedRangeCached(
   loss: GlmLoss, x: FeatureArray, y: Float64Array, d: number, theta: Float64Array, thresholds: Float64Array,
   start: number, end: number, s: ClipScratch, out: Float64Array,
+): number {
+  if (!(x instanceof Float32Array && loss === logisticLoss)) return cachedRange(loss, x, y, d, theta, thresholds, start, end, s, out, undefined);
+  // Each block's scales (the same for every block of a data set but where C lies within 2^-29 of a
+  // power of two), then runs of blocks with the same scales in one call each (the same operations
+  // as block by block).
+  const scales: (FixedPointScale | undefined)[] = [];
+  for (let b = start; b < end; b += FIXED_FLUSH_ROWS) scales.push(fixedPointScale(blockClipNorm(x, d, thresholds, b, Math.min(end, b + FIXED_FLUSH_ROWS)), d));
+  let clipped = 0;
+  for (let k = 0; k < scales.length;) {
+    let r = k + 1;
+    while (r < scales.length && scales[r]?.unit === scales[k]?.unit) r++;
+    const from = start + k * FIXED_FLUSH_ROWS;
+    const to = Math.min(end, start + r * FIXED_FLUSH_ROWS);
+    clipped += cachedRange(loss, x, y, d, theta, thresholds, from, to, s, out, scales[k]);
+    k = r;
+  }
+  return clipped;
+}
+
+/**
+ * The clip norm C the thresholds of rows start .. end - 1 were computed with, recovered from the
+ * first row with a nonzero squared norm ss and a threshold t in [2^-1000, 2^1000]:
+ * C' = fl(fl(t fl(sqrt ss)) / CLIP_SAFETY), ss summed in float64 over j in order as
+ * `clip-thresholds.ts` sums it. From t = fl(fl(C CLIP_SAFETY) / fl(sqrt ss)) (`clipThreshold`; float32
+ * rows have ss >= 2^-298, never floored at SMALLEST_CLIP_ROW_NORM), |C' / C - 1| <= 6 2^-53; were ss
+ * summed in another order, <= (d + 8) 2^-53: < 2^-29 for d < 2^22, what `kernels/fixed-point.ts`'s
+ * proof allows. Undefined where no row qualifies (C = Infinity: t = Infinity; only zero rows).
+ * Every path calls it on the same 1024-row blocks, so every path gets the same C'.
+ */
+export function blockClipNorm(x: Float32Array, d: number, thresholds: Float64Array, start: number, end: number): number | undefined {
+  for (let i = start; i < end; i++) {
+    const t = thresholds[i];
+    if (!(t >= 2 ** -1000 && t <= 2 ** 1000)) continue;
+    let ss = 0;
+    for (let j = 0, o = i * d; j < d; j++) ss += x[o + j] * x[o + j];
+    if (ss > 0 && ss < Infinity) return (t * Math.sqrt(ss)) / CLIP_SAFETY;
+  }
+  return undefined;
+}
+
+/** `accumulateClippedRangeCached`'s work on rows start .. end - 1; `fixed`: float32 logistic rows in fixed point with these scales. */
+function cachedRange(
+  loss: GlmLoss, x: FeatureArray, y: Float64Array, d: number, theta: Float64Array, thresholds: Float64Array,
+  start: number, end: number, s: ClipScratch, out: Float64Array, fixed: FixedPointScale | undefined,
 ): number {
   const info = featureMemoryOf(x, d);
   if (info !== undefined) {
@@ -203,6 +266,7 @@ export function accumulateClippedRangeCached(
       const slot = claimSlot(info);
       if (slot >= 0) {
         try {
+          if (fixed !== undefined) return fixedWasmRange(info, slot, x as Float32Array, y, d, theta, thresholds, start, end, s, out, fixed);
           return wasmRange(kernels, info, slot, loss, x, y, d, theta, thresholds, start, end, s, out);
         } finally {
           releaseSlot(info, slot);
@@ -218,6 +282,22 @@ export function accumulateClippedRangeCached(
       loss.derivatives(s.z, s.y, s.c, m);
       clipped += clampCached(s.c, thresholds, b, m);
       accumulateBlock(x, d, b, m, undefined, s.c, out);
+    }
+    return clipped;
+  }
+  if (fixed !== undefined) {
+    // The fixed-point update (`kernels/fixed-point.ts`): BLOCK divides FIXED_FLUSH_ROWS.
+    const theta32 = theta32Of(s, theta, d);
+    const q = qOf(s, d);
+    for (let b = start; b < end; b += BLOCK) {
+      const m = Math.min(BLOCK, end - b);
+      const scale = fixed;
+      for (let k = 0; k < m; k++) s.y[k] = y[b + k];
+      float32Margins(x, d, theta32, b, m, s.z);
+      float32LogisticDerivatives(s.z, s.y, s.c, m);
+      clipped += fixedPointClamp(s.c, thresholds, b, m);
+      fixedPointAccumulate(x, d, b, m, s.c, scale.sigma, q);
+      if ((b + m - start) % FIXED_FLUSH_ROWS === 0 || b + m === end) fixedPointFlush(q, scale.unit, out, d);
     }
     return clipped;
   }
@@ -298,6 +378,72 @@ function wasmRange(
     clipped += kernels.clamp(cPtr, tPtr, m);
     if (f64) kernels.accumulate64(ptr, d, m, cPtr, partPtr);
     else kernels.accumulate32(ptr, d, m, cPtr, partPtr);
+  }
+  out.set(part);
+  return clipped;
+}
+
+/** The scratch's integer sums (zero: every flush leaves them zero). */
+function qOf(s: ClipScratch, d: number): Float64Array {
+  if (s.q === undefined || s.q.length !== d) s.q = new Float64Array(d);
+  return s.q;
+}
+
+/**
+ * `wasmRange` with the fixed-point update (float32 rows, logistic loss): whole 16-row blocks by the
+ * fused pass's 'fixed' variant (which flushes every FIXED_FLUSH_ROWS rows from its first row), the
+ * rest of a 1024-row block by the JavaScript of `kernels/fixed-point.ts` into the same integer sums
+ * Q (in the slot's fused scratch), flushed at the block's end: the same integers, the same bits.
+ */
+function fixedWasmRange(
+  info: FeatureMemory, slot: number, x: Float32Array, y: Float64Array, d: number, theta: Float64Array,
+  thresholds: Float64Array, start: number, end: number, s: ClipScratch, out: Float64Array, scale: FixedPointScale,
+): number {
+  const buffer = info.memory.buffer;
+  const { theta: thetaPtr, z: zPtr, c: cPtr, t: tPtr, part: partPtr, fused: fusedPtr } = slotPointers(info, slot, d);
+  const t = new Float64Array(buffer, tPtr, WASM_BLOCK);
+  new Float64Array(buffer, thetaPtr, d).set(theta);
+  const z = new Float64Array(buffer, zPtr, WASM_BLOCK);
+  const c = new Float64Array(buffer, cPtr, WASM_BLOCK);
+  const part = new Float64Array(buffer, partPtr, d);
+  part.set(out);
+  const step = logisticStepFor(info.memory, d, 'float32', 'exact', 'fixed');
+  // Q: in the fused scratch when the fused pass runs (it zeroes them on entry), else the JavaScript scratch's.
+  const q = step !== null ? new Float64Array(buffer, fusedPtr + fixedScratchOffsets(d).q, d) : qOf(s, d);
+  q.fill(0);
+  const group = fusedBlockRows('float32');
+  const theta32 = theta32Of(s, theta, d);
+  const yInPlace = y.buffer === buffer;
+  const tInPlace = thresholds.buffer === buffer;
+  const rowBytes = 4 * d;
+  let clipped = 0;
+  /** Rows b .. b + m - 1 by the JavaScript (margins, derivatives, the float32 clamp, the integer sums). */
+  const rest = (b: number, m: number): void => {
+    float32Margins(x, d, theta32, b, m, z);
+    float32LogisticDerivatives(z, y.subarray(b, b + m), c, m);
+    clipped += fixedPointClamp(c, thresholds, b, m);
+    fixedPointAccumulate(x, d, b, m, c, scale.sigma, q);
+  };
+  if (step !== null && yInPlace && tInPlace) {
+    // One call for the range's whole 16-row groups (the pass flushes every 1024 rows from start), the rest below.
+    const groups = (end - start) - ((end - start) % group);
+    clipped += step(info.xOffset + start * rowBytes, thetaPtr, y.byteOffset + 8 * start, thresholds.byteOffset + 8 * start, groups, partPtr, fusedPtr, scale.sigma, scale.unit);
+    if (groups < end - start) rest(start + groups, end - start - groups);
+    if ((end - start) % FIXED_FLUSH_ROWS !== 0) fixedPointFlush(q, scale.unit, part, d);
+  } else {
+    // One 1024-row block (WASM_BLOCK = FIXED_FLUSH_ROWS) at a time.
+    for (let b = start; b < end; b += FIXED_FLUSH_ROWS) {
+      const m = Math.min(FIXED_FLUSH_ROWS, end - b);
+      let groups = 0;
+      if (step !== null) {
+        groups = m - (m % group);
+        if (!yInPlace) z.set(y.subarray(b, b + groups));
+        if (!tInPlace) t.set(thresholds.subarray(b, b + groups));
+        clipped += step(info.xOffset + b * rowBytes, thetaPtr, yInPlace ? y.byteOffset + 8 * b : zPtr, tInPlace ? thresholds.byteOffset + 8 * b : tPtr, groups, partPtr, fusedPtr, scale.sigma, scale.unit);
+      }
+      if (groups < m) rest(b + groups, m - groups);
+      if (m % FIXED_FLUSH_ROWS !== 0 || step === null) fixedPointFlush(q, scale.unit, part, d);
+    }
   }
   out.set(part);
   return clipped;

@@ -28,6 +28,7 @@ import { kernelModule } from '../../../src/learners/glm/kernels/wasm-kernels.js'
 import { fillGaussian } from '../../../src/random/continuous.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { compressRows, float32Coefficients } from '../../helpers/glm-references.js';
+import { referenceFixedSum } from './fixed-point-reference.js';
 
 function makeData(n: number, d: number, seed: number): GlmData {
   const rng = seededRng(seed);
@@ -45,14 +46,6 @@ function inMemory(x: FeatureArray, n: number, d: number): FeatureArray {
   return out;
 }
 
-
-/** The logistic loss with its coefficients replaced by `c`, row after row (a serial pass over rows 0, 1, ...). */
-function replay(c: Float64Array): GlmLoss {
-  let next = 0;
-  return { ...logisticLoss, derivatives: (_z: Float64Array, _y: Float64Array, out: Float64Array, count: number) => {
-    for (let k = 0; k < count; k++) out[k] = c[next++];
-  } };
-}
 
 function sameSum(a: { sum: Float64Array; clippedCount: number }, b: { sum: Float64Array; clippedCount: number }, what: string): void {
   assert.equal(a.clippedCount, b.clippedCount, what);
@@ -102,11 +95,14 @@ test('cached thresholds, the SIMD kernels and float32 storage give the per-step-
         if (n > 0) assert.ok(inPlace.y.buffer === placed.buffer && placedThresholds.values.buffer === placed.buffer, 'y and t in the side region');
         sameSum(sumStoredClippedGradients(loss, inPlace, theta, { clipNorm, thresholds: placedThresholds }), reference, 'SIMD kernels, y and t in place');
         // Float32 storage computes exactly what float64 computes on the widened (exactly) values,
-        // except for the logistic loss's coefficients, computed from float32 margins (`float32-logistic.ts`):
-        // there the reference replays coefficients computed independently below into the float64 sum.
+        // except with the logistic loss: coefficients from float32 margins (`float32-logistic.ts`),
+        // clamped and summed in fixed point (`fixed-point.ts`); there the reference is written out
+        // independently (`fixed-point-reference.ts`, from coefficients computed independently).
         const x32 = Float32Array.from(data.x);
         const widened = { ...data, x: Float64Array.from(x32) };
-        const reference32 = sumClippedGradients(loss === logisticLoss ? replay(float32Coefficients(x32, data.y, n, d, theta)) : loss, widened, theta, { clipNorm });
+        const reference32 = loss === logisticLoss
+          ? referenceFixedSum(x32, n, d, float32Coefficients(x32, data.y, n, d, theta), clipThresholds(widened, clipNorm).values, clipNorm)
+          : sumClippedGradients(loss, widened, theta, { clipNorm });
         sameSum(sumStoredClippedGradients(loss, { ...data, x: x32 }, theta, { clipNorm }), reference32, 'float32, JavaScript kernels (widened blocks)');
         const wasm32 = { ...data, x: inMemory(x32, n, d) };
         sameSum(sumStoredClippedGradients(loss, wasm32, theta, { clipNorm, thresholds: clipThresholds(wasm32, clipNorm) }), reference32, 'float32, SIMD kernels');

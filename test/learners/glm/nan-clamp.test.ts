@@ -37,6 +37,7 @@ import type { FeatureArray, GlmData, GlmLoss } from '../../../src/learners/glm/t
 import { fillGaussian } from '../../../src/random/continuous.js';
 import { seededRng } from '../../../src/random/rng.js';
 import { compressRows, float32Coefficients } from '../../helpers/glm-references.js';
+import { referenceFixedSum } from './fixed-point-reference.js';
 
 /** Entries of this size times theta's scale S overflow: 100 S > 1.8e308 for S = 1e307, > 3.4e38 (float32) for S = 1e37. */
 const BIG = 100;
@@ -93,14 +94,6 @@ function nanToZero(loss: GlmLoss): GlmLoss {
       for (let k = 0; k < count; k++) if (Number.isNaN(out[k])) out[k] = 0;
     },
   };
-}
-
-/** The logistic loss with its coefficients replaced by `c`, row after row (a serial pass over rows 0, 1, ...). */
-function replay(c: Float64Array): GlmLoss {
-  let next = 0;
-  return { ...logisticLoss, derivatives: (_z: Float64Array, _y: Float64Array, out: Float64Array, count: number) => {
-    for (let k = 0; k < count; k++) out[k] = c[next++];
-  } };
 }
 
 function inMemory(x: FeatureArray, n: number, d: number): FeatureArray {
@@ -213,12 +206,14 @@ test('float32 rows with NaN margins (theta ~1e37 and ~1e307): the JavaScript and
         let zeroed: ClippedGradientSum;
         let nans = 0;
         if (loss === logisticLoss) {
-          // Float32 margins and derivative (`float32-logistic.ts`), computed here; the sum replays them.
+          // Float32 margins and derivative (`float32-logistic.ts`), computed here; the fixed-point sum
+          // (`fixed-point.ts`) written out independently (`fixed-point-reference.ts`).
           const c = float32Coefficients(x32, data.y, n, d, theta);
           for (let i = 0; i < n; i++) if (Number.isNaN(c[i])) nans++;
           assert.ok(nans >= 1, 'row 0 has a NaN float32 margin');
-          reference = sumClippedGradients(replay(c), widened, theta, { clipNorm });
-          zeroed = sumClippedGradients(replay(c.map((v) => (Number.isNaN(v) ? 0 : v))), widened, theta, { clipNorm });
+          const t = clipThresholds(widened, clipNorm).values;
+          reference = referenceFixedSum(x32, n, d, c, t, clipNorm);
+          zeroed = referenceFixedSum(x32, n, d, c.map((v) => (Number.isNaN(v) ? 0 : v)), t, clipNorm);
         } else {
           // Float64 margins of the widened rows: NaN only where theta's scale overflows float64.
           for (let i = 0; i < n; i++) if (nanMargin64(widened, theta, i)) nans++;

@@ -11,7 +11,9 @@
  *   2. c = -y / (1 + e(y z)) in float32 arithmetic, e = `exp32` (float32 Cody-Waite reduction, Taylor
  *      polynomial of degree 6), widened exactly to float64;
  *   3. c clamped to [-t, t] with the row's cached threshold and the update out += sum c_i x_i, both
- *      exactly as for float64 rows (the products c_i x_ij in float64, the same order of additions).
+ *      exactly as for float64 rows (the products c_i x_ij in float64, the same order of additions),
+ *      where C = Infinity (or C beyond about [2^-101, 2^99]); otherwise the clamp in float32 and the
+ *      fixed-point update of `fixed-point.ts` (exact integer sums, each row's contribution < C).
  *
  * Why this is safe for the guarantee: steps 1 and 2 only choose the coefficient c_i from row i and
  * theta; step 3 then bounds |c_i| ||x_i|| <= C (the threshold t_i and the clamp are unchanged), and the

@@ -85,6 +85,8 @@ export const op = {
   i32Mul: [0x6c],
   i32Shl: [0x74],
   i32LtS: [0x48],
+  i32And: [0x71],
+  i32Eqz: [0x45],
   i32GeS: [0x4e],
   select: [0x1b],
   drop: [0x1a],
@@ -115,6 +117,10 @@ export const op = {
   /** i8x16.shuffle with 16 lane indices into the concatenation of its two operands. */
   shuffle: (lanes: number[]) => [...simd(0x0d), ...lanes],
   f64x2Splat: simd(0x14),
+  /** v128.load32_splat: one 32-bit value in all four lanes. */
+  v128Load32Splat: (offset = 0) => mem(simd(0x09), offset),
+  /** f64x2.convert_low_i32x4_s: the two low int32 lanes, exactly, as float64. */
+  f64x2ConvertLowI32x4S: simd(0xfe),
   f64x2ReplaceLane: (lane: number) => [...simd(0x22), lane],
   f64x2ExtractLane: (lane: number) => [...simd(0x21), lane],
   else: [0x05],
@@ -138,9 +144,16 @@ export const op = {
   f32x4Div: simd(0xe7),
   f32x4Neg: simd(0xe1),
   f32x4Gt: simd(0x44),
+  f32x4Ne: simd(0x42),
+  f32x4Lt: simd(0x43),
+  f32x4Ge: simd(0x46),
+  f32x4Splat: simd(0x13),
+  v128And: simd(0x4e),
+  i32x4ExtractLane: (lane: number) => [...simd(0x1b), lane],
   f32x4Pmin: simd(0xea),
   f32x4Pmax: simd(0xeb),
   i32x4Add: simd(0xae),
+  i32x4Sub: simd(0xb1),
   i32x4Shl: simd(0xab),
   f32x4DemoteF64x2Zero: simd(0x5e),
   /** v128.const with all four f32 lanes equal to `value` (rounded to float32). */
@@ -166,6 +179,8 @@ export const op = {
    * sum), as the engine chooses (WebAssembly relaxed SIMD, Sec. "Relaxed fused multiply-add").
    */
   f64x2RelaxedMadd: simd(0x107),
+  /** f32x4.relaxed_madd(a, b, c) = a b + c, fused or not as the engine chooses (measured only, not released). */
+  f32x4RelaxedMadd: simd(0x105),
 };
 
 /** (lane 0 of a, lane 0 of b) and (lane 1 of a, lane 1 of b) for f64x2 operands. */
