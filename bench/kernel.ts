@@ -35,6 +35,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import { median, startPythonSession, type PythonSession } from './reference.js';
+import { recordSpeed } from './speed-summary.js';
 import { adultSchema } from '../src/data/adult.js';
 import { loadDataset } from '../src/data/node/read.js';
 import { clipThresholds } from '../src/learners/glm/clip-thresholds.js';
@@ -275,6 +276,9 @@ async function kernelRows(source: Float64Array, labels: Float64Array, theta: Flo
       const best = Math.min(ms(`numpy ${short}`), ms(`numpy ${short}full`));
       process.stdout.write(`    ${precision}: numpy's best / dpfit = ${(best / exact).toFixed(2)} (target > 1: dpfit faster); with the relaxed variant ${(best / relaxed).toFixed(2)}\n`);
     }
+    const work = `clipped logistic step, ${N} x ${D}, ${precision}, 1 thread`;
+    recordSpeed({ work, peer: "numpy's best one-thread", ratio: python === undefined ? NaN : exact / Math.min(ms(`numpy ${short}`), ms(`numpy ${short}full`)), target: 1, clock: 'CPU' });
+    recordSpeed({ work, peer: 'one stream over the same bytes', ratio: exact / stream, target: 2, clock: 'CPU' });
     process.stdout.write(`    ${precision}: dpfit / stream over the same bytes = ${(exact / stream).toFixed(2)}x (target <= 2); relaxed variant ${(relaxed / stream).toFixed(2)}x; exact / relaxed variant alone = ${(alone / relaxed).toFixed(2)}\n`);
   }
 }
