@@ -164,6 +164,13 @@ function float32Derivatives(p: number, sp: number, yv: number, sv: number, tmp: 
   ];
 }
 
+/** The last `rest` (1-3) float32 elements of a row at local p + off into an f32x4, the other lanes 0. */
+function float32TailLoad(p: number, rest: number, off: number): number[] {
+  return rest === 1 ? [...op.get(p), ...op.v128Load32Zero(off)]
+    : rest === 2 ? [...op.get(p), ...op.v128Load64Zero(off)]
+      : [...op.get(p), ...op.get(p), ...op.v128Load64Zero(off), ...op.v128Load32Lane(off + 8, 2)];
+}
+
 /**
  * The fused pass for rows of d elements stored in `precision` (see the module comment); `fused`: the
  * relaxed-SIMD variant; `fixed` (float32 rows only): the fixed-point update of `fixed-point.ts`
@@ -226,9 +233,7 @@ export function logisticStepFunction(precision: Precision, d: number, fused = fa
     }
     const rest = d % 4;
     if (rest > 0) {
-      const tailLoad = (off: number) => (rest === 1 ? [...op.get(p), ...op.v128Load32Zero(off)]
-        : rest === 2 ? [...op.get(p), ...op.v128Load64Zero(off)]
-          : [...op.get(p), ...op.get(p), ...op.v128Load64Zero(off), ...op.v128Load32Lane(off + 8, 2)]);
+      const tailLoad = (off: number) => float32TailLoad(p, rest, off);
       margins.push(op.get(tp), op.v128Load(), op.set(a), ...accs.map((acc, r) => quadTerm(acc, tailLoad(r * rowBytes))));
     }
     // z_r = (a_r0 + a_r2) + (a_r1 + a_r3) for the four rows, as float32 lanes, then widened: two per store.
@@ -336,9 +341,7 @@ export function logisticStepFunction(precision: Precision, d: number, fused = fa
     }
     const rest = d % 4;
     if (rest > 0) {
-      const tailLoad = (off: number) => (rest === 1 ? [...op.get(p), ...op.v128Load32Zero(off)]
-        : rest === 2 ? [...op.get(p), ...op.v128Load64Zero(off)]
-          : [...op.get(p), ...op.get(p), ...op.v128Load64Zero(off), ...op.v128Load32Lane(off + 8, 2)]);
+      const tailLoad = (off: number) => float32TailLoad(p, rest, off);
       code.push(q(tailLoad), intoQ);
     }
     return code;

@@ -77,6 +77,17 @@ function isShared(a: FeatureArray): boolean {
   return a.buffer instanceof SharedArrayBuffer;
 }
 
+/** out += the chunks' sums in chunk order (each chunk's d sums then its clipped count, in `partials`); returns the clipped count. */
+function addPartials(partials: Float64Array, chunks: number, d: number, out: Float64Array): number {
+  let clippedCount = 0;
+  for (let c = 0; c < chunks; c++) {
+    const off = c * (d + 1);
+    for (let j = 0; j < d; j++) out[j] += partials[off + j];
+    clippedCount += partials[off + d];
+  }
+  return clippedCount;
+}
+
 /**
  * The data with x in a shared feature memory (`allocateFeatures`: worker threads and the SIMD
  * kernels read it in place) and y in a SharedArrayBuffer; arrays already shared are kept, not
@@ -334,13 +345,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
     if (inPool) {
       requireShared(data);
       if (runChunks(loss, portableLoss(loss), data, thetaIn, clipNorm, thresholdsIn, start, end)) {
-        let clippedCount = 0;
-        for (let c = 0; c < chunks; c++) {
-          const off = c * (d + 1);
-          for (let j = 0; j < d; j++) out[j] += partials[off + j];
-          clippedCount += partials[off + d];
-        }
-        return clippedCount;
+        return addPartials(partials, chunks, d, out);
       }
     }
     // Here: each chunk from zero, added in order (the same numbers).
@@ -371,13 +376,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
         ...(area.cacheY === undefined ? {} : { cacheY: area.cacheY, cacheT: area.cacheT }),
       };
       if (runChunks(loss, portableLoss(loss), { x, y: area.ringY, n: rows, d }, thetaIn, clipNorm, area.ringT, 0, n, { pass, config })) {
-        let clippedCount = 0;
-        for (let c = 0; c < chunks; c++) {
-          const off = c * (d + 1);
-          for (let j = 0; j < d; j++) out[j] += partials[off + j];
-          clippedCount += partials[off + d];
-        }
-        return clippedCount;
+        return addPartials(partials, chunks, d, out);
       }
     }
     return sumStreamedPass(loss, pass, thetaIn, clipNorm, out, scratch);
