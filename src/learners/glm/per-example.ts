@@ -25,7 +25,7 @@
  */
 import { InvalidParameterError } from '../../errors.js';
 import { requirePositiveOrInfinity } from '../../validate.js';
-import { CLIP_SAFETY, clipThreshold } from './clipped-gradient.js';
+import { clipThreshold } from './clipped-gradient.js';
 import { checkThresholds, clipThresholds, type ClipThresholds } from './clip-thresholds.js';
 import { checkGlmShape, checkStoredGlmShape, checkTheta } from './data.js';
 import { claimSlot, featureMemoryOf, kernelsFor, releaseSlot, slotPointers, WASM_BLOCK, type FeatureMemory } from './kernels/feature-memory.js';
@@ -205,53 +205,20 @@ export function newClipScratch(): ClipScratch {
  * the SIMD kernels when the features live in a feature memory (`feature-memory.ts`) and a scratch
  * slot is free, else by the JavaScript kernels (float32 rows widened block by block).
  *
- * Float32 rows with the logistic loss are taken in blocks of FIXED_FLUSH_ROWS (1024) rows counted
- * from `start`: a block whose clip norm (`blockClipNorm`) is in [2^-100, 2^100] is clamped and summed
- * in fixed point (`kernels/fixed-point.ts`), any other block (C = Infinity, all rows zero) with the
- * float64 update. So a range split into pieces gives the same bits only where every piece starts a
- * multiple of 1024 rows after the range's start, as chunks and the streamed pieces do.
+ * Float32 rows with the logistic loss and a clip norm C whose scales exist (`fixedPointScale`:
+ * C finite, its power of two P in [2^-100, 2^100]) are clamped and summed in fixed point
+ * (`kernels/fixed-point.ts`), their integer sums flushed every FIXED_FLUSH_ROWS (1024) rows counted
+ * from `start`; other float32 rows (C = Infinity) with the float64 update. So a range split into
+ * pieces gives the same bits only where every piece starts a multiple of 1024 rows after the
+ * range's start, as chunks and the streamed pieces do. `clipNorm` is the C `thresholds` were
+ * computed with (`clipThresholds`, `clipThreshold`): the fixed-point proof needs it.
  */
 export function accumulateClippedRangeCached(
-  loss: GlmLoss, x: FeatureArray, y: Float64Array, d: number, theta: Float64Array, thresholds: Float64Array,
+  loss: GlmLoss, x: FeatureArray, y: Float64Array, d: number, theta: Float64Array, thresholds: Float64Array, clipNorm: number,
   start: number, end: number, s: ClipScratch, out: Float64Array,
 ): number {
-  if (!(x instanceof Float32Array && loss === logisticLoss)) return cachedRange(loss, x, y, d, theta, thresholds, start, end, s, out, undefined);
-  // Each block's scales (the same for every block of a data set but where C lies within 2^-29 of a
-  // power of two), then runs of blocks with the same scales in one call each (the same operations
-  // as block by block).
-  const scales: (FixedPointScale | undefined)[] = [];
-  for (let b = start; b < end; b += FIXED_FLUSH_ROWS) scales.push(fixedPointScale(blockClipNorm(x, d, thresholds, b, Math.min(end, b + FIXED_FLUSH_ROWS)), d));
-  let clipped = 0;
-  for (let k = 0; k < scales.length;) {
-    let r = k + 1;
-    while (r < scales.length && scales[r]?.unit === scales[k]?.unit) r++;
-    const from = start + k * FIXED_FLUSH_ROWS;
-    const to = Math.min(end, start + r * FIXED_FLUSH_ROWS);
-    clipped += cachedRange(loss, x, y, d, theta, thresholds, from, to, s, out, scales[k]);
-    k = r;
-  }
-  return clipped;
-}
-
-/**
- * The clip norm C the thresholds of rows start .. end - 1 were computed with, recovered from the
- * first row with a nonzero squared norm ss and a threshold t in [2^-1000, 2^1000]:
- * C' = fl(fl(t fl(sqrt ss)) / CLIP_SAFETY), ss summed in float64 over j in order as
- * `clip-thresholds.ts` sums it. From t = fl(fl(C CLIP_SAFETY) / fl(sqrt ss)) (`clipThreshold`; float32
- * rows have ss >= 2^-298, never floored at SMALLEST_CLIP_ROW_NORM), |C' / C - 1| <= 6 2^-53; were ss
- * summed in another order, <= (d + 8) 2^-53: < 2^-29 for d < 2^22, what `kernels/fixed-point.ts`'s
- * proof allows. Undefined where no row qualifies (C = Infinity: t = Infinity; only zero rows).
- * Every path calls it on the same 1024-row blocks, so every path gets the same C'.
- */
-export function blockClipNorm(x: Float32Array, d: number, thresholds: Float64Array, start: number, end: number): number | undefined {
-  for (let i = start; i < end; i++) {
-    const t = thresholds[i];
-    if (!(t >= 2 ** -1000 && t <= 2 ** 1000)) continue;
-    let ss = 0;
-    for (let j = 0, o = i * d; j < d; j++) ss += x[o + j] * x[o + j];
-    if (ss > 0 && ss < Infinity) return (t * Math.sqrt(ss)) / CLIP_SAFETY;
-  }
-  return undefined;
+  const fixed = x instanceof Float32Array && loss === logisticLoss ? fixedPointScale(clipNorm, d) : undefined;
+  return cachedRange(loss, x, y, d, theta, thresholds, start, end, s, out, fixed);
 }
 
 /** `accumulateClippedRangeCached`'s work on rows start .. end - 1; `fixed`: float32 logistic rows in fixed point with these scales. */
@@ -291,13 +258,12 @@ function cachedRange(
     const q = qOf(s, d);
     for (let b = start; b < end; b += BLOCK) {
       const m = Math.min(BLOCK, end - b);
-      const scale = fixed;
       for (let k = 0; k < m; k++) s.y[k] = y[b + k];
       float32Margins(x, d, theta32, b, m, s.z);
       float32LogisticDerivatives(s.z, s.y, s.c, m);
       clipped += fixedPointClamp(s.c, thresholds, b, m);
-      fixedPointAccumulate(x, d, b, m, s.c, scale.sigma, q);
-      if ((b + m - start) % FIXED_FLUSH_ROWS === 0 || b + m === end) fixedPointFlush(q, scale.unit, out, d);
+      fixedPointAccumulate(x, d, b, m, s.c, fixed.sigma, q);
+      if ((b + m - start) % FIXED_FLUSH_ROWS === 0 || b + m === end) fixedPointFlush(q, fixed.unit, out, d);
     }
     return clipped;
   }
@@ -530,7 +496,7 @@ export function sumStoredClippedGradients(loss: GlmLoss, data: StoredGlmData, th
   // The range of pass positions start .. end - 1 into `into`: with cached thresholds, or recomputing the norms.
   const range = (start: number, end: number, into: Float64Array): number => (thresholds === undefined
     ? accumulateClippedRange(loss, x as Float64Array, y, d, theta, clipNorm, indices, start, end, s, into)
-    : accumulateClippedRangeCached(loss, x, y, d, theta, thresholds, start, end, s, into));
+    : accumulateClippedRangeCached(loss, x, y, d, theta, thresholds, clipNorm, start, end, s, into));
   try {
     if (count <= CHUNK_ROWS) {
       clippedCount = range(0, count, out);

@@ -127,7 +127,7 @@ export function sumStreamedRange(
         }
       }
     }
-    clipped += accumulateClippedRangeCached(loss, x, y, d, theta, t, first, first + m, scratch, part);
+    clipped += accumulateClippedRangeCached(loss, x, y, d, theta, t, clipNorm, first, first + m, scratch, part);
   }
   return clipped;
 }

@@ -3,9 +3,8 @@
  * (`src/learners/glm/kernels/fixed-point.ts`), written out from its definition rather than from
  * src's code: float32 roundings by storing into a Float32Array (not Math.fround), the integer
  * rounding of v by floor and an explicit tie-to-even rule (not the 1.5 2^23 trick), the integer
- * sums in BigInt, the 1024-row blocks counted from each chunk's first row, each block's clip norm
- * C' recovered from its first row of nonzero norm (`blockClipNorm`'s definition) and its power of
- * two P >= 1.5 C' (`fixedPointScale`'s), chunk sums added in
+ * sums in BigInt, the 1024-row blocks counted from each chunk's first row, the power of two
+ * P >= 1.5 C of the clip norm C (`fixedPointScale`'s), chunk sums added in
  * chunk order (`per-example.ts`, CHUNK_ROWS). Test data: every block has a row of nonzero norm, or
  * only zero rows (whose terms are +0 either way).
  */
@@ -73,7 +72,7 @@ export function referenceFixedSum(x: ArrayLike<number>, n: number, d: number, c:
     for (let block = chunk; block < chunkEnd; block += 1024) {
       const Q = new Array<bigint>(d).fill(0n);
       const blockEnd = Math.min(chunkEnd, block + 1024);
-      // C' from the block's first row of nonzero norm.
+      // Whether the block has a row of nonzero norm (the thresholds' consistency with C is checked on it).
       let recovered = NaN;
       for (let i = block; i < blockEnd && Number.isNaN(recovered); i++) {
         let ss = 0;
@@ -81,7 +80,7 @@ export function referenceFixedSum(x: ArrayLike<number>, n: number, d: number, c:
         if (ss > 0) recovered = (t[i] * Math.sqrt(ss)) / CLIP_SAFETY;
       }
       assert.ok(Number.isNaN(recovered) || Math.abs(recovered / clipNorm - 1) < 2 ** -40, `C' = ${recovered}`);
-      const power = referencePower(1.5 * recovered);
+      const power = referencePower(1.5 * clipNorm);
       const unit = power * 2 ** -21;
       for (let i = block; i < blockEnd; i++) {
         if (Number.isNaN(recovered)) {

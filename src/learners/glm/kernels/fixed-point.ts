@@ -7,11 +7,9 @@
  * float32 derivative of `float32-logistic.ts` (steps 1-2 there); this replaces its step 3.
  *
  * With K = FIXED_BITS (21), N = 2^K - 2 - 2 ceil(sqrt d), P the least power of two >= 1.5 C',
- * sigma32 = N / P and unit = P 2^-K (both exact), where C' is the clip norm recovered from a row of
- * the block and its threshold (`blockClipNorm` in `per-example.ts`: |C' / C - 1| < 2^-29; the row
- * ranges carry thresholds, not C, and every path recovers the same C' from the same 1024-row block),
- * so 1.5 C (1 - 2^-29) <= P < 3 C (1 + 2^-29); P is the same for all blocks unless C is within 2^-29
- * of some 2^k / 1.5, and consecutive blocks with the same P are summed in one call:
+ * sigma32 = N / P and unit = P 2^-K (both exact), where C' = C is the clip norm the thresholds were
+ * computed with (every caller passes it beside them, `accumulateClippedRangeCached`), so
+ * 1.5 C <= P < 3 C (the proof below allows C' within 2^-29 of C, an earlier design's margin):
  *
  *   1. per row i, in float32: t32 = fl32(t_i) capped at FLT_MAX, and 0 where fl32(t_i) < 2^-126 (so that
  *      t32 <= t_i (1 + 2^-24) always); c = clamp(c_i, -t32, t32), a NaN c_i +0 (counted as clipped, as
@@ -54,8 +52,7 @@
  * unclipped: the clip count can differ from the float64 update's by such rows.
  *
  * Used only for P in [FIXED_MIN_CLIP_NORM, FIXED_MAX_CLIP_NORM] and d <= FIXED_MAX_D; with C =
- * Infinity (no clipping, no sensitivity; no C' is found), a block of zero rows, P outside that range
- * or longer rows, float32 rows keep the float64 clamp and update (`float32-logistic.ts` step 3).
+ * Infinity (no clipping, no sensitivity), P outside that range or longer rows, float32 rows keep the float64 clamp and update (`float32-logistic.ts` step 3).
  */
 import { FLOAT32_MAX } from './float32-logistic.js';
 
@@ -81,7 +78,7 @@ export const FLOAT32_MIN_NORMAL = 2 ** -126;
 /** The longest row of the fixed-point update (the proof's d < 2^22; longer rows keep the float64 update). */
 export const FIXED_MAX_D = 2 ** 22 - 1;
 
-/** The scale factors of a block with clip norm C': sigma = N / P and unit = P 2^-K (step 1's definitions). */
+/** The scale factors for clip norm C: sigma = N / P and unit = P 2^-K (step 1's definitions). */
 export interface FixedPointScale {
   readonly sigma: number;
   readonly unit: number;
@@ -93,8 +90,7 @@ export interface FixedPointScale {
  */
 export function fixedPointScale(clipNorm: number | undefined, d: number): FixedPointScale | undefined {
   if (clipNorm === undefined || !(clipNorm > 0 && clipNorm < Infinity) || d > FIXED_MAX_D) return undefined;
-  // P: the least power of two >= 1.5 C' (in [1.5 C', 3 C')): the same for every block of a data set
-  // unless C lies within 2^-29 of 2^k / 1.5 (0.667, 1.333, 2.667, ...), not near the usual 1, 2, 0.5.
+  // P: the least power of two >= 1.5 C (in [1.5 C, 3 C)).
   const p = powerOfTwoAtLeast(1.5 * clipNorm);
   if (!(p >= FIXED_MIN_CLIP_NORM && p <= FIXED_MAX_CLIP_NORM)) return undefined;
   // N 2^-e and 2^(e - K): exact (N < 2^21 has 21 bits).

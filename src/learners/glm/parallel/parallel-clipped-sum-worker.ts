@@ -82,7 +82,7 @@ function runJob(gen: number): void {
       ? sumStreamedRange(loss as GlmLoss, reader as BlockReader, area, index, theta, clipNorm, params[PARAM_CACHED(d)] === 1, start, end, scratch, part)
       : thresholds === undefined
       ? accumulateClippedRange(loss as GlmLoss, x as Float64Array, y, d, theta, clipNorm, undefined, start, end, scratch, part)
-      : accumulateClippedRangeCached(loss as GlmLoss, x, y, d, theta, thresholds, start, end, scratch, part);
+      : accumulateClippedRangeCached(loss as GlmLoss, x, y, d, theta, thresholds, clipNorm, start, end, scratch, part);
     partials.set(part, chunk * (d + 1));
     partials[chunk * (d + 1) + d] = clipped;
     Atomics.add(control, CTRL_DONE, 1);

@@ -270,7 +270,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
             ? sumStreamedRange(loss, streamed.pass.read, streamed.pass.area, 0, thetaView, clipNorm, streamed.pass.cached, from, to, scratch, part)
             : thresholds === undefined
               ? accumulateClippedRange(loss, x as Float64Array, y, d, thetaView, clipNorm, undefined, from, to, scratch, part)
-              : accumulateClippedRangeCached(loss, x, y, d, thetaView, thresholds, from, to, scratch, part);
+              : accumulateClippedRangeCached(loss, x, y, d, thetaView, thresholds, clipNorm, from, to, scratch, part);
           partials.set(part, chunk * (d + 1));
           partials[chunk * (d + 1) + d] = clipped;
         } catch (error) {
@@ -356,7 +356,7 @@ export async function createClippedGradientPool(options: ClippedGradientPoolOpti
       const to = Math.min(end, from + CHUNK_ROWS);
       clippedCount += thresholdsIn === undefined
         ? accumulateClippedRange(loss, x as Float64Array, y, d, thetaIn, clipNorm, undefined, from, to, scratch, part)
-        : accumulateClippedRangeCached(loss, x, y, d, thetaIn, thresholdsIn, from, to, scratch, part);
+        : accumulateClippedRangeCached(loss, x, y, d, thetaIn, thresholdsIn, clipNorm, from, to, scratch, part);
       for (let j = 0; j < d; j++) out[j] += part[j];
     }
     return clippedCount;
