@@ -286,18 +286,28 @@ function cachedRange(
   return clipped;
 }
 
+/** The slot's scratch (`feature-memory.ts`) as views, with theta written into it and its partial sum started at `out`. */
+function openSlot(info: FeatureMemory, slot: number, d: number, theta: Float64Array, out: Float64Array) {
+  const buffer = info.memory.buffer;
+  const pointers = slotPointers(info, slot, d);
+  new Float64Array(buffer, pointers.theta, d).set(theta);
+  const part = new Float64Array(buffer, pointers.part, d);
+  part.set(out);
+  return {
+    pointers,
+    t: new Float64Array(buffer, pointers.t, WASM_BLOCK),
+    z: new Float64Array(buffer, pointers.z, WASM_BLOCK),
+    c: new Float64Array(buffer, pointers.c, WASM_BLOCK),
+    part,
+  };
+}
+
 function wasmRange(
   kernels: WasmKernelExports, info: FeatureMemory, slot: number, loss: GlmLoss, x: FeatureArray, y: Float64Array, d: number, theta: Float64Array,
   thresholds: Float64Array, start: number, end: number, s: ClipScratch, out: Float64Array,
 ): number {
   const buffer = info.memory.buffer;
-  const { theta: thetaPtr, z: zPtr, c: cPtr, t: tPtr, part: partPtr, fused: fusedPtr } = slotPointers(info, slot, d);
-  const t = new Float64Array(buffer, tPtr, WASM_BLOCK);
-  new Float64Array(buffer, thetaPtr, d).set(theta);
-  const z = new Float64Array(buffer, zPtr, WASM_BLOCK);
-  const c = new Float64Array(buffer, cPtr, WASM_BLOCK);
-  const part = new Float64Array(buffer, partPtr, d);
-  part.set(out);
+  const { t, z, c, part, pointers: { theta: thetaPtr, z: zPtr, c: cPtr, t: tPtr, part: partPtr, fused: fusedPtr } } = openSlot(info, slot, d, theta, out);
   const f64 = info.precision === 'float64';
   const rowBytes = d * (f64 ? 8 : 4);
   let clipped = 0;
@@ -366,13 +376,7 @@ function fixedWasmRange(
   thresholds: Float64Array, start: number, end: number, s: ClipScratch, out: Float64Array, scale: FixedPointScale,
 ): number {
   const buffer = info.memory.buffer;
-  const { theta: thetaPtr, z: zPtr, c: cPtr, t: tPtr, part: partPtr, fused: fusedPtr } = slotPointers(info, slot, d);
-  const t = new Float64Array(buffer, tPtr, WASM_BLOCK);
-  new Float64Array(buffer, thetaPtr, d).set(theta);
-  const z = new Float64Array(buffer, zPtr, WASM_BLOCK);
-  const c = new Float64Array(buffer, cPtr, WASM_BLOCK);
-  const part = new Float64Array(buffer, partPtr, d);
-  part.set(out);
+  const { t, z, c, part, pointers: { theta: thetaPtr, z: zPtr, c: cPtr, t: tPtr, part: partPtr, fused: fusedPtr } } = openSlot(info, slot, d, theta, out);
   const step = logisticStepFor(info.memory, d, 'float32', 'exact', 'fixed');
   // Q: in the fused scratch when the fused pass runs (it zeroes them on entry), else the JavaScript scratch's.
   const q = step !== null ? new Float64Array(buffer, fusedPtr + fixedScratchOffsets(d).q, d) : qOf(s, d);
